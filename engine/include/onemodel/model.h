@@ -1,0 +1,31 @@
+// The happy path (getting-started.md): load a model, pass values in row-major order, get the single output.
+// Names and shapes come from the model; for several inputs or outputs use session().
+#pragma once
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "onemodel/session.h"
+
+namespace onemodel {
+
+class Model {
+ public:
+  static Model load(const std::filesystem::path& path, const SessionOptions& options = {});
+  static Model load_bytes(std::span<const std::byte> bytes, const SessionOptions& options = {});
+
+  // One input, one output. Without `shape`, the model's declared dims are used, and a single symbolic or
+  // unknown dimension takes whatever extent makes the element count match (so 4 values are one row of
+  // [batch, 4]). The output is converted to float if it is another numeric type.
+  std::vector<float> run(std::span<const float> input, std::span<const int64_t> shape = {}) const;
+  std::vector<float> run(std::span<const int64_t> input, std::span<const int64_t> shape = {}) const;
+  std::vector<float> run(std::span<const int32_t> input, std::span<const int64_t> shape = {}) const;
+
+  const Session& session() const { return session_; }
+
+ private:
+  explicit Model(Session s) : session_(std::move(s)) {}
+  Session session_;
+};
+
+}  // namespace onemodel

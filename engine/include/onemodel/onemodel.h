@@ -1,0 +1,12 @@
+// Umbrella header of the public C++ API.
+#pragma once
+#include "onemodel/dtype.h"
+#include "onemodel/error.h"
+#include "onemodel/model.h"
+#include "onemodel/session.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel {
+// Library version, "MAJOR.MINOR.PATCH".
+const char* version() noexcept;
+}  // namespace onemodel

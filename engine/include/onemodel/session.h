@@ -1,0 +1,97 @@
+// Sessions (graph-runtime.md section 4): created once per model, thread-safe run, plans cached per set of
+// input element types and shapes. A Session is a cheap handle (shared ownership); copies share one model.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onemodel/dtype.h"
+#include "onemodel/error.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel {
+
+enum class Mode { Fast, Exact };
+enum class OptimizationLevel { None, Basic, All };
+
+struct SessionOptions {
+  Mode mode = Mode::Fast;
+  int intra_op_threads = 0;  // 0 = one per logical core, at most 256; changes speed only, never results
+  OptimizationLevel optimization_level = OptimizationLevel::All;
+  int max_cached_plans = 16;  // >= 1
+  // Directory external data is resolved against when loading from bytes (empty: external data refused).
+  // For a file path the model's own directory is used and this is ignored.
+  std::string external_data_dir;
+  int max_nesting = 128;  // protobuf nesting limit, 8..250
+};
+
+// A dimension as the model declares it: a fixed extent (value >= 0), a symbolic name, or unknown.
+struct Dim {
+  int64_t value = -1;
+  std::string param;
+  bool is_fixed() const { return value >= 0; }
+};
+
+enum class ValueKind { Tensor, Sequence, Optional, Map, SparseTensor, Opaque, Unknown };
+
+struct ValueInfo {
+  std::string name;
+  ValueKind kind = ValueKind::Tensor;
+  DType dtype = DType::Undefined;
+  bool has_shape = false;  // false: unknown rank
+  std::vector<Dim> dims;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+class Session {
+ public:
+  static Session load(const std::filesystem::path& path, const SessionOptions& options = {});
+  // The bytes are copied once; the caller may free them when this returns.
+  static Session load_bytes(std::span<const std::byte> bytes, const SessionOptions& options = {},
+                            std::string_view source_name = "<bytes>");
+
+  const std::vector<ValueInfo>& inputs() const;
+  const std::vector<ValueInfo>& outputs() const;
+  const SessionOptions& options() const;
+  // "Avx512", "Avx2", "Sse4", "Scalar" or "Wasm128": the kernels this session runs on.
+  std::string_view kernel_path() const;
+  // Opset imports of the model as (domain, version); the empty domain is ai.onnx.
+  const std::vector<std::pair<std::string, int64_t>>& opsets() const;
+
+  // Tensor form: every model input exactly once, by name, any order. Returns the outputs named in
+  // `output_names` (all model outputs, in model order, when empty).
+  std::vector<Tensor> run(std::span<const NamedTensor> inputs, std::span<const std::string> output_names = {}) const;
+  // The spec's form: outputs[i] receives output_names[i]; an empty Tensor is replaced by a new one, a tensor
+  // of the right type and shape is overwritten in place, anything else is Error(InvalidInput).
+  void run(std::span<const std::string> input_names, std::span<const Tensor> inputs,
+           std::span<const std::string> output_names, std::span<Tensor> outputs) const;
+  // Span form for single-input, single-output models: copies `input` (shaped `shape`) in and the output
+  // into `output`; returns the output shape. Error(InvalidInput) if `output` is too short.
+  std::vector<int64_t> run_into(DType in_type, const void* input, size_t input_bytes, std::span<const int64_t> shape,
+                                DType out_type, void* output, size_t output_bytes) const;
+  template <class TIn, class TOut>
+  std::vector<int64_t> run(std::span<const TIn> input, std::span<const int64_t> shape, std::span<TOut> output) const {
+    return run_into(DTypeOf<TIn>::value, input.data(), input.size_bytes(), shape, DTypeOf<TOut>::value,
+                    output.data(), output.size_bytes());
+  }
+
+  // Frees the model once no run uses it; later calls throw Error(Disposed).
+  void release();
+
+  struct Impl;
+  explicit Session(std::shared_ptr<Impl> impl);
+  const std::shared_ptr<Impl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace onemodel

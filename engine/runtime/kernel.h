@@ -1,0 +1,157 @@
+// The operator contract (graph-runtime.md section 2). One operator = one small Kernel subclass plus one line
+// in ops/op_table.cc. Contexts are plain structs so kernels can be unit-tested without a session.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "onemodel/error.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel::rt {
+
+class Arena;
+class ThreadPool;
+
+// What a factory sees: the node, its opset and typed attribute readers. Readers throw Error(InvalidModel)
+// naming the node when an attribute has the wrong type.
+class NodeInfo {
+ public:
+  NodeInfo(const ir::Node& node, bool exact) : node_(&node), exact_(exact) {}
+  const ir::Node& node() const { return *node_; }
+  const std::string& name() const { return node_->name; }
+  const std::string& op_type() const { return node_->op_type; }
+  int64_t opset() const { return node_->opset; }
+  bool exact() const { return exact_; }
+  size_t num_inputs() const { return node_->inputs.size(); }
+  size_t num_outputs() const { return node_->outputs.size(); }
+
+  bool has(std::string_view attr) const { return node_->find_attribute(attr) != nullptr; }
+  int64_t get_int(std::string_view attr, int64_t dflt) const;
+  float get_float(std::string_view attr, float dflt) const;
+  std::string get_string(std::string_view attr, std::string_view dflt) const;
+  std::vector<int64_t> get_ints(std::string_view attr) const;          // empty if absent
+  std::vector<float> get_floats(std::string_view attr) const;          // empty if absent
+  const ir::TensorValue* get_tensor(std::string_view attr) const;      // null if absent
+  const ir::Attribute* find(std::string_view attr) const { return node_->find_attribute(attr); }
+
+  // Error(kind) naming this node: "<op_type> node '<name>': <message>".
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
+
+ private:
+  const ir::Node* node_;
+  bool exact_;
+};
+
+// Plan-time knowledge of one input.
+struct InputMeta {
+  bool present = false;          // false: omitted optional input
+  DType dtype = DType::Undefined;
+  Shape shape;
+  const Tensor* value = nullptr;  // known constant value, or null
+};
+
+// What Infer states about one output.
+struct OutputMeta {
+  DType dtype = DType::Undefined;
+  Shape shape;
+  Tensor constant;  // non-empty: the output is a constant for these shapes; the node is not scheduled
+};
+
+struct InferContext {
+  const NodeInfo& info;
+  std::span<const InputMeta> inputs;
+  std::span<OutputMeta> outputs;
+  bool exact = false;
+  bool needs_runtime_values = false;  // set by require_runtime_values()
+
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i].present; }
+  const InputMeta& input(size_t i) const { return inputs[i]; }
+  void set_output(size_t i, DType t, const Shape& s) { outputs[i].dtype = t; outputs[i].shape = s; }
+  void set_constant_output(size_t i, Tensor value) {
+    outputs[i].dtype = value.dtype();
+    outputs[i].shape = value.shape();
+    outputs[i].constant = std::move(value);
+  }
+  // The node needs an input value that is not known at plan time: it is shaped again in every run.
+  void require_runtime_values() { needs_runtime_values = true; }
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const { info.fail(kind, message); }
+};
+
+struct PrepareContext {
+  const NodeInfo& info;
+  std::span<const InputMeta> inputs;
+  std::span<const OutputMeta> outputs;
+  bool exact = false;
+};
+
+// Scratch memory for one run: bump allocation, 64-byte aligned, reset at the start of every run.
+class Arena {
+ public:
+  virtual ~Arena() = default;
+  virtual Tensor allocate(DType dtype, const Shape& shape) = 0;
+};
+
+struct RunContext {
+  const NodeInfo& info;
+  std::span<const Tensor> inputs;  // empty Tensor for omitted optional inputs; contiguous
+  std::span<Tensor> outputs;       // allocated for the shapes Infer stated (empty for data-dependent outputs)
+  bool exact = false;
+  const void* state = nullptr;     // what prepare() returned
+  Arena* arena = nullptr;
+  ThreadPool* pool = nullptr;      // may be null: run on the calling thread
+
+  bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
+  const Tensor& input(size_t i) const { return inputs[i]; }
+  Tensor& output(size_t i) const { return outputs[i]; }
+  Tensor scratch(DType t, const Shape& s) const { return arena->allocate(t, s); }
+  // For OutputsDataDependent kernels: allocates output i from the run's arena.
+  Tensor& allocate_output(size_t i, DType t, const Shape& s) const {
+    outputs[i] = arena->allocate(t, s);
+    return outputs[i];
+  }
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message) const { info.fail(kind, message); }
+};
+
+struct KernelFlags {
+  bool exact = false;             // has an exact flavour (exact-mode.md)
+  int in_place_input = -1;        // output 0 may reuse this input's storage
+  bool view_of_input = false;     // output 0 is input 0 reshaped to what Infer stated; run() is never called
+  bool outputs_data_dependent = false;  // infer() is not called; run() allocates outputs
+};
+
+class Kernel {
+ public:
+  explicit Kernel(KernelFlags flags) : flags_(flags) {}
+  virtual ~Kernel() = default;
+  const KernelFlags& flags() const { return flags_; }
+
+  virtual void infer(InferContext& ctx) const = 0;
+  // Optional: turns constant inputs into a faster form; the result comes back as RunContext::state.
+  virtual std::shared_ptr<const void> prepare(PrepareContext&) const { return nullptr; }
+  virtual void run(RunContext& ctx) const = 0;
+
+ private:
+  KernelFlags flags_;
+};
+
+using KernelFactory = std::unique_ptr<Kernel> (*)(const NodeInfo& info);
+
+struct OpDef {
+  std::string_view domain;   // "" = ai.onnx
+  std::string_view op_type;
+  int min_opset;
+  int max_opset;             // inclusive
+  KernelFactory factory;
+};
+
+// The static operator table (ops/op_table.cc).
+std::span<const OpDef> op_table();
+// The definition whose opset range contains `opset`, or null.
+const OpDef* find_op(std::string_view domain, std::string_view op_type, int64_t opset);
+
+}  // namespace onemodel::rt
