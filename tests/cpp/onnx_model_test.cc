@@ -267,6 +267,7 @@ TEST(OnnxModel, MetadataFunctionsAndAttributeInference) {
   };
   Error e1 = err(Msg().bytes(1, "empty"));
   EXPECT_EQ(e1.kind(), ErrorKind::InvalidModel);
+  EXPECT_EQ(e1.node(), "Custom");  // unnamed node: its op type
   EXPECT_EQ(e1.field_path(), "ModelProto.graph.node[0].attribute[0]");
   EXPECT_EQ(err(Msg().bytes(1, "t").varint(20, 4)).kind(), ErrorKind::InvalidModel);
   EXPECT_EQ(err(Msg().bytes(1, "g").varint(20, 5)).kind(), ErrorKind::InvalidModel);
