@@ -3,3 +3,4 @@
 target_sources(onemodel_tests PRIVATE
   ${PROJECT_SOURCE_DIR}/engine/cli/npy.cc)
 target_include_directories(onemodel_tests PRIVATE ${PROJECT_SOURCE_DIR}/engine)
+target_sources(onemodel_tests PRIVATE ${PROJECT_SOURCE_DIR}/engine/cli/util.cc)
