@@ -88,7 +88,7 @@ inline int normalize_axis(const NodeInfo& info, int64_t axis, int rank, int extr
 // The values of a small int64 (or int32) tensor, e.g. a shape or an axes input.
 inline std::vector<int64_t> read_int_tensor(const NodeInfo& info, const Tensor& t, const char* what) {
   std::vector<int64_t> v;
-  const Tensor c = t.contiguous();
+  const Tensor& c = t;  // run inputs and constant values are contiguous (kernel contract)
   if (c.dtype() == DType::I64) {
     for (int64_t x : c.data<int64_t>()) v.push_back(x);
   } else if (c.dtype() == DType::I32) {
