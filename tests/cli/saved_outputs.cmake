@@ -1,0 +1,20 @@
+# --save-outputs creates the directory and writes one .npy per output, named after the output.
+#   cmake -DCLI=path -DMODEL=path -DDIR=path -DEXPECT_FILES=a.npy|b.npy -P saved_outputs.cmake
+file(REMOVE_RECURSE "${DIR}")
+execute_process(COMMAND ${CLI} run ${MODEL} --save-outputs ${DIR}/nested RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "run failed (${rc}):\n${out}\n${err}")
+endif()
+string(REPLACE "|" ";" files "${EXPECT_FILES}")
+foreach(f ${files})
+  set(p "${DIR}/nested/${f}")
+  if(NOT EXISTS "${p}")
+    message(FATAL_ERROR "${p} was not written:\n${out}")
+  endif()
+  file(READ "${p}" head LIMIT 8 HEX)
+  if(NOT head STREQUAL "934e554d50590100")
+    message(FATAL_ERROR "${p} does not start with the .npy 1.0 magic: ${head}")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${DIR}")
