@@ -1,8 +1,15 @@
 # --save-outputs creates the directory and writes one .npy per output, named after the output.
-#   cmake -DCLI=path -DMODEL=path -DDIR=path -DEXPECT_FILES=a.npy|b.npy -P saved_outputs.cmake
+#   cmake -DCLI=path -DMODEL=path -DDIR=path -DEXPECT_FILES=a.npy|b.npy [-DINPUT=name=file.npy]
+#         [-DSAME_AS=file.npy] -P saved_outputs.cmake
+# With SAME_AS every written file must equal that file byte for byte (an Identity model fed a numpy-written
+# .npy must save exactly what numpy wrote).
 file(REMOVE_RECURSE "${DIR}")
-execute_process(COMMAND ${CLI} run ${MODEL} --save-outputs ${DIR}/nested RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                ERROR_VARIABLE err)
+set(extra)
+if(DEFINED INPUT)
+  set(extra --input ${INPUT})
+endif()
+execute_process(COMMAND ${CLI} run ${MODEL} ${extra} --save-outputs ${DIR}/nested RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "run failed (${rc}):\n${out}\n${err}")
 endif()
@@ -16,5 +23,18 @@ foreach(f ${files})
   if(NOT head STREQUAL "934e554d50590100")
     message(FATAL_ERROR "${p} does not start with the .npy 1.0 magic: ${head}")
   endif()
+  if(DEFINED SAME_AS)
+    file(READ "${p}" got HEX)
+    file(READ "${SAME_AS}" want HEX)
+    if(NOT got STREQUAL want)
+      message(FATAL_ERROR "${p} differs from ${SAME_AS}")
+    endif()
+  endif()
 endforeach()
+file(GLOB written RELATIVE "${DIR}/nested" "${DIR}/nested/*")
+list(LENGTH written n_written)
+list(LENGTH files n_expected)
+if(NOT n_written EQUAL n_expected)
+  message(FATAL_ERROR "expected only ${EXPECT_FILES}, found: ${written}")
+endif()
 file(REMOVE_RECURSE "${DIR}")

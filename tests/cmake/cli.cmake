@@ -44,6 +44,18 @@ if(TARGET onemodel_cli)
   add_test(NAME cli_save_outputs COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/classifier.onnx
            -DDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_saved -DEXPECT_FILES=probs.npy
            -P ${PROJECT_SOURCE_DIR}/tests/cli/saved_outputs.cmake)
+  # Output names outside [A-Za-z0-9._-] are sanitized ("a/b:c" -> a_b_c.npy); the second output, literally
+  # "a_b_c", then gets a suffix. cli_names.onnx is two Identity nodes, made with onnx.helper (onnx 1.12).
+  add_test(NAME cli_save_outputs_sanitized COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/cli_names.onnx
+           -DINPUT=x=${td}/cli_names_x.npy -DSAME_AS=${td}/cli_names_x.npy
+           -DDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_saved_names "-DEXPECT_FILES=a_b_c.npy|a_b_c_2.npy"
+           -P ${PROJECT_SOURCE_DIR}/tests/cli/saved_outputs.cmake)
+  # The hash printed for [1.5, -2] F32 [2], computed independently with /usr/bin/python3:
+  #   hashlib.sha256(struct.pack('<qqq', 1, 1, 2) + np.array([1.5, -2], '<f4').tobytes())
+  add_test(NAME cli_run_hash COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/cli_names.onnx|--input|x=${td}/cli_names_x.npy" -DEXPECT_RC=0
+           "-DSTDOUT_RE=output a/b:c: F32 \\[2\\]\n  values: 1\\.5 -2\n  sha256: 97f613619f2dfb738bafd129dc0cc902e4f4f7a0263f22aaa7c2c2799fe6b6c7"
+           -P ${expect})
   add_test(NAME cli_exact_threads_same_hashes COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/classifier.onnx
            -P ${PROJECT_SOURCE_DIR}/tests/cli/same_hashes.cmake)
 endif()
