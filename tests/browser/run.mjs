@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE, UNSUPPORTED_OPERATORS } from '../js/expected.mjs';
+import { cliExactHashes, findCli, tensorSha256, writeNpy } from '../js/native-cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -132,6 +133,22 @@ function near(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) <= TOLERANCE);
 }
 
+/** Exact-mode classifier output hashes from this package under Node and, when built, the native CLI. */
+async function exactReference(tmp) {
+  const { InferenceSession, Tensor } = await import('onemodel');
+  const file = join(root, 'testdata', 'classifier.onnx');
+  const s = await InferenceSession.create(file, { mode: 'exact' });
+  const x = Float32Array.from(CLASSIFIER_INPUT);
+  const { probs } = await s.run({ x: new Tensor('float32', x, [1, 4]) });
+  await s.release();
+  const node = tensorSha256(1, probs.dims, new Uint8Array(probs.data.buffer, probs.data.byteOffset, probs.data.byteLength));
+  const cli = findCli();
+  if (!cli) return { node };
+  const npy = join(tmp, 'x.npy');
+  writeNpy(npy, 'float32', x, [1, 4]);
+  return { node, native: cliExactHashes(cli, file, { x: npy }).probs };
+}
+
 async function main() {
   try {
     statSync(join(root, 'dist', 'web', 'index.js'));
@@ -187,6 +204,21 @@ async function main() {
     check('exact mode classifier.onnx, identical bytes across two sessions', exact?.ok &&
       exact.value.every((r) => near(r.probs, CLASSIFIER_PROBS)) && exact.value[0].hex === exact.value[1].hex,
       exact?.ok ? `bytes ${exact.value.map((r) => r.hex).join(' / ')}` : exact?.error);
+
+    if (exact?.ok) {
+      // The same bits outside the browser: Node running the same package, and the native CLI when built.
+      const reference = await exactReference(tmp);
+      const browserHash = tensorSha256(1, [1, 3], Buffer.from(exact.value[0].hex, 'hex'));
+      const detail = [`browser ${browserHash}`, `node ${reference.node}`];
+      let ok = browserHash === reference.node;
+      if (reference.native) {
+        detail.push(`native ${reference.native}`);
+        ok = ok && browserHash === reference.native;
+      } else {
+        detail.push('native CLI not built, not compared');
+      }
+      check('exact-mode bytes equal Node (wasm) and the native CLI', ok, detail.join(', '));
+    }
 
     const unsupported = byName.get('unsupported');
     const u = unsupported?.value;
