@@ -30,12 +30,14 @@ afterAll(() => {
 });
 
 const script = (loader) => `
+const handlers = () => ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+const before = handlers();
 ${loader}
 const session = await InferenceSession.create(${JSON.stringify(model('classifier.onnx'))});
 const out = await session.run({ x: new Tensor('float32', Float32Array.from(${JSON.stringify(CLASSIFIER_INPUT)}), [1, 4]) });
 let kind;
 try { await InferenceSession.create(${JSON.stringify(model('unsupported.onnx'))}); } catch (e) { kind = (e instanceof OneModelError) && e.kind; }
-console.log(JSON.stringify({ probs: Array.from(out.probs.data), dims: out.probs.dims, kind }));
+console.log(JSON.stringify({ probs: Array.from(out.probs.data), dims: out.probs.dims, kind, handlers: [before, handlers()] }));
 `;
 
 function runNode(file, source) {
@@ -57,10 +59,12 @@ describe('packed package', () => {
   });
 
   test('node ESM application (import)', () => {
-    const r = runNode('esm.mjs', script("import { InferenceSession, Tensor, OneModelError } from 'onemodel';"));
+    const r = runNode('esm.mjs', script("const { InferenceSession, Tensor, OneModelError } = await import('onemodel');"));
     expectClose(expect, r.probs, CLASSIFIER_PROBS, TOLERANCE);
     expect(r.dims).toEqual([1, 3]);
     expect(r.kind).toBe('UnsupportedOperator');
+    // Loading the wasm module must not add process-wide error handlers to the application.
+    expect(r.handlers[1]).toEqual(r.handlers[0]);
   });
 
   test('node CommonJS application (require)', () => {
@@ -68,6 +72,7 @@ describe('packed package', () => {
     const r = runNode('cjs.cjs', `(async () => {${body}})().catch((e) => { console.error(e); process.exit(1); });`);
     expectClose(expect, r.probs, CLASSIFIER_PROBS, TOLERANCE);
     expect(r.kind).toBe('UnsupportedOperator');
+    expect(r.handlers[1]).toEqual(r.handlers[0]);
   });
 
   test('TypeScript consumers type-check as ES module and as CommonJS', () => {
