@@ -1,0 +1,43 @@
+// The onemodel command-line tool: shared declarations of its commands and of the small helpers the unit
+// tests check directly (file names for saved outputs, random inputs, value printing).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "onemodel/session.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel::cli {
+
+// A command line the tool cannot make sense of: printed with the usage text, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Commands; `args` excludes the program and command names. Return the exit status.
+int cmd_info(const std::vector<std::string>& args);
+int cmd_run(const std::vector<std::string>& args);
+
+// The file name stem for an output: every character outside [A-Za-z0-9._-] becomes '_' (so "a/b:c" ->
+// "a_b_c"); an empty name becomes "_". Keeps saved outputs inside the chosen directory whatever the model
+// calls them.
+std::string sanitize_output_name(const std::string& name);
+
+// Deterministic random input for a declared input (seeded by `seed`, the same on every platform):
+// symbolic and unknown dims are 1; floats uniform in [-1, 1) on a 2^-23 grid (2^-10 for F16, 2^-7 for
+// BF16, so each value is exact in its type); integers in [0, 4); Bool 0 or 1.
+// Error(Unsupported) for non-tensor inputs or element types the engine does not store, and
+// Error(InvalidArgument) for an input of unknown rank (it must then be given with --input).
+Tensor random_input(const ValueInfo& info, uint64_t seed);
+
+// Up to `max_values` leading elements (row-major) as text, floats with 6 significant digits.
+std::string format_values(const Tensor& t, int max_values = 8);
+
+// "F32 [batch,4]": element type and declared dims with symbolic names ("?" for unknown, "[...]" for
+// unknown rank).
+std::string describe_value(const ValueInfo& info);
+
+}  // namespace onemodel::cli

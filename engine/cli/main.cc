@@ -1,0 +1,79 @@
+// Entry point of the onemodel tool: command dispatch and the one place errors become exit statuses.
+// Exit 0 on success, 1 on an engine error ("error: <Kind>: <message>" on stderr), 2 on a usage error
+// (the message and the usage text on stderr).
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "onemodel/onemodel.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage:\n"
+    "  onemodel info MODEL\n"
+    "      inputs, outputs, opsets, operator inventory, missing operators, exact-mode availability\n"
+    "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--save-outputs DIR]\n"
+    "      runs once; inputs not given get deterministic random values (symbolic dims = 1);\n"
+    "      prints each output's shape, first values and SHA-256; --save-outputs writes DIR/<output>.npy\n"
+    "  onemodel help | --help\n"
+    "  onemodel --version\n";
+
+int engine_error(const onemodel::Error& e) {
+  std::string text = e.what();
+  // The runtime lists missing operators in operators(); show them unless the message already does.
+  if (!e.operators().empty() && text.find(e.operators().front()) == std::string::npos) {
+    text += " (operators:";
+    for (size_t i = 0; i < e.operators().size(); ++i) text += (i ? ", " : " ") + e.operators()[i];
+    text += ")";
+  }
+  std::fprintf(stderr, "error: %s\n", text.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string cmd = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  // Whatever was printed before an error goes out first, so the error line ends the combined output.
+  struct FlushFirst {
+    ~FlushFirst() { std::fflush(stdout); }
+  };
+  try {
+    FlushFirst flush_on_exit_from_try;
+    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (cmd == "--version" || cmd == "version") {
+      std::printf("onemodel %s\n", onemodel::version());
+      return 0;
+    }
+    if (cmd == "info") return onemodel::cli::cmd_info(rest);
+    if (cmd == "run") return onemodel::cli::cmd_run(rest);
+    throw onemodel::cli::UsageError("unknown command '" + cmd + "'");
+  } catch (const onemodel::cli::UsageError& e) {
+    std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);
+    return 2;
+  } catch (const onemodel::Error& e) {
+    return engine_error(e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::fprintf(stderr, "error: Io: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: Unsupported: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: Internal: %s\n", e.what());
+    return 1;
+  }
+}

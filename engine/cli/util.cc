@@ -1,0 +1,185 @@
+// Helpers of the CLI that do not depend on a loaded model (see cli/cli.h).
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "cli/cli.h"
+
+namespace onemodel::cli {
+
+std::string sanitize_output_name(const std::string& name) {
+  if (name.empty()) return "_";
+  std::string out = name;
+  for (char& c : out) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+namespace {
+
+// splitmix64: tiny, well-mixed and fully specified, so random inputs are the same everywhere (the
+// standard library's distributions are not portable across implementations).
+struct Rng {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
+uint32_t float_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// binary16 bits of a float known to be exactly representable as a normal half (or zero).
+uint16_t exact_half_bits(float f) {
+  uint32_t b = float_bits(f);
+  uint16_t sign = static_cast<uint16_t>((b >> 16) & 0x8000);
+  if ((b & 0x7fffffff) == 0) return sign;
+  uint32_t exp = ((b >> 23) & 0xff) - 127 + 15;
+  return static_cast<uint16_t>(sign | (exp << 10) | ((b >> 13) & 0x3ff));
+}
+
+// Exact binary16 -> float (subnormals as m * 2^-24).
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    float v = static_cast<float>(man) * (1.0f / 16777216.0f);
+    return sign ? -v : v;
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13) | (man ? 0x400000u : 0);
+  } else {
+    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bf16_to_float(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace
+
+Tensor random_input(const ValueInfo& info, uint64_t seed) {
+  if (info.kind != ValueKind::Tensor)
+    throw Error(ErrorKind::Unsupported, "input '" + info.name + "' is not a tensor; random values are made only for tensors");
+  if (!dtype_is_stored(info.dtype))
+    throw Error(ErrorKind::Unsupported, "input '" + info.name + "' has element type " +
+                                            std::string(dtype_name(info.dtype)) + ", which the engine does not store");
+  if (!info.has_shape)
+    throw Error(ErrorKind::InvalidArgument, "input '" + info.name +
+                                                "' has no declared shape; give it with --input " + info.name + "=FILE.npy");
+  std::vector<int64_t> dims;
+  for (const Dim& d : info.dims) dims.push_back(d.is_fixed() ? d.value : 1);
+  Tensor t = Tensor::zeros(info.dtype, Shape(std::span<const int64_t>(dims)));
+  Rng rng{seed};
+  const int64_t n = t.numel();
+  auto* p = static_cast<std::byte*>(t.raw_mut());
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t r = rng.next();
+    size_t k = static_cast<size_t>(i);
+    switch (info.dtype) {
+      case DType::F32: {
+        float v = static_cast<float>(static_cast<int32_t>(r >> 40) - (1 << 23)) * (1.0f / 8388608.0f);
+        std::memcpy(p + 4 * k, &v, 4);
+        break;
+      }
+      case DType::F64: {
+        double v = static_cast<double>(static_cast<int32_t>(r >> 40) - (1 << 23)) / 8388608.0;
+        std::memcpy(p + 8 * k, &v, 8);
+        break;
+      }
+      case DType::F16: {
+        uint16_t h = exact_half_bits(static_cast<float>(static_cast<int32_t>(r >> 53) - 1024) / 1024.0f);
+        std::memcpy(p + 2 * k, &h, 2);
+        break;
+      }
+      case DType::BF16: {
+        float v = static_cast<float>(static_cast<int32_t>(r >> 56) - 128) / 128.0f;
+        uint16_t h = static_cast<uint16_t>(float_bits(v) >> 16);
+        std::memcpy(p + 2 * k, &h, 2);
+        break;
+      }
+      case DType::Bool: p[k] = static_cast<std::byte>(r >> 63); break;
+      default: {
+        // Integers: [0, 4) in the low byte, the remaining bytes zero (little-endian).
+        size_t es = dtype_size(info.dtype);
+        p[k * es] = static_cast<std::byte>(r >> 62);
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+std::string format_values(const Tensor& t, int max_values) {
+  Tensor c = t.contiguous();
+  const auto* p = static_cast<const std::byte*>(c.raw());
+  int64_t n = std::min<int64_t>(c.numel(), max_values);
+  std::string out;
+  char buf[64];
+  for (int64_t i = 0; i < n; ++i) {
+    size_t k = static_cast<size_t>(i);
+    auto load = [&](auto v) {
+      std::memcpy(&v, p + k * sizeof(v), sizeof(v));
+      return v;
+    };
+    switch (c.dtype()) {
+      case DType::F32: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(load(float{}))); break;
+      case DType::F64: std::snprintf(buf, sizeof buf, "%.6g", load(double{})); break;
+      case DType::F16: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(half_to_float(load(uint16_t{})))); break;
+      case DType::BF16: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(bf16_to_float(load(uint16_t{})))); break;
+      case DType::I8: std::snprintf(buf, sizeof buf, "%d", load(int8_t{})); break;
+      case DType::I16: std::snprintf(buf, sizeof buf, "%d", load(int16_t{})); break;
+      case DType::I32: std::snprintf(buf, sizeof buf, "%" PRId32, load(int32_t{})); break;
+      case DType::I64: std::snprintf(buf, sizeof buf, "%" PRId64, load(int64_t{})); break;
+      case DType::U8: std::snprintf(buf, sizeof buf, "%u", load(uint8_t{})); break;
+      case DType::U16: std::snprintf(buf, sizeof buf, "%u", load(uint16_t{})); break;
+      case DType::U32: std::snprintf(buf, sizeof buf, "%" PRIu32, load(uint32_t{})); break;
+      case DType::U64: std::snprintf(buf, sizeof buf, "%" PRIu64, load(uint64_t{})); break;
+      case DType::Bool: std::snprintf(buf, sizeof buf, "%s", load(uint8_t{}) ? "true" : "false"); break;
+      default: std::snprintf(buf, sizeof buf, "?"); break;
+    }
+    if (i) out += ' ';
+    out += buf;
+  }
+  if (c.numel() > n) out += " ...";
+  return out;
+}
+
+std::string describe_value(const ValueInfo& info) {
+  std::string s;
+  switch (info.kind) {
+    case ValueKind::Tensor: s = std::string(dtype_short_name(info.dtype)); break;
+    case ValueKind::Sequence: return "sequence";
+    case ValueKind::Optional: return "optional";
+    case ValueKind::Map: return "map";
+    case ValueKind::SparseTensor: s = "sparse " + std::string(dtype_short_name(info.dtype)); break;
+    case ValueKind::Opaque: return "opaque";
+    case ValueKind::Unknown: return "unknown type";
+  }
+  if (!info.has_shape) return s + " [...]";
+  s += " [";
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    if (i) s += ',';
+    const Dim& d = info.dims[i];
+    s += d.is_fixed() ? std::to_string(d.value) : d.param.empty() ? "?" : d.param;
+  }
+  return s + "]";
+}
+
+}  // namespace onemodel::cli

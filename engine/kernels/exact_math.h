@@ -1,0 +1,40 @@
+// Scalar exact-mode math (exact-transcendentals.md, exact-mode.md): the fixed fp32 exp polynomials and the
+// canonical 16-partial sum. Every expression is written one rounding per operator; the engine is built with
+// -ffp-contract=off so nothing is fused. Vector paths added later must reproduce these bits.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace onemodel::kernels {
+
+inline constexpr uint32_t kCanonicalNanF32 = 0x7FC00000u;
+inline constexpr uint64_t kCanonicalNanF64 = 0x7FF8000000000000ull;
+
+inline float canonical_nan_f32() noexcept {
+  float f;
+  std::memcpy(&f, &kCanonicalNanF32, 4);
+  return f;
+}
+inline double canonical_nan_f64() noexcept {
+  double d;
+  std::memcpy(&d, &kCanonicalNanF64, 8);
+  return d;
+}
+// NaN -> the canonical quiet NaN; everything else unchanged.
+inline float canon(float x) noexcept { return x != x ? canonical_nan_f32() : x; }
+inline double canon(double x) noexcept { return x != x ? canonical_nan_f64() : x; }
+
+// exp(x) per exact-transcendentals.md "exp(x)" (overflow to +inf above 88.72283172607422, +0 below
+// -103.97207641601562, gradual underflow in between).
+float exact_exp(float x) noexcept;
+// ExpNonPositive: for x in [-87.33654, 0] equal to exact_exp; +0 below; canonical NaN for NaN. Arguments
+// above 0 are outside its contract (callers pass x - max).
+float exact_exp_nonpositive(float x) noexcept;
+// FastMath.Exp of exact-transcendentals.md "Fast exponential", written without fma (fast mode only).
+float fast_exp(float x) noexcept;
+
+// RowReduce.Sum16: term j goes to partial j mod 16 in increasing j from +0, then the fixed pairwise tree.
+float sum16(const float* x, size_t n) noexcept;
+
+}  // namespace onemodel::kernels

@@ -1,0 +1,183 @@
+// Cast (opsets 6-12, 13-18, 19+): every pair of the 13 stored element types, by tensors.md section 10 and
+// ops-elementwise.md "Cast". Floating sources go through double (holds f16/bf16/f32/f64 exactly), integer and
+// bool sources through a 64-bit integer:
+//   float -> float     round to nearest even (f64 -> f16/bf16 goes through f32, rounding twice, as specified)
+//   float -> integer   truncate toward zero, saturate to the target range, NaN -> 0
+//   integer -> integer wrap modulo 2^bits;  integer -> float round to nearest even (u64 read as unsigned)
+//   any -> bool        x != 0 (NaN is true, -0 false);  bool -> number 0 or 1
+// Exact mode stores NaN as the positive quiet NaN of the target type. The float8 types (the only ones
+// `saturate` affects), strings and the other unstored types are Unsupported.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "ops/common.h"
+#include "ops/ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+// A source element widened: a double for float sources, else a 64-bit integer (signed or unsigned).
+struct Wide {
+  enum Kind { Float, Signed, Unsigned } kind;
+  double f = 0;
+  int64_t i = 0;
+  uint64_t u = 0;
+};
+
+Wide load(DType t, const std::byte* p) {
+  auto rd = [p](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (t) {
+    case DType::F32: return {Wide::Float, static_cast<double>(rd(float{}))};
+    case DType::F64: return {Wide::Float, rd(double{})};
+    case DType::F16: return {Wide::Float, static_cast<double>(half_to_float(rd(uint16_t{})))};
+    case DType::BF16: return {Wide::Float, static_cast<double>(bf16_to_float(rd(uint16_t{})))};
+    case DType::I8: return {Wide::Signed, 0, rd(int8_t{})};
+    case DType::I16: return {Wide::Signed, 0, rd(int16_t{})};
+    case DType::I32: return {Wide::Signed, 0, rd(int32_t{})};
+    case DType::I64: return {Wide::Signed, 0, rd(int64_t{})};
+    case DType::U8: return {Wide::Unsigned, 0, 0, rd(uint8_t{})};
+    case DType::U16: return {Wide::Unsigned, 0, 0, rd(uint16_t{})};
+    case DType::U32: return {Wide::Unsigned, 0, 0, rd(uint32_t{})};
+    case DType::U64: return {Wide::Unsigned, 0, 0, rd(uint64_t{})};
+    case DType::Bool: return {Wide::Unsigned, 0, 0, static_cast<uint64_t>(rd(uint8_t{}) != 0)};
+    default: return {Wide::Unsigned};
+  }
+}
+
+// An integer rounded to nearest even with `bits` significant bits, as a float (exact for bits <= 24). Used
+// for bfloat16, where int -> f32 -> bf16 would round twice.
+float round_int_to_bits(uint64_t mag, bool neg, int bits) {
+  int msb = 63;
+  while (msb >= 0 && !((mag >> msb) & 1u)) --msb;
+  const int drop = msb + 1 - bits;
+  if (drop > 0) {
+    const uint64_t rem = mag & ((uint64_t{1} << drop) - 1);
+    const uint64_t half = uint64_t{1} << (drop - 1);
+    uint64_t top = mag >> drop;
+    if (rem > half || (rem == half && (top & 1u))) ++top;  // may carry to bits+1 bits: still exact
+    const float v = std::ldexp(static_cast<float>(top), drop);
+    return neg ? -v : v;
+  }
+  const auto v = static_cast<float>(mag);
+  return neg ? -v : v;
+}
+
+template <class T>
+T float_to_int(double d) {
+  if (d != d) return T{0};
+  const double t = std::trunc(d);
+  // 2^bits (or 2^(bits-1) for signed) is exact in double: compare against it, never against max itself.
+  const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+  if (t >= hi) return std::numeric_limits<T>::max();
+  if (t < static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  return static_cast<T>(t);
+}
+
+template <class T>
+void store_int(const Wide& w, std::byte* p) {
+  T v;
+  if (w.kind == Wide::Float) v = float_to_int<T>(w.f);
+  else if (w.kind == Wide::Signed) v = static_cast<T>(static_cast<uint64_t>(w.i));  // wrap modulo 2^bits
+  else v = static_cast<T>(w.u);
+  std::memcpy(p, &v, sizeof v);
+}
+
+template <class T>
+void put(std::byte* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+void store(DType t, const Wide& w, bool exact, std::byte* p) {
+  const bool nan = w.kind == Wide::Float && w.f != w.f;
+  switch (t) {
+    case DType::Bool:
+      put<uint8_t>(p, w.kind == Wide::Float ? (w.f != 0.0 || nan) : (w.kind == Wide::Signed ? w.i != 0 : w.u != 0));
+      return;
+    case DType::I8: return store_int<int8_t>(w, p);
+    case DType::I16: return store_int<int16_t>(w, p);
+    case DType::I32: return store_int<int32_t>(w, p);
+    case DType::I64: return store_int<int64_t>(w, p);
+    case DType::U8: return store_int<uint8_t>(w, p);
+    case DType::U16: return store_int<uint16_t>(w, p);
+    case DType::U32: return store_int<uint32_t>(w, p);
+    case DType::U64: return store_int<uint64_t>(w, p);
+    default: break;
+  }
+  // Float targets.
+  if (w.kind != Wide::Float) {
+    const bool neg = w.kind == Wide::Signed && w.i < 0;
+    const uint64_t mag = w.kind == Wide::Unsigned ? w.u : (neg ? 0 - static_cast<uint64_t>(w.i) : static_cast<uint64_t>(w.i));
+    switch (t) {
+      case DType::F64: return put<double>(p, w.kind == Wide::Unsigned ? static_cast<double>(w.u) : static_cast<double>(w.i));
+      case DType::F32: return put<float>(p, w.kind == Wide::Unsigned ? static_cast<float>(w.u) : static_cast<float>(w.i));
+      // |i| < 2^24 converts to f32 exactly, and anything larger overflows binary16 either way: one rounding.
+      case DType::F16: return put<uint16_t>(p, float_to_half(round_int_to_bits(mag, neg, 24)));
+      case DType::BF16: return put<uint16_t>(p, float_to_bf16(round_int_to_bits(mag, neg, 8)));
+      default: return;
+    }
+  }
+  if (nan && exact) {
+    switch (t) {
+      case DType::F64: return put<double>(p, kernels::canonical_nan_f64());
+      case DType::F32: return put<float>(p, kernels::canonical_nan_f32());
+      case DType::F16: return put<uint16_t>(p, 0x7E00);
+      case DType::BF16: return put<uint16_t>(p, 0x7FC0);
+      default: return;
+    }
+  }
+  switch (t) {
+    case DType::F64: return put<double>(p, w.f);
+    case DType::F32: return put<float>(p, static_cast<float>(w.f));
+    case DType::F16: return put<uint16_t>(p, float_to_half(static_cast<float>(w.f)));
+    case DType::BF16: return put<uint16_t>(p, float_to_bf16(static_cast<float>(w.f)));
+    default: return;
+  }
+}
+
+class CastKernel final : public Kernel {
+ public:
+  explicit CastKernel(DType to) : Kernel(KernelFlags{.exact = true}), to_(to) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
+    const DType from = ctx.input(0).dtype;
+    if (!dtype_is_stored(from)) ctx.fail(ErrorKind::Unsupported, "cast from " + type_str(from) + " is not supported");
+    ctx.set_output(0, to_, ctx.input(0).shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (x.shape() != y.shape() || y.dtype() != to_)
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    const DType from = x.dtype();
+    if (!dtype_is_stored(from)) ctx.fail(ErrorKind::Unsupported, "cast from " + type_str(from) + " is not supported");
+    const size_t in_size = dtype_size(from), out_size = dtype_size(to_);
+    const auto* src = static_cast<const std::byte*>(x.raw());
+    auto* dst = static_cast<std::byte*>(y.raw_mut());
+    const int64_t n = x.numel();
+    for (int64_t i = 0; i < n; ++i)
+      store(to_, load(from, src + static_cast<size_t>(i) * in_size), ctx.exact, dst + static_cast<size_t>(i) * out_size);
+  }
+
+ private:
+  DType to_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_cast(const NodeInfo& info) {
+  if (!info.has("to")) info.fail(ErrorKind::InvalidModel, "attribute 'to' is required");
+  const auto to = static_cast<DType>(info.get_int("to", 0));
+  if (!dtype_is_stored(to))
+    info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
+  return std::make_unique<CastKernel>(to);
+}
+
+}  // namespace onemodel::rt

@@ -1,0 +1,249 @@
+// MatMul (opsets 1, 9, 13) and Gemm (7-10 with C required, 11+ with C optional). Scalar reference kernels:
+// every output is one accumulator starting at +0 and adding round(a*b) in increasing reduction index
+// (exact-mode.md "Matrix product"), never fused, so fast and exact share the code and exact mode only adds
+// the NaN rewrite. Gemm's epilogue is round(alpha*acc) then round(that + round(beta*C)) (graph-runtime.md 7).
+#include <type_traits>
+
+#include "ops/common.h"
+#include "ops/ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+bool matmul_type(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::I32 || t == DType::I64 || t == DType::U32 ||
+         t == DType::U64;
+}
+
+// C[m x n] = A * B with row strides lda/ldb and element steps (for Gemm's transposes): i-p-j order, so
+// each C[i][j] sees p = 0, 1, ... in order, starting from +0.
+template <class T>
+void gemm_ref(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t a_cs, const T* b, int64_t b_rs,
+              int64_t b_cs, T* c) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = a[i * a_rs + p * a_cs];
+      const T* brow = b + p * b_rs;
+      for (int64_t j = 0; j < n; ++j) {
+        if constexpr (std::is_floating_point_v<T>) {
+          const T prod = av * brow[j * b_cs];
+          row[j] = row[j] + prod;
+        } else {
+          // Wrap-around integer arithmetic without signed overflow.
+          const uint64_t prod = static_cast<uint64_t>(av) * static_cast<uint64_t>(brow[j * b_cs]);
+          row[j] = static_cast<T>(static_cast<uint64_t>(row[j]) + prod);
+        }
+      }
+    }
+  }
+}
+
+struct MatMulDims {
+  Shape a_batch, b_batch, out_batch, out;
+  int64_t m = 1, n = 1, k = 0;
+};
+
+// numpy matmul shapes: 1-D A gets a leading 1 (removed again), 1-D B a trailing 1 (removed again); the
+// batch dimensions broadcast. Returns false with a message on mismatch.
+bool matmul_dims(const Shape& a, const Shape& b, MatMulDims& d, std::string& why) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    why = "inputs must have rank >= 1";
+    return false;
+  }
+  const int64_t ak = a[a.rank() - 1];
+  const int64_t bk = b.rank() == 1 ? b[0] : b[b.rank() - 2];
+  if (ak != bk) {
+    why = "inner dimensions differ: " + a.to_string() + " x " + b.to_string();
+    return false;
+  }
+  d.k = ak;
+  d.m = a.rank() == 1 ? 1 : a[a.rank() - 2];
+  d.n = b.rank() == 1 ? 1 : b[b.rank() - 1];
+  auto dims = a.to_vector();
+  d.a_batch = Shape(std::span<const int64_t>(dims.data(), static_cast<size_t>(std::max(0, a.rank() - 2))));
+  auto bdims = b.to_vector();
+  d.b_batch = Shape(std::span<const int64_t>(bdims.data(), static_cast<size_t>(std::max(0, b.rank() - 2))));
+  try {
+    d.out_batch = Shape::broadcast(d.a_batch, d.b_batch);
+  } catch (const Error&) {
+    why = "batch dimensions do not broadcast: " + a.to_string() + " x " + b.to_string();
+    return false;
+  }
+  std::vector<int64_t> o = d.out_batch.to_vector();
+  if (a.rank() > 1) o.push_back(d.m);
+  if (b.rank() > 1) o.push_back(d.n);
+  d.out = Shape(std::span<const int64_t>(o));
+  return true;
+}
+
+template <class T>
+void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor& b, Tensor& out) {
+  const T* pa = a.data<T>().data();
+  const T* pb = b.data<T>().data();
+  T* po = out.mutable_data<T>().data();
+  const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
+  broadcast_loop(d.out_batch, d.a_batch, d.b_batch,
+                 [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
+                   for (int64_t t = 0; t < cnt; ++t)
+                     gemm_ref<T>(d.m, d.n, d.k, pa + (ia + t * sa) * as, d.k, 1, pb + (ib + t * sb) * bs, d.n, 1,
+                                 po + (o + t) * os);
+                 });
+  if constexpr (std::is_floating_point_v<T>) {
+    if (exact)
+      for (T& v : out.mutable_data<T>()) v = kernels::canon(v);
+  }
+}
+
+class MatMulKernel final : public Kernel {
+ public:
+  MatMulKernel() : Kernel(KernelFlags{.exact = true}) {}
+
+  void infer(InferContext& ctx) const override {
+    if (ctx.inputs.size() != 2 || !ctx.has_input(0) || !ctx.has_input(1))
+      ctx.fail(ErrorKind::InvalidModel, "expects two inputs");
+    const DType t = ctx.input(0).dtype;
+    if (ctx.input(1).dtype != t)
+      ctx.fail(ErrorKind::InvalidModel, "input types differ: " + type_str(t) + " and " + type_str(ctx.input(1).dtype));
+    if (!matmul_type(t)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    MatMulDims d;
+    std::string why;
+    if (!matmul_dims(ctx.input(0).shape, ctx.input(1).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
+    ctx.set_output(0, t, d.out);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    MatMulDims d;
+    std::string why;
+    if (!matmul_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
+    if (d.out != out.shape() || a.dtype() != b.dtype() || out.dtype() != a.dtype())
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    if (!visit_numeric(a.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+                        std::is_same_v<T, int64_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>)
+            matmul_typed<T>(d, ctx.exact, a, b, out);
+          else
+            ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
+        }))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
+  }
+};
+
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(bool ta, bool tb, float alpha, float beta, bool c_required)
+      : Kernel(KernelFlags{.exact = true}), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), c_required_(c_required) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs A and B");
+    if (c_required_ && !ctx.has_input(2)) ctx.fail(ErrorKind::InvalidModel, "input C is required before opset 11");
+    const DType t = ctx.input(0).dtype;
+    if (t != DType::F32 && t != DType::F64)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (ctx.input(1).dtype != t || (ctx.has_input(2) && ctx.input(2).dtype != t))
+      ctx.fail(ErrorKind::InvalidModel, "inputs must all be " + type_str(t));
+    std::string why;
+    int64_t m = 0, n = 0, k = 0;
+    if (!dims(ctx.input(0).shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr, m, n, k, why))
+      ctx.fail(ErrorKind::InvalidModel, why);
+    ctx.set_output(0, t, Shape{m, n});
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    const bool has_c = ctx.has_input(2);
+    std::string why;
+    int64_t m = 0, n = 0, k = 0;
+    if (!dims(a.shape(), b.shape(), has_c ? &ctx.input(2).shape() : nullptr, m, n, k, why))
+      ctx.fail(ErrorKind::InvalidInput, why);
+    Tensor& out = ctx.output(0);
+    if (out.shape() != Shape{m, n} || out.dtype() != a.dtype() || b.dtype() != a.dtype() ||
+        (has_c && ctx.input(2).dtype() != a.dtype()))
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    if (a.dtype() == DType::F32) run_typed<float>(ctx, m, n, k);
+    else run_typed<double>(ctx, m, n, k);
+  }
+
+ private:
+  bool dims(const Shape& a, const Shape& b, const Shape* c, int64_t& m, int64_t& n, int64_t& k, std::string& why) const {
+    if (a.rank() != 2 || b.rank() != 2) {
+      why = "A and B must be 2-D, got " + a.to_string() + " and " + b.to_string();
+      return false;
+    }
+    m = ta_ ? a[1] : a[0];
+    k = ta_ ? a[0] : a[1];
+    const int64_t kb = tb_ ? b[1] : b[0];
+    n = tb_ ? b[0] : b[1];
+    if (k != kb) {
+      why = "inner dimensions differ: A " + a.to_string() + (ta_ ? "^T" : "") + ", B " + b.to_string() + (tb_ ? "^T" : "");
+      return false;
+    }
+    if (c) {
+      // Unidirectional broadcast of C to [m, n].
+      const int r = c->rank();
+      bool ok = r <= 2;
+      if (ok && r >= 1) ok = (*c)[r - 1] == n || (*c)[r - 1] == 1;
+      if (ok && r == 2) ok = (*c)[0] == m || (*c)[0] == 1;
+      if (!ok) {
+        why = "C of shape " + c->to_string() + " does not broadcast to [" + std::to_string(m) + "," + std::to_string(n) + "]";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  template <class T>
+  void run_typed(RunContext& ctx, int64_t m, int64_t n, int64_t k) const {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    T* po = ctx.output(0).mutable_data<T>().data();
+    // Row stride / column step of op(A) (m x k) and op(B) (k x n) over the stored row-major data.
+    const int64_t a_rs = ta_ ? 1 : a.shape()[1], a_cs = ta_ ? a.shape()[1] : 1;
+    const int64_t b_rs = tb_ ? 1 : b.shape()[1], b_cs = tb_ ? b.shape()[1] : 1;
+    gemm_ref<T>(m, n, k, a.data<T>().data(), a_rs, a_cs, b.data<T>().data(), b_rs, b_cs, po);
+    const bool exact = ctx.exact;
+    const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_);
+    const T* pc = nullptr;
+    int64_t c_rs = 0, c_cs = 0;
+    if (ctx.has_input(2)) {
+      const Tensor& c = ctx.input(2);
+      pc = c.data<T>().data();
+      const int r = c.rank();
+      c_cs = (r >= 1 && c.shape()[r - 1] != 1) ? 1 : 0;
+      c_rs = (r == 2 && c.shape()[0] != 1) ? c.shape()[1] : 0;
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T acc = po[i * n + j];
+        if (exact) acc = kernels::canon(acc);
+        T y = alpha * acc;
+        if (pc) {
+          const T bc = beta * pc[i * c_rs + j * c_cs];
+          y = y + bc;
+        }
+        po[i * n + j] = exact ? kernels::canon(y) : y;
+      }
+  }
+
+  bool ta_, tb_;
+  float alpha_, beta_;
+  bool c_required_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_matmul(const NodeInfo&) { return std::make_unique<MatMulKernel>(); }
+
+std::unique_ptr<Kernel> make_gemm(const NodeInfo& info) {
+  if (info.opset() < 7) info.fail(ErrorKind::Unsupported, "Gemm before opset 7 (broadcast attribute) is not supported");
+  return std::make_unique<GemmKernel>(info.get_int("transA", 0) != 0, info.get_int("transB", 0) != 0,
+                                      info.get_float("alpha", 1.0f), info.get_float("beta", 1.0f), info.opset() < 11);
+}
+
+}  // namespace onemodel::rt

@@ -1,0 +1,51 @@
+// The static operator table (graph-runtime.md section 2): one OpDef per operator and opset range. Ranges of
+// one operator never overlap; a lookup picks the line whose range holds the node's opset. kLatest is the
+// newest ai.onnx opset this table vouches for: a model importing a later one is reported, not guessed at.
+#include <array>
+
+#include "ops/ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+constexpr int kLatest = 25;
+
+constexpr std::array kTable = {
+    OpDef{"", "Add", 7, kLatest, make_add},
+    OpDef{"", "Sub", 7, kLatest, make_sub},
+    OpDef{"", "Mul", 7, kLatest, make_mul},
+    OpDef{"", "Div", 7, kLatest, make_div},
+    OpDef{"", "Relu", 6, kLatest, make_relu},
+    OpDef{"", "MatMul", 1, kLatest, make_matmul},
+    OpDef{"", "Gemm", 7, kLatest, make_gemm},            // C required before 11 (checked by the kernel)
+    OpDef{"", "Softmax", 1, 12, make_softmax},           // coerce to 2-D at axis (default 1)
+    OpDef{"", "Softmax", 13, kLatest, make_softmax},     // one axis (default -1)
+    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},      // axes attribute
+    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},  // axes input, noop_with_empty_axes
+    OpDef{"", "Reshape", 5, 13, make_reshape},
+    OpDef{"", "Reshape", 14, kLatest, make_reshape},     // allowzero
+    OpDef{"", "Identity", 1, kLatest, make_identity},
+    OpDef{"", "Constant", 1, kLatest, make_constant},
+    OpDef{"", "Shape", 1, 14, make_shape},
+    OpDef{"", "Shape", 15, kLatest, make_shape},         // start / end
+    OpDef{"", "Cast", 6, 12, make_cast},
+    OpDef{"", "Cast", 13, 18, make_cast},
+    OpDef{"", "Cast", 19, kLatest, make_cast},           // saturate (float8 only; those types are Unsupported)
+};
+
+bool same_domain(std::string_view a, std::string_view b) {
+  auto norm = [](std::string_view d) { return d == "ai.onnx" ? std::string_view{} : d; };
+  return norm(a) == norm(b);
+}
+
+}  // namespace
+
+std::span<const OpDef> op_table() { return kTable; }
+
+const OpDef* find_op(std::string_view domain, std::string_view op_type, int64_t opset) {
+  for (const OpDef& d : kTable)
+    if (d.op_type == op_type && same_domain(d.domain, domain) && opset >= d.min_opset && opset <= d.max_opset) return &d;
+  return nullptr;
+}
+
+}  // namespace onemodel::rt

@@ -1,0 +1,199 @@
+// Building a CompiledGraph: drop dead nodes, resolve every operator (reporting all missing ones at once),
+// create kernels, check exact mode, and make the weights usable by kernels (aligned, stored types only).
+#include "runtime/compiled_graph.h"
+
+#include "runtime/inputs.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace onemodel::rt {
+
+namespace {
+
+std::string op_label(const ir::Node& n) {
+  std::string type = n.domain.empty() || n.domain == "ai.onnx" ? n.op_type : n.domain + "." + n.op_type;
+  return type + " (opset " + std::to_string(n.opset) + ")";
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+  return s;
+}
+
+ValueInfo describe(const ir::Value& v) {
+  ValueInfo info;
+  info.name = v.name;
+  info.kind = v.type.kind;
+  if (v.type.kind == ValueKind::Sequence || v.type.kind == ValueKind::Optional) {
+    info.dtype = DType::U8;  // carried as a packed U8 tensor (section 8)
+    return info;
+  }
+  info.dtype = v.type.elem;
+  info.has_shape = v.type.has_shape;
+  info.dims = v.type.dims;
+  return info;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact,
+                                                           OpLookup lookup) {
+  if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
+  std::shared_ptr<CompiledGraph> g(new CompiledGraph());
+  g->model_ = std::move(model);
+  g->exact_ = exact;
+  g->collect_live_nodes();
+  g->describe_io();
+  g->resolve_operators(lookup);
+  g->load_weights();
+  return g;
+}
+
+// A node is live when one of its outputs reaches a graph output. Graph order is topological, so one
+// backward sweep suffices.
+void CompiledGraph::collect_live_nodes() {
+  const ir::Graph& gr = graph();
+  std::vector<char> needed(gr.values.size(), 0);
+  for (int v : gr.outputs)
+    if (v >= 0 && static_cast<size_t>(v) < gr.values.size()) needed[static_cast<size_t>(v)] = 1;
+  std::vector<char> live(gr.nodes.size(), 0);
+  for (size_t i = gr.nodes.size(); i-- > 0;) {
+    const ir::Node& n = gr.nodes[i];
+    bool any = std::any_of(n.outputs.begin(), n.outputs.end(), [&](int v) {
+      return v >= 0 && static_cast<size_t>(v) < needed.size() && needed[static_cast<size_t>(v)];
+    });
+    if (!any) continue;
+    live[i] = 1;
+    auto mark = [&](int v) {
+      if (v < 0) return;
+      if (static_cast<size_t>(v) >= needed.size())
+        throw Error(ErrorKind::InvalidModel, op_label(n) + " node '" + n.name + "' refers to value id " +
+                                                 std::to_string(v) + " outside the graph").with_node(n.name);
+      needed[static_cast<size_t>(v)] = 1;
+    };
+    for (int v : n.inputs) mark(v);
+    for (int v : n.subgraph_reads) mark(v);
+  }
+  for (size_t i = 0; i < gr.nodes.size(); ++i)
+    if (live[i]) live_.push_back(static_cast<int>(i));
+}
+
+void CompiledGraph::describe_io() {
+  const ir::Graph& gr = graph();
+  for (int v : gr.inputs) {
+    const ir::Value& val = gr.values[static_cast<size_t>(v)];
+    if (val.initializer || val.sparse_initializer) continue;  // has a default: not a required input
+    if (val.type.kind == ValueKind::Sequence || val.type.kind == ValueKind::Optional ||
+        val.type.kind == ValueKind::Map || val.type.kind == ValueKind::SparseTensor ||
+        val.type.kind == ValueKind::Opaque)
+      throw Error(ErrorKind::Unsupported, "graph input '" + val.name +
+                                              "' is not a tensor; sequence, optional, map and sparse inputs are "
+                                              "not supported");
+    if (val.type.kind == ValueKind::Tensor && val.type.elem != DType::Undefined && !dtype_is_stored(val.type.elem))
+      throw Error(ErrorKind::Unsupported, "graph input '" + val.name + "' has element type " +
+                                              std::string(dtype_name(val.type.elem)) + ", which is not supported");
+    inputs_.push_back(v);
+    input_infos_.push_back(describe(val));
+  }
+  for (int v : gr.outputs) {
+    const ir::Value& val = gr.values[static_cast<size_t>(v)];
+    if (val.type.kind == ValueKind::Tensor && val.type.elem != DType::Undefined && !dtype_is_stored(val.type.elem))
+      throw Error(ErrorKind::Unsupported, "graph output '" + val.name + "' has element type " +
+                                              std::string(dtype_name(val.type.elem)) + ", which is not supported");
+    outputs_.push_back(v);
+    output_infos_.push_back(describe(val));
+  }
+}
+
+void CompiledGraph::resolve_operators(OpLookup lookup) {
+  const ir::Graph& gr = graph();
+  std::vector<std::string> missing;
+  std::vector<const OpDef*> defs;
+  for (int i : live_) {
+    const ir::Node& n = gr.nodes[static_cast<size_t>(i)];
+    const OpDef* def = lookup(n.domain, n.op_type, n.opset);
+    defs.push_back(def);
+    if (!def) {
+      std::string label = op_label(n);
+      if (std::find(missing.begin(), missing.end(), label) == missing.end()) missing.push_back(label);
+    }
+  }
+  if (!missing.empty())
+    throw Error(ErrorKind::UnsupportedOperator,
+                "The model uses operators this library does not implement: " + join(missing) + ".")
+        .with_operators(missing);
+
+  std::vector<std::string> not_exact;
+  nodes_.reserve(live_.size());
+  for (size_t k = 0; k < live_.size(); ++k) {
+    const ir::Node& n = gr.nodes[static_cast<size_t>(live_[k])];
+    CompiledNode cn{&n, NodeInfo(n, exact_), nullptr, {}, {}};
+    cn.kernel = defs[k]->factory(cn.info);
+    if (!cn.kernel)
+      throw Error(ErrorKind::Internal, "the factory of " + op_label(n) + " returned no kernel").with_node(n.name);
+    if (exact_ && !cn.kernel->flags().exact &&
+        std::find(not_exact.begin(), not_exact.end(), n.op_type) == not_exact.end())
+      not_exact.push_back(n.op_type);
+    cn.inputs = n.inputs;
+    cn.inputs.insert(cn.inputs.end(), n.subgraph_reads.begin(), n.subgraph_reads.end());
+    cn.outputs = n.outputs;
+    nodes_.push_back(std::move(cn));
+  }
+  if (!not_exact.empty())
+    throw Error(ErrorKind::ExactModeUnavailable, "Exact mode is not available: no exact kernel exists for " +
+                                                     join(not_exact) + ". Use fast mode or remove these operators.")
+        .with_operators(not_exact);
+}
+
+// Weights stay where the importer put them (a mapped file, the caller's copied bytes) when they are usable
+// in place; shared ownership keeps that memory alive. A tensor whose data is not aligned to its element size
+// (possible inside a protobuf) is copied, because kernels read elements with typed loads.
+void CompiledGraph::load_weights() {
+  const ir::Graph& gr = graph();
+  weights_.assign(gr.values.size(), Tensor());
+  std::vector<char> used(gr.values.size(), 0);
+  for (const CompiledNode& n : nodes_)
+    for (int v : n.inputs)
+      if (v >= 0) used[static_cast<size_t>(v)] = 1;
+  for (int v : gr.outputs) used[static_cast<size_t>(v)] = 1;
+
+  for (size_t v = 0; v < gr.values.size(); ++v) {
+    const ir::Value& val = gr.values[v];
+    if (val.sparse_initializer && !val.initializer && used[v])
+      throw Error(ErrorKind::Unsupported, "sparse initializer '" + val.name + "' is not supported");
+    if (!val.initializer) continue;
+    const ir::TensorValue& tv = *val.initializer;
+    if (!dtype_is_stored(tv.dtype))
+      throw Error(ErrorKind::Unsupported, "initializer '" + val.name + "' has element type " +
+                                              std::string(dtype_name(tv.dtype)) + ", which is not supported");
+    Shape shape{std::span<const int64_t>(tv.dims)};
+    Tensor t = tv.data;
+    if (t.empty()) {
+      if (shape.numel() != 0)
+        throw Error(ErrorKind::InvalidModel, "initializer '" + val.name + "' has no data for shape " +
+                                                 shape.to_string());
+      t = Tensor::zeros(tv.dtype, shape);
+    }
+    if (t.dtype() != tv.dtype || t.shape() != shape)
+      throw Error(ErrorKind::Internal, "initializer '" + val.name + "' data does not match its declared type");
+    size_t es = dtype_size(t.dtype());
+    if (!t.is_contiguous() || reinterpret_cast<uintptr_t>(t.raw()) % es != 0)
+      t = contiguous_copy(t);
+    weights_[v] = std::move(t);
+  }
+
+  // Every value a live node reads must come from somewhere.
+  for (const CompiledNode& n : nodes_)
+    for (int v : n.inputs) {
+      if (v < 0) continue;
+      const ir::Value& val = gr.values[static_cast<size_t>(v)];
+      if (val.producer < 0 && !val.is_input && !val.initializer && !val.is_capture)
+        n.info.fail(ErrorKind::InvalidModel, "input '" + val.name + "' is not produced by any node, input or "
+                                             "initializer");
+    }
+}
+
+}  // namespace onemodel::rt

@@ -1,0 +1,62 @@
+// CompiledGraph (graph-runtime.md section 1): the model with every operator resolved to a kernel and the
+// weights ready, independent of input shapes. Immutable once built and shared by every plan and run.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/kernel.h"
+
+namespace onemodel::rt {
+
+struct CompiledNode {
+  const ir::Node* node = nullptr;  // points into the graph CompiledGraph keeps alive
+  NodeInfo info;
+  std::unique_ptr<Kernel> kernel;
+  std::vector<int> inputs;   // the node's inputs followed by its subgraph reads (section 8)
+  std::vector<int> outputs;
+};
+
+// How operators are found: find_op (the static table) normally; tests pass their own table.
+using OpLookup = const OpDef* (*)(std::string_view domain, std::string_view op_type, int64_t opset);
+
+class CompiledGraph {
+ public:
+  // Resolves operators, checks the mode, prepares weights. `model.graph` must be set.
+  static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
+                                                     OpLookup lookup = &find_op);
+
+  bool exact() const { return exact_; }
+  const ir::Model& model() const { return *model_; }
+  const ir::Graph& graph() const { return *model_->graph; }
+  size_t num_values() const { return graph().values.size(); }
+  const std::string& value_name(int v) const { return graph().values[static_cast<size_t>(v)].name; }
+
+  // Live nodes in graph order (dead nodes were dropped).
+  const std::vector<CompiledNode>& nodes() const { return nodes_; }
+  // Per value id: the weight (aligned, contiguous) for initializers, else empty.
+  const std::vector<Tensor>& weights() const { return weights_; }
+  // Graph inputs the caller must pass (initializer-backed inputs excluded), in declaration order.
+  const std::vector<int>& inputs() const { return inputs_; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  const std::vector<ValueInfo>& input_infos() const { return input_infos_; }
+  const std::vector<ValueInfo>& output_infos() const { return output_infos_; }
+
+ private:
+  CompiledGraph() = default;
+  void collect_live_nodes();
+  void resolve_operators(OpLookup lookup);
+  void load_weights();
+  void describe_io();
+
+  std::shared_ptr<const ir::Model> model_;
+  bool exact_ = false;
+  std::vector<int> live_;  // indices into graph().nodes
+  std::vector<CompiledNode> nodes_;
+  std::vector<Tensor> weights_;
+  std::vector<int> inputs_, outputs_;
+  std::vector<ValueInfo> input_infos_, output_infos_;
+};
+
+}  // namespace onemodel::rt

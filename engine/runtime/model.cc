@@ -1,0 +1,148 @@
+// The happy path (getting-started.md): one input, one output, shapes taken from the model. A single
+// symbolic or unknown dimension absorbs the element count, so four values for [batch, 4] are one row.
+#include "onemodel/model.h"
+
+#include <cstring>
+#include <string>
+
+#include "runtime/inputs.h"
+
+namespace onemodel {
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& message) { throw Error(ErrorKind::InvalidInput, message); }
+
+const ValueInfo& single_input(const Session& s) {
+  if (s.inputs().size() != 1 || s.outputs().size() != 1)
+    invalid("Model::run needs a model with one input and one output; this one has " +
+            std::to_string(s.inputs().size()) + " inputs and " + std::to_string(s.outputs().size()) +
+            " outputs (use session() for named inputs and outputs)");
+  return s.inputs()[0];
+}
+
+std::vector<int64_t> infer_shape(const ValueInfo& info, size_t count) {
+  const auto n = static_cast<int64_t>(count);
+  if (!info.has_shape) return {n};  // unknown rank: a flat vector
+  std::vector<int64_t> dims(info.dims.size());
+  int64_t fixed = 1;
+  int free_dim = -1;
+  for (size_t i = 0; i < info.dims.size(); ++i) {
+    if (info.dims[i].is_fixed()) {
+      dims[i] = info.dims[i].value;
+      fixed *= dims[i];
+      continue;
+    }
+    if (free_dim >= 0)
+      invalid("input '" + info.name + "' " + rt::dims_to_string(info.dims) +
+              " has more than one symbolic or unknown dimension; pass a shape");
+    free_dim = static_cast<int>(i);
+  }
+  if (free_dim < 0) {
+    if (fixed != n)
+      invalid("input '" + info.name + "' " + rt::dims_to_string(info.dims) + " needs " + std::to_string(fixed) +
+              " values, got " + std::to_string(n));
+    return dims;
+  }
+  if (fixed == 0 ? n != 0 : n % fixed != 0)
+    invalid("input '" + info.name + "' " + rt::dims_to_string(info.dims) + ": " + std::to_string(n) +
+            " values are not a whole number of " + std::to_string(fixed) + "-value rows");
+  dims[static_cast<size_t>(free_dim)] = fixed == 0 ? 0 : n / fixed;
+  return dims;
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu, bits;
+  if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal half: normalise
+    int e = -1;
+    do {
+      ++e;
+      man <<= 1;
+    } while ((man & 0x400u) == 0);
+    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((man & 0x3FFu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <class T>
+void convert(const Tensor& t, std::vector<float>& out) {
+  auto d = t.data<T>();
+  for (size_t i = 0; i < d.size(); ++i) out[i] = static_cast<float>(d[i]);
+}
+
+std::vector<float> to_float(const Tensor& t) {
+  std::vector<float> out(static_cast<size_t>(t.numel()));
+  const auto* raw = static_cast<const uint16_t*>(t.raw());
+  switch (t.dtype()) {
+    case DType::F32: convert<float>(t, out); break;
+    case DType::F64: convert<double>(t, out); break;
+    case DType::I8: convert<int8_t>(t, out); break;
+    case DType::I16: convert<int16_t>(t, out); break;
+    case DType::I32: convert<int32_t>(t, out); break;
+    case DType::I64: convert<int64_t>(t, out); break;
+    case DType::U8: convert<uint8_t>(t, out); break;
+    case DType::U16: convert<uint16_t>(t, out); break;
+    case DType::U32: convert<uint32_t>(t, out); break;
+    case DType::U64: convert<uint64_t>(t, out); break;
+    case DType::Bool: convert<bool>(t, out); break;
+    case DType::F16:
+      for (size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(raw[i]);
+      break;
+    case DType::BF16:
+      for (size_t i = 0; i < out.size(); ++i) {
+        uint32_t bits = static_cast<uint32_t>(raw[i]) << 16;
+        std::memcpy(&out[i], &bits, 4);
+      }
+      break;
+    default:
+      throw Error(ErrorKind::Unsupported, "output element type " + std::string(dtype_name(t.dtype())) +
+                                              " cannot be converted to float");
+  }
+  return out;
+}
+
+template <class T>
+std::vector<float> run_values(const Session& s, std::span<const T> input, std::span<const int64_t> shape) {
+  const ValueInfo& info = single_input(s);
+  std::vector<int64_t> dims = shape.empty() ? infer_shape(info, input.size())
+                                            : std::vector<int64_t>(shape.begin(), shape.end());
+  if (!Shape::valid(dims)) invalid("input '" + info.name + "': invalid shape");
+  Shape sh(dims);
+  if (static_cast<size_t>(sh.numel()) != input.size())
+    invalid("input '" + info.name + "' of shape " + sh.to_string() + " needs " + std::to_string(sh.numel()) +
+            " values, got " + std::to_string(input.size()));
+  std::vector<NamedTensor> in;
+  in.push_back({info.name, Tensor::from_values<T>(input, sh)});
+  std::vector<Tensor> out = s.run(in);
+  return to_float(out.at(0));
+}
+
+}  // namespace
+
+Model Model::load(const std::filesystem::path& path, const SessionOptions& options) {
+  return Model(Session::load(path, options));
+}
+
+Model Model::load_bytes(std::span<const std::byte> bytes, const SessionOptions& options) {
+  return Model(Session::load_bytes(bytes, options));
+}
+
+std::vector<float> Model::run(std::span<const float> input, std::span<const int64_t> shape) const {
+  return run_values(session_, input, shape);
+}
+std::vector<float> Model::run(std::span<const int64_t> input, std::span<const int64_t> shape) const {
+  return run_values(session_, input, shape);
+}
+std::vector<float> Model::run(std::span<const int32_t> input, std::span<const int64_t> shape) const {
+  return run_values(session_, input, shape);
+}
+
+}  // namespace onemodel

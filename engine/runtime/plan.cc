@@ -1,0 +1,267 @@
+// Making a plan: types and shapes in graph order, constant evaluation, dynamic nodes, then the slab layout.
+#include "runtime/plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/arena.h"
+#include "runtime/inputs.h"
+#include "runtime/memory_planner.h"
+#include "runtime/run_state.h"
+
+namespace onemodel::rt {
+
+namespace {
+
+constexpr uint64_t kFoldLimit = 64 * 1024;  // constant results larger than this and their inputs stay runtime
+
+uint64_t byte_size(DType t, const Shape& s) { return static_cast<uint64_t>(s.numel()) * dtype_size(t); }
+
+}  // namespace
+
+Tensor view_with_shape(const Tensor& src, DType dtype, const Shape& shape) {
+  if (!src.is_contiguous())
+    throw Error(ErrorKind::Internal, "a view needs a contiguous source tensor");
+  uint64_t need = byte_size(dtype, shape);
+  if (need > src.nbytes())
+    throw Error(ErrorKind::Internal, "a view of " + std::to_string(need) + " bytes exceeds its source of " +
+                                         std::to_string(src.nbytes()) + " bytes");
+  size_t byte_offset = static_cast<size_t>(src.offset()) * dtype_size(src.dtype());
+  return Tensor::view_of(src.storage(), byte_offset, dtype, shape);
+}
+
+std::shared_ptr<ExecutionPlan> ExecutionPlan::create(std::shared_ptr<const CompiledGraph> graph,
+                                                     std::vector<InputSignature> key) {
+  std::shared_ptr<ExecutionPlan> p(new ExecutionPlan());
+  p->graph_ = std::move(graph);
+  p->key_ = std::move(key);
+  if (p->key_.size() != p->graph_->inputs().size())
+    throw Error(ErrorKind::Internal, "plan key has " + std::to_string(p->key_.size()) + " inputs, the graph " +
+                                         std::to_string(p->graph_->inputs().size()));
+  p->infer_all();
+  p->place_memory();
+  return p;
+}
+
+ExecutionPlan::~ExecutionPlan() = default;
+
+void ExecutionPlan::infer_all() {
+  const CompiledGraph& g = *graph_;
+  const size_t n = g.num_values();
+  source_.assign(n, ValueSource::None);
+  dtype_.assign(n, DType::Undefined);
+  shape_.assign(n, Shape());
+  constants_.assign(n, Tensor());
+  for (size_t v = 0; v < n; ++v) {
+    const Tensor& w = g.weights()[v];
+    if (w.empty()) continue;
+    source_[v] = ValueSource::Constant;
+    constants_[v] = w;
+    dtype_[v] = w.dtype();
+    shape_[v] = w.shape();
+  }
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    auto v = static_cast<size_t>(g.inputs()[i]);
+    source_[v] = ValueSource::Input;
+    dtype_[v] = key_[i].dtype;
+    shape_[v] = key_[i].shape;
+    per_run_.push_back(static_cast<int>(v));
+  }
+
+  std::vector<InputMeta> metas;
+  std::vector<OutputMeta> outs;
+  for (size_t k = 0; k < g.nodes().size(); ++k) {
+    const CompiledNode& cn = g.nodes()[k];
+    const KernelFlags& flags = cn.kernel->flags();
+    PlanStep step;
+    step.node = static_cast<int>(k);
+    step.view = flags.view_of_input;
+
+    metas.assign(cn.inputs.size(), InputMeta());
+    bool runtime_shaped = false, all_constant = true;
+    for (size_t i = 0; i < cn.inputs.size(); ++i) {
+      int v = cn.inputs[i];
+      if (v < 0) continue;
+      auto vi = static_cast<size_t>(v);
+      if (source_[vi] == ValueSource::None)
+        cn.info.fail(ErrorKind::InvalidModel, "input '" + g.value_name(v) + "' has no value in this plan");
+      metas[i].present = true;
+      if (source_[vi] == ValueSource::Dynamic) {
+        runtime_shaped = true;
+        all_constant = false;
+        continue;
+      }
+      metas[i].dtype = dtype_[vi];
+      metas[i].shape = shape_[vi];
+      if (source_[vi] == ValueSource::Constant)
+        metas[i].value = &constants_[vi];
+      else
+        all_constant = false;
+    }
+
+    auto mark_dynamic = [&] {
+      step.dynamic = true;
+      for (int v : cn.outputs)
+        if (v >= 0) {
+          source_[static_cast<size_t>(v)] = ValueSource::Dynamic;
+          per_run_.push_back(v);
+        }
+      steps_.push_back(step);
+    };
+    if (runtime_shaped || flags.outputs_data_dependent) {
+      mark_dynamic();
+      continue;
+    }
+
+    outs.assign(cn.outputs.size(), OutputMeta());
+    InferContext ctx{cn.info, metas, outs, g.exact()};
+    cn.kernel->infer(ctx);
+    if (ctx.needs_runtime_values) {
+      mark_dynamic();
+      continue;
+    }
+
+    size_t present = 0, constant = 0;
+    for (size_t o = 0; o < cn.outputs.size(); ++o) {
+      if (cn.outputs[o] < 0) continue;
+      ++present;
+      if (!outs[o].constant.empty()) ++constant;
+      if (!dtype_is_stored(outs[o].dtype))
+        cn.info.fail(ErrorKind::Internal, "shape inference stated no element type for output " + std::to_string(o));
+    }
+    if (constant != 0 && constant != present)
+      cn.info.fail(ErrorKind::Internal, "some outputs were stated constant and others not");
+    for (size_t o = 0; o < cn.outputs.size(); ++o) {
+      int v = cn.outputs[o];
+      if (v < 0) continue;
+      dtype_[static_cast<size_t>(v)] = outs[o].dtype;
+      shape_[static_cast<size_t>(v)] = outs[o].shape;
+    }
+    if (present > 0 && constant == present) {
+      for (size_t o = 0; o < cn.outputs.size(); ++o) {
+        int v = cn.outputs[o];
+        if (v < 0) continue;
+        const Tensor& c = outs[o].constant;
+        constants_[static_cast<size_t>(v)] = c.is_contiguous() ? c : contiguous_copy(c);
+        source_[static_cast<size_t>(v)] = ValueSource::Constant;
+      }
+      continue;
+    }
+
+    if (flags.view_of_input) {
+      int in = cn.inputs.empty() ? -1 : cn.inputs[0];
+      int out = cn.outputs.empty() ? -1 : cn.outputs[0];
+      if (in < 0 || out < 0) cn.info.fail(ErrorKind::InvalidModel, "a view needs input 0 and output 0");
+      auto ii = static_cast<size_t>(in), oi = static_cast<size_t>(out);
+      if (byte_size(dtype_[oi], shape_[oi]) > byte_size(dtype_[ii], shape_[ii]))
+        cn.info.fail(ErrorKind::Internal, "view output " + shape_[oi].to_string() + " is larger than its input " +
+                                              shape_[ii].to_string());
+      switch (source_[ii]) {
+        case ValueSource::Constant:
+          constants_[oi] = view_with_shape(constants_[ii], dtype_[oi], shape_[oi]);
+          source_[oi] = ValueSource::Constant;
+          continue;  // a view of a constant is a constant: not scheduled
+        case ValueSource::Slab:
+          source_[oi] = ValueSource::Slab;  // the planner gives it the source's block
+          break;
+        default:
+          source_[oi] = ValueSource::Derived;
+          per_run_.push_back(out);
+          break;
+      }
+      steps_.push_back(step);
+      continue;
+    }
+
+    if (all_constant && try_constant_eval(cn, metas, outs)) continue;
+
+    PrepareContext pctx{cn.info, metas, outs, g.exact()};
+    step.state = cn.kernel->prepare(pctx);
+    for (int v : cn.outputs)
+      if (v >= 0) source_[static_cast<size_t>(v)] = ValueSource::Slab;
+    steps_.push_back(step);
+  }
+
+  for (int v : g.outputs())
+    if (source_[static_cast<size_t>(v)] == ValueSource::None)
+      throw Error(ErrorKind::InvalidModel, "graph output '" + g.value_name(v) + "' is not produced by any node");
+}
+
+// Runs a node whose inputs are all constants once, now, unless its result would be larger than each of its
+// inputs and than 64 KiB (folding would then trade a cheap op for a lot of plan memory). The same kernel
+// computes the same bits, only earlier.
+bool ExecutionPlan::try_constant_eval(const CompiledNode& cn, std::vector<InputMeta>& metas,
+                                      std::vector<OutputMeta>& outs) {
+  uint64_t out_bytes = 0, max_in = 0;
+  for (size_t o = 0; o < cn.outputs.size(); ++o)
+    if (cn.outputs[o] >= 0) out_bytes += byte_size(outs[o].dtype, outs[o].shape);
+  for (const InputMeta& m : metas)
+    if (m.present) max_in = std::max(max_in, byte_size(m.dtype, m.shape));
+  if (out_bytes > kFoldLimit && out_bytes > max_in) return false;
+
+  const CompiledGraph& g = *graph_;
+  PrepareContext pctx{cn.info, metas, outs, g.exact()};
+  std::shared_ptr<const void> state = cn.kernel->prepare(pctx);
+  std::vector<Tensor> ins(metas.size()), results(cn.outputs.size());
+  for (size_t i = 0; i < metas.size(); ++i)
+    if (metas[i].present) ins[i] = *metas[i].value;
+  for (size_t o = 0; o < cn.outputs.size(); ++o)
+    if (cn.outputs[o] >= 0) results[o] = Tensor::zeros(outs[o].dtype, outs[o].shape);
+  BumpArena arena;
+  RunContext rctx{cn.info, ins, results, g.exact(), state.get(), &arena, nullptr};
+  cn.kernel->run(rctx);
+  for (size_t o = 0; o < cn.outputs.size(); ++o) {
+    int v = cn.outputs[o];
+    if (v < 0) continue;
+    constants_[static_cast<size_t>(v)] = std::move(results[o]);
+    source_[static_cast<size_t>(v)] = ValueSource::Constant;
+  }
+  return true;
+}
+
+void ExecutionPlan::place_memory() {
+  const CompiledGraph& g = *graph_;
+  const size_t n = g.num_values();
+  std::vector<PlannerValue> values(n);
+  for (size_t v = 0; v < n; ++v) {
+    if (source_[v] != ValueSource::Slab) continue;
+    values[v].in_slab = true;
+    values[v].bytes = static_cast<size_t>(byte_size(dtype_[v], shape_[v]));
+    values[v].dtype = dtype_[v];
+  }
+  std::vector<PlannerStep> steps;
+  steps.reserve(steps_.size());
+  for (const PlanStep& s : steps_) {
+    const CompiledNode& cn = g.nodes()[static_cast<size_t>(s.node)];
+    PlannerStep ps;
+    ps.inputs = cn.inputs;
+    ps.outputs = cn.outputs;
+    ps.view = s.view;
+    // In-place aliasing is decided for static steps only; a dynamic step's outputs live in the arena.
+    if (!s.dynamic) ps.in_place_input = cn.kernel->flags().in_place_input;
+    steps.push_back(std::move(ps));
+  }
+  MemoryPlan mp = plan_memory(values, steps, g.outputs());
+  offsets_ = std::move(mp.offsets);
+  slab_bytes_ = mp.slab_bytes;
+}
+
+std::unique_ptr<RunState> ExecutionPlan::acquire() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<RunState> s = std::move(idle_.back());
+      idle_.pop_back();
+      return s;
+    }
+  }
+  return std::make_unique<RunState>(*this);
+}
+
+void ExecutionPlan::give_back(std::unique_ptr<RunState> state) const {
+  state->end_run(*this);
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  if (idle_.size() < kMaxIdle) idle_.push_back(std::move(state));
+}
+
+}  // namespace onemodel::rt

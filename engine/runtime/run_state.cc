@@ -1,0 +1,141 @@
+// Executing a plan. Static steps write into slab views prepared when the run state was made; dynamic steps
+// are inferred again from the actual tensors and take their outputs from the arena.
+#include "runtime/run_state.h"
+
+#include <cstring>
+#include <string>
+
+#include "runtime/inputs.h"
+
+namespace onemodel::rt {
+
+RunState::RunState(const ExecutionPlan& plan) {
+  const CompiledGraph& g = plan.graph();
+  const size_t n = g.num_values();
+  slab = allocate_storage(plan.slab_bytes());
+  values.assign(n, Tensor());
+  for (size_t v = 0; v < n; ++v) {
+    int id = static_cast<int>(v);
+    switch (plan.source(id)) {
+      case ValueSource::Constant: values[v] = plan.constant(id); break;
+      case ValueSource::Slab:
+        values[v] = Tensor::view_of(slab, static_cast<size_t>(plan.slab_offset(id)), plan.dtype(id), plan.shape(id));
+        break;
+      default: break;
+    }
+  }
+}
+
+void RunState::begin_run() { arena.reset(); }
+
+void RunState::set_input(const ExecutionPlan& plan, size_t i, const Tensor& t) {
+  int v = plan.graph().inputs()[i];
+  size_t es = dtype_size(t.dtype());
+  bool aligned = es != 0 && reinterpret_cast<uintptr_t>(t.raw()) % es == 0;
+  if (t.is_contiguous() && aligned) {
+    values[static_cast<size_t>(v)] = t;
+    return;
+  }
+  Tensor staged = arena.allocate(t.dtype(), t.shape());
+  copy_into(t, staged.raw_mut());
+  values[static_cast<size_t>(v)] = std::move(staged);
+}
+
+void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* data, size_t bytes) {
+  int v = plan.graph().inputs()[i];
+  Tensor staged = arena.allocate(plan.dtype(v), plan.shape(v));
+  if (bytes != staged.nbytes())
+    throw Error(ErrorKind::Internal, "staged input needs " + std::to_string(staged.nbytes()) + " bytes, got " +
+                                         std::to_string(bytes));
+  if (bytes) std::memcpy(staged.raw_mut(), data, bytes);
+  values[static_cast<size_t>(v)] = std::move(staged);
+}
+
+void RunState::execute(const ExecutionPlan& plan) {
+  const CompiledGraph& g = plan.graph();
+  for (const PlanStep& step : plan.steps()) {
+    const CompiledNode& cn = g.nodes()[static_cast<size_t>(step.node)];
+    step_inputs.resize(cn.inputs.size());
+    for (size_t i = 0; i < cn.inputs.size(); ++i) {
+      int v = cn.inputs[i];
+      step_inputs[i] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
+    }
+    const size_t nout = cn.outputs.size();
+
+    if (!step.dynamic) {
+      if (step.view) {
+        int out = cn.outputs[0];
+        // Slab views were placed by the planner at their source's offset and need no work.
+        if (plan.source(out) == ValueSource::Derived)
+          values[static_cast<size_t>(out)] = view_with_shape(step_inputs[0], plan.dtype(out), plan.shape(out));
+        continue;
+      }
+      step_outputs.resize(nout);
+      for (size_t o = 0; o < nout; ++o) {
+        int v = cn.outputs[o];
+        step_outputs[o] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
+      }
+      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, nullptr};
+      cn.kernel->run(ctx);
+      continue;
+    }
+
+    // Dynamic: shaped again from the actual tensors, every input value known.
+    metas.resize(cn.inputs.size());
+    for (size_t i = 0; i < cn.inputs.size(); ++i) {
+      InputMeta& m = metas[i];
+      m = InputMeta();
+      if (cn.inputs[i] < 0) continue;
+      const Tensor& t = step_inputs[i];
+      if (t.empty()) cn.info.fail(ErrorKind::Internal, "input " + std::to_string(i) + " was not computed");
+      m.present = true;
+      m.dtype = t.dtype();
+      m.shape = t.shape();
+      m.value = &t;
+    }
+    step_outputs.assign(nout, Tensor());
+    const KernelFlags& flags = cn.kernel->flags();
+    std::shared_ptr<const void> state;
+    if (!flags.outputs_data_dependent) {
+      out_metas.assign(nout, OutputMeta());
+      InferContext ictx{cn.info, metas, out_metas, g.exact()};
+      cn.kernel->infer(ictx);
+      bool constant = false;
+      for (size_t o = 0; o < nout; ++o)
+        if (cn.outputs[o] >= 0 && !out_metas[o].constant.empty()) constant = true;
+      if (constant) {
+        for (size_t o = 0; o < nout; ++o)
+          if (cn.outputs[o] >= 0) step_outputs[o] = out_metas[o].constant;
+      } else if (flags.view_of_input) {
+        step_outputs[0] = view_with_shape(step_inputs[0], out_metas[0].dtype, out_metas[0].shape);
+      } else {
+        for (size_t o = 0; o < nout; ++o)
+          if (cn.outputs[o] >= 0) step_outputs[o] = arena.allocate(out_metas[o].dtype, out_metas[o].shape);
+        PrepareContext pctx{cn.info, metas, out_metas, g.exact()};
+        state = cn.kernel->prepare(pctx);
+        RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), state.get(), &arena, nullptr};
+        cn.kernel->run(ctx);
+      }
+    } else {
+      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, nullptr};
+      cn.kernel->run(ctx);
+    }
+    for (size_t o = 0; o < nout; ++o) {
+      int v = cn.outputs[o];
+      if (v < 0) continue;
+      Tensor& t = step_outputs[o];
+      if (t.empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
+      values[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);
+    }
+  }
+}
+
+void RunState::end_run(const ExecutionPlan& plan) {
+  for (int v : plan.per_run_values()) values[static_cast<size_t>(v)] = Tensor();
+  for (Tensor& t : step_inputs) t = Tensor();
+  for (Tensor& t : step_outputs) t = Tensor();
+  for (InputMeta& m : metas) m = InputMeta();
+  for (OutputMeta& m : out_metas) m = OutputMeta();
+}
+
+}  // namespace onemodel::rt

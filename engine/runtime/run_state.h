@@ -1,0 +1,38 @@
+// RunState (graph-runtime.md sections 1 and 5): the mutable part of one run — the slab, the arena and the
+// value table. A plan pools idle run states so concurrent runs share nothing mutable and a warm run
+// allocates nothing for its intermediates.
+#pragma once
+#include <vector>
+
+#include "runtime/arena.h"
+#include "runtime/plan.h"
+
+namespace onemodel::rt {
+
+struct RunState {
+  explicit RunState(const ExecutionPlan& plan);
+
+  // Resets the arena. Call before setting the inputs.
+  void begin_run();
+  // Sets input `i` (CompiledGraph::inputs() order): a contiguous, element-aligned tensor of the plan's
+  // type and shape. Anything else is copied into the arena first.
+  void set_input(const ExecutionPlan& plan, size_t i, const Tensor& t);
+  // Copies raw row-major bytes into the arena as input `i` (span inputs).
+  void set_input_bytes(const ExecutionPlan& plan, size_t i, const void* data, size_t bytes);
+  // Runs every step of the plan.
+  void execute(const ExecutionPlan& plan);
+  // The value of graph value `v` after execute(): contiguous, valid until end_run().
+  const Tensor& value(int v) const { return values[static_cast<size_t>(v)]; }
+  // Drops references to the caller's tensors and to dynamic values.
+  void end_run(const ExecutionPlan& plan);
+
+  Storage slab;
+  BumpArena arena;
+  std::vector<Tensor> values;
+  // Per-step scratch, kept so a warm run does not allocate.
+  std::vector<Tensor> step_inputs, step_outputs;
+  std::vector<InputMeta> metas;
+  std::vector<OutputMeta> out_metas;
+};
+
+}  // namespace onemodel::rt

@@ -1,0 +1,1 @@
+export * from './cjs/node/src/index.js';

@@ -1,0 +1,247 @@
+// Browser test of the packed npm package (package.json "test:browser"; needs `npm run build` first).
+//
+// Packs the package with `npm pack`, unpacks the tarball, serves it with a test page and the sample models
+// from a small HTTP server on 127.0.0.1 (random free port), and loads the page in headless Chromium through
+// playwright-core. The page imports the package's browser entry through an import map built from the
+// package's own exports map, runs testdata/classifier.onnx and reports the results back. Expected values
+// are numpy's (see tests/js/expected.mjs). Prints "browser: N passed, M failed"; exits non-zero on failure.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE, UNSUPPORTED_OPERATORS } from '../js/expected.mjs';
+import { cliExactHashes, findCli, tensorSha256, writeNpy } from '../js/native-cli.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PAGE_TIMEOUT_MS = 60_000;
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.cjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+};
+
+/** Packs the package into `dir` and unpacks it; returns the unpacked package directory. */
+function packAndUnpack(dir) {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
+  const [info] = JSON.parse(out);
+  execFileSync('tar', ['-xzf', join(dir, info.filename), '-C', dir]);
+  return join(dir, 'package');
+}
+
+/** The browser entry as the exports map gives it (exports["."].browser, then its "default"). */
+function browserEntry(pkgDir) {
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  let target = pkg.exports['.'].browser;
+  while (typeof target === 'object') target = target.import ?? target.default;
+  return target.replace(/^\.\//, '');
+}
+
+function page(entry) {
+  // Runs in the browser. Each check reports {name, ok, detail}; values go back as plain arrays.
+  return `<!doctype html>
+<meta charset="utf-8">
+<title>onemodel browser test</title>
+<script type="importmap">{"imports": {"onemodel": "/pkg/${entry}"}}</script>
+<script type="module">
+  const results = [];
+  const report = (name, fn) => fn().then(
+    (value) => results.push({ name, ok: true, value }),
+    (e) => results.push({ name, ok: false, error: String(e && e.stack || e), kind: e && e.kind, operators: e && e.operators }));
+  const hex = (a) => Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), (b) => b.toString(16).padStart(2, '0')).join('');
+  try {
+    const { InferenceSession, Tensor, OneModelError } = await import('onemodel');
+    const input = ${JSON.stringify(CLASSIFIER_INPUT)};
+    await report('fast', async () => {
+      const s = await InferenceSession.create('/testdata/classifier.onnx');
+      const out = await s.run({ x: new Tensor('float32', Float32Array.from(input), [1, 4]) });
+      await s.release();
+      return { probs: Array.from(out.probs.data), dims: out.probs.dims, kernelPath: s.kernelPath };
+    });
+    await report('exact', async () => {
+      const bytes = new Uint8Array(await (await fetch('/testdata/classifier.onnx')).arrayBuffer());
+      const runs = [];
+      for (let i = 0; i < 2; i++) {
+        const s = await InferenceSession.create(bytes, { mode: 'exact' });
+        const out = await s.run({ x: new Tensor('float32', Float32Array.from(input), [1, 4]) });
+        runs.push({ probs: Array.from(out.probs.data), hex: hex(out.probs.data) });
+        await s.release();
+      }
+      return runs;
+    });
+    await report('unsupported', async () => {
+      try {
+        await InferenceSession.create('/testdata/unsupported.onnx');
+        return { threw: false };
+      } catch (e) {
+        return { threw: true, isOneModelError: e instanceof OneModelError, kind: e.kind, operators: e.operators };
+      }
+    });
+  } catch (e) {
+    results.push({ name: 'import', ok: false, error: String(e && e.stack || e) });
+  }
+  window.__results = results;
+</script>`;
+}
+
+function serve(pkgDir, entry) {
+  const mounts = { '/pkg/': pkgDir, '/testdata/': join(root, 'testdata') };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/' || url.pathname === '/index.html') {
+      res.writeHead(200, { 'content-type': MIME['.html'] });
+      res.end(page(entry));
+      return;
+    }
+    for (const [prefix, dir] of Object.entries(mounts)) {
+      if (!url.pathname.startsWith(prefix)) continue;
+      const file = normalize(join(dir, decodeURIComponent(url.pathname.slice(prefix.length))));
+      if (!file.startsWith(dir + sep)) break;  // no escaping the mounted directory
+      try {
+        if (!statSync(file).isFile()) break;
+        res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' });
+        res.end(readFileSync(file));
+        return;
+      } catch {
+        break;
+      }
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ok(server));
+  });
+}
+
+function close(x) {
+  return x.close ? new Promise((ok) => x.close(() => ok())) : Promise.resolve();
+}
+
+function near(a, b) {
+  return Array.isArray(a) && a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) <= TOLERANCE);
+}
+
+/** Exact-mode classifier output hashes from this package under Node and, when built, the native CLI. */
+async function exactReference(tmp) {
+  const { InferenceSession, Tensor } = await import('onemodel');
+  const file = join(root, 'testdata', 'classifier.onnx');
+  const s = await InferenceSession.create(file, { mode: 'exact' });
+  const x = Float32Array.from(CLASSIFIER_INPUT);
+  const { probs } = await s.run({ x: new Tensor('float32', x, [1, 4]) });
+  await s.release();
+  const node = tensorSha256(1, probs.dims, new Uint8Array(probs.data.buffer, probs.data.byteOffset, probs.data.byteLength));
+  const cli = findCli();
+  if (!cli) return { node };
+  const npy = join(tmp, 'x.npy');
+  writeNpy(npy, 'float32', x, [1, 4]);
+  return { node, native: cliExactHashes(cli, file, { x: npy }).probs };
+}
+
+async function main() {
+  try {
+    statSync(join(root, 'dist', 'web', 'index.js'));
+  } catch {
+    console.error('browser: dist/ is missing; run `npm run build:wasm && npm run build` first');
+    console.log('browser: 0 passed, 1 failed');
+    return 1;
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'onemodel-browser-'));
+  let server;
+  let browser;
+  let passed = 0;
+  let failed = 0;
+  const check = (name, ok, detail) => {
+    if (ok) passed++;
+    else failed++;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+  };
+  try {
+    const pkgDir = packAndUnpack(tmp);
+    const entry = browserEntry(pkgDir);
+    server = await serve(pkgDir, entry);
+    const { port } = server.address();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      timeout: 30_000,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-quic', '--no-first-run', '--disable-sync'],
+    });
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const consoleLines = [];
+    tab.on('console', (m) => consoleLines.push(`[console.${m.type()}] ${m.text()}`));
+    tab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    await tab.goto(`http://127.0.0.1:${port}/`, { timeout: PAGE_TIMEOUT_MS });
+    let results;
+    try {
+      await tab.waitForFunction(() => window.__results !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
+      results = await tab.evaluate(() => window.__results);
+    } catch (e) {
+      for (const line of consoleLines) console.error(line);
+      throw e;
+    }
+    const byName = new Map(results.map((r) => [r.name, r]));
+    if (byName.has('import')) check('import the browser entry', false, byName.get('import').error);
+
+    const fast = byName.get('fast');
+    check('fast mode classifier.onnx', fast?.ok && near(fast.value.probs, CLASSIFIER_PROBS) &&
+      JSON.stringify(fast.value.dims) === '[1,3]',
+      fast?.ok ? `probs ${JSON.stringify(fast.value.probs)} dims ${JSON.stringify(fast.value.dims)} (${fast.value.kernelPath})` : fast?.error);
+
+    const exact = byName.get('exact');
+    check('exact mode classifier.onnx, identical bytes across two sessions', exact?.ok &&
+      exact.value.every((r) => near(r.probs, CLASSIFIER_PROBS)) && exact.value[0].hex === exact.value[1].hex,
+      exact?.ok ? `bytes ${exact.value.map((r) => r.hex).join(' / ')}` : exact?.error);
+
+    if (exact?.ok) {
+      // The same bits outside the browser: Node running the same package, and the native CLI when built.
+      const reference = await exactReference(tmp);
+      const browserHash = tensorSha256(1, [1, 3], Buffer.from(exact.value[0].hex, 'hex'));
+      const detail = [`browser ${browserHash}`, `node ${reference.node}`];
+      let ok = browserHash === reference.node;
+      if (reference.native) {
+        detail.push(`native ${reference.native}`);
+        ok = ok && browserHash === reference.native;
+      } else {
+        detail.push('native CLI not built, not compared');
+      }
+      check('exact-mode bytes equal Node (wasm) and the native CLI', ok, detail.join(', '));
+    }
+
+    const unsupported = byName.get('unsupported');
+    const u = unsupported?.value;
+    check('unsupported.onnx rejects with OneModelError UnsupportedOperator', unsupported?.ok && u.threw &&
+      u.isOneModelError && u.kind === 'UnsupportedOperator' &&
+      JSON.stringify(u.operators) === JSON.stringify(UNSUPPORTED_OPERATORS),
+      unsupported?.ok ? JSON.stringify(u) : unsupported?.error);
+    await context.close();
+  } catch (e) {
+    check('browser run', false, String(e?.stack ?? e));
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    if (server) await close(server);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`browser: ${passed} passed, ${failed} failed`);
+  return failed === 0 && passed > 0 ? 0 : 1;
+}
+
+const watchdog = setTimeout(() => {
+  console.error('browser: timed out after 180 s');
+  console.log('browser: 0 passed, 1 failed');
+  process.exit(1);
+}, 180_000);
+watchdog.unref();
+process.exitCode = await main();

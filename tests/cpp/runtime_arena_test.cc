@@ -1,0 +1,140 @@
+// BumpArena and NodeInfo: alignment, chunk reuse across resets, attribute type checks and error text.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "runtime/arena.h"
+#include "runtime/kernel.h"
+
+namespace onemodel::rt {
+namespace {
+
+TEST(RuntimeArena, AlignedAndDisjoint) {
+  BumpArena a;
+  Tensor x = a.allocate(DType::F32, Shape{3});
+  Tensor y = a.allocate(DType::U8, Shape{1});
+  Tensor z = a.allocate(DType::F64, Shape{2, 2});
+  for (const Tensor* t : {&x, &y, &z}) EXPECT_EQ(reinterpret_cast<uintptr_t>(t->raw()) % 64, 0u);
+  auto bx = static_cast<const std::byte*>(x.raw()), by = static_cast<const std::byte*>(y.raw());
+  auto bz = static_cast<const std::byte*>(z.raw());
+  EXPECT_GE(by - bx, 12);
+  EXPECT_GE(bz - by, 1);
+  EXPECT_EQ(a.chunk_count(), 1u);
+  EXPECT_EQ(x.shape(), Shape({3}));
+  EXPECT_TRUE(x.is_contiguous());
+}
+
+TEST(RuntimeArena, LargeRequestGetsOwnChunkAndWarmRunAllocatesNothing) {
+  BumpArena a;
+  auto run = [&] {
+    a.reset();
+    Tensor s = a.allocate(DType::F32, Shape{100});
+    Tensor big = a.allocate(DType::F32, Shape{512 * 1024});  // 2 MiB: larger than a chunk
+    Tensor s2 = a.allocate(DType::F32, Shape{1000});
+    big.mutable_data<float>()[524287] = 1.0f;
+    return std::make_tuple(s.raw(), big.raw(), s2.raw());
+  };
+  auto first = run();
+  size_t after_first = a.system_allocations();
+  EXPECT_GE(after_first, 2u);
+  auto second = run();
+  EXPECT_EQ(a.system_allocations(), after_first);
+  EXPECT_EQ(first, second);  // same requests land on the same addresses
+}
+
+TEST(RuntimeArena, AllocationIsZeroFilledAfterReset) {
+  BumpArena a;
+  Tensor t = a.allocate(DType::I32, Shape{4});
+  t.mutable_data<int32_t>()[2] = 7;
+  a.reset();
+  Tensor u = a.allocate(DType::I32, Shape{4});
+  EXPECT_EQ(u.raw(), t.raw());
+  EXPECT_EQ(u.data<int32_t>()[2], 0);
+}
+
+TEST(RuntimeArena, EmptyTensorsAndOversize) {
+  BumpArena a;
+  Tensor e = a.allocate(DType::F32, Shape{0, 5});
+  EXPECT_EQ(e.numel(), 0);
+  EXPECT_FALSE(e.empty());
+  try {
+    a.allocate(DType::F64, Shape{1 << 28});  // 2 GiB
+    FAIL();
+  } catch (const Error& err) {
+    EXPECT_EQ(err.kind(), ErrorKind::Unsupported);
+  }
+}
+
+ir::Node make_node() {
+  ir::Node n;
+  n.name = "n1";
+  n.op_type = "Conv";
+  n.opset = 17;
+  ir::Attribute a;
+  a.name = "group";
+  a.type = ir::AttrType::Int;
+  a.i = 2;
+  n.attributes.push_back(a);
+  ir::Attribute b;
+  b.name = "pads";
+  b.type = ir::AttrType::Ints;
+  b.ints = {1, 1, 1, 1};
+  n.attributes.push_back(b);
+  ir::Attribute c;
+  c.name = "alpha";
+  c.type = ir::AttrType::Float;
+  c.f = 0.5f;
+  n.attributes.push_back(c);
+  ir::Attribute d;
+  d.name = "auto_pad";
+  d.type = ir::AttrType::String;
+  d.s = "SAME_UPPER";
+  n.attributes.push_back(d);
+  return n;
+}
+
+TEST(RuntimeNodeInfo, ReadersAndDefaults) {
+  ir::Node n = make_node();
+  NodeInfo info(n, false);
+  EXPECT_EQ(info.get_int("group", 1), 2);
+  EXPECT_EQ(info.get_int("missing", 9), 9);
+  EXPECT_EQ(info.get_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_TRUE(info.get_ints("strides").empty());
+  EXPECT_FLOAT_EQ(info.get_float("alpha", 1.0f), 0.5f);
+  EXPECT_EQ(info.get_string("auto_pad", "NOTSET"), "SAME_UPPER");
+  EXPECT_EQ(info.get_string("mode", "x"), "x");
+  EXPECT_EQ(info.get_tensor("value"), nullptr);
+  EXPECT_TRUE(info.get_floats("scales").empty());
+}
+
+TEST(RuntimeNodeInfo, WrongTypeIsInvalidModelNamingNode) {
+  ir::Node n = make_node();
+  NodeInfo info(n, false);
+  try {
+    info.get_int("pads", 0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
+    EXPECT_EQ(e.node(), "n1");
+    EXPECT_EQ(e.message(), "Conv node 'n1': attribute 'pads' must be INT, not INTS");
+  }
+  EXPECT_THROW(info.get_float("group", 0), Error);
+  EXPECT_THROW(info.get_string("alpha", ""), Error);
+  EXPECT_THROW(info.get_tensor("group"), Error);
+}
+
+TEST(RuntimeNodeInfo, FailFormatsMessage) {
+  ir::Node n = make_node();
+  NodeInfo info(n, true);
+  EXPECT_TRUE(info.exact());
+  try {
+    info.fail(ErrorKind::InvalidInput, "bad shape");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_EQ(e.message(), "Conv node 'n1': bad shape");
+    EXPECT_EQ(e.node(), "n1");
+  }
+}
+
+}  // namespace
+}  // namespace onemodel::rt

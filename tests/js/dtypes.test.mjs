@@ -1,0 +1,97 @@
+// Every element type crosses the binding intact: Identity models (made by tests/js/onnx-writer.mjs) return
+// their input, so the expected output is the input itself, byte for byte, with the same type and dims.
+// Cast checks that 64-bit integers arrive as values, not only as bytes (expected values by hand).
+import { describe, expect, test } from 'vitest';
+
+import { InferenceSession, Tensor } from 'onemodel';
+
+import { oneNodeModel } from './onnx-writer.mjs';
+
+// ONNX TensorProto.DataType codes.
+const CODES = {
+  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11,
+  uint32: 12, uint64: 13,
+};
+
+const SAMPLES = {
+  float32: new Float32Array([1.5, -0, Infinity, NaN, -3.25, 1e-40]),
+  float64: new Float64Array([Math.PI, -0, -Infinity, NaN, 1e300, 5e-324]),
+  int8: new Int8Array([-128, -1, 0, 1, 127, 42]),
+  uint8: new Uint8Array([0, 1, 127, 128, 255, 42]),
+  int16: new Int16Array([-32768, -1, 0, 1, 32767, 42]),
+  uint16: new Uint16Array([0, 1, 32767, 32768, 65535, 42]),
+  int32: new Int32Array([-2147483648, -1, 0, 1, 2147483647, 42]),
+  uint32: new Uint32Array([0, 1, 2147483647, 2147483648, 4294967295, 42]),
+  int64: new BigInt64Array([-(2n ** 63n), -1n, 0n, 1n, 2n ** 63n - 1n, 2n ** 53n + 1n]),
+  uint64: new BigUint64Array([0n, 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 53n + 1n, 42n]),
+  bool: new Uint8Array([0, 1, 1, 0, 0, 1]),
+  float16: new Uint16Array([0x3c00, 0x8000, 0x7c00, 0x7e00, 0xc000, 0x0001]),  // 1, -0, inf, NaN, -2, tiny
+};
+
+const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
+
+describe('element types through Identity', () => {
+  for (const [type, data] of Object.entries(SAMPLES)) {
+    test(type, async () => {
+      const code = CODES[type];
+      const model = oneNodeModel({
+        opType: 'Identity',
+        inputs: [{ name: 'x', elemType: code, dims: ['n', 3] }],
+        outputs: [{ name: 'y', elemType: code, dims: ['n', 3] }],
+      });
+      const session = await InferenceSession.create(model);
+      expect(session.inputMetadata[0]).toEqual({ name: 'x', isTensor: true, type, shape: ['n', 3], hasShape: true });
+      for (const mode of [2, 0]) {  // two rows, then an empty batch
+        const input = new Tensor(type, data.subarray(0, mode * 3), [mode, 3]);
+        const { y } = await session.run({ x: input });
+        expect(y.type).toBe(type);
+        expect(y.dims).toEqual([mode, 3]);
+        expect(y.data.constructor).toBe(data.constructor);
+        expect(bytes(y.data)).toBe(bytes(input.data));
+        expect(y.data.buffer).not.toBe(input.data.buffer);  // a copy, never a view of the caller's array
+      }
+      await session.release();
+    });
+  }
+
+  test('a scalar (rank 0) tensor', async () => {
+    const model = oneNodeModel({
+      opType: 'Identity',
+      inputs: [{ name: 'x', elemType: CODES.float64, dims: [] }],
+      outputs: [{ name: 'y', elemType: CODES.float64, dims: [] }],
+    });
+    const session = await InferenceSession.create(model);
+    const { y } = await session.run({ x: new Tensor('float64', [2.5], []) });
+    expect(y.dims).toEqual([]);
+    expect(y.size).toBe(1);
+    expect(Array.from(y.data)).toEqual([2.5]);
+    await session.release();
+  });
+
+  test('a typed array that is a window into a larger buffer', async () => {
+    const model = oneNodeModel({
+      opType: 'Identity',
+      inputs: [{ name: 'x', elemType: CODES.int32, dims: [3] }],
+      outputs: [{ name: 'y', elemType: CODES.int32, dims: [3] }],
+    });
+    const session = await InferenceSession.create(model);
+    const backing = new Int32Array([9, 9, 1, 2, 3, 9]);
+    const { y } = await session.run({ x: new Tensor('int32', backing.subarray(2, 5), [3]) });
+    expect(Array.from(y.data)).toEqual([1, 2, 3]);
+    await session.release();
+  });
+});
+
+test('Cast int64 -> float64 reads BigInt64Array values', async () => {
+  const model = oneNodeModel({
+    opType: 'Cast',
+    attrs: { to: CODES.float64 },
+    inputs: [{ name: 'x', elemType: CODES.int64, dims: [4] }],
+    outputs: [{ name: 'y', elemType: CODES.float64, dims: [4] }],
+  });
+  const session = await InferenceSession.create(model);
+  const { y } = await session.run({ x: new Tensor('int64', [-3n, 0n, 5n, 2n ** 40n], [4]) });
+  expect(y.type).toBe('float64');
+  expect(Array.from(y.data)).toEqual([-3, 0, 5, 2 ** 40]);
+  await session.release();
+});

@@ -1,0 +1,311 @@
+// InferenceSession: the public API over one engine session, shaped like onnxruntime-common's so that code
+// written for onnxruntime-web/-node moves over with an import change. All option defaults and all argument
+// checks live here; the wasm binding only converts values (bindings/README.md).
+import { OneModelError, fromNative } from './errors.js';
+import type { NativeModule, NativeSession, NativeValueInfo, Platform } from './native.js';
+import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
+
+export type ExecutionMode = 'fast' | 'exact';
+export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';
+
+export interface SessionOptions {
+  /** 'fast' (default) or 'exact': exact mode gives the same bits on every platform. */
+  mode?: ExecutionMode;
+  /**
+   * Threads for one run. The wasm build is single-threaded, so any accepted value runs on one thread;
+   * the option is validated (an integer 0..256, 0 meaning "default") for code shared with native builds.
+   */
+  intraOpNumThreads?: number;
+  /** Graph rewrites before running (default 'all'). 'extended' equals 'all': the engine has two levels. */
+  graphOptimizationLevel?: GraphOptimizationLevel;
+  /** Execution plans kept per session, one per set of input types and shapes (default 16, at least 1). */
+  maxCachedPlans?: number;
+}
+
+export interface TensorValueMetadata {
+  readonly name: string;
+  readonly isTensor: true;
+  /** Element type name ('float32', 'int64', ...; 'undefined' when the model does not declare one). */
+  readonly type: TensorType | string;
+  /** Dims as declared: numbers for fixed extents, names for symbolic ones, '?' for unnamed unknown ones. */
+  readonly shape: readonly (number | string)[];
+  /** false when the model does not declare a rank (shape is then empty). */
+  readonly hasShape: boolean;
+}
+
+export interface NonTensorValueMetadata {
+  readonly name: string;
+  readonly isTensor: false;
+  /** 'sequence', 'optional', 'map', 'sparse_tensor', 'opaque' or 'unknown'. */
+  readonly kind: string;
+}
+
+export type ValueMetadata = TensorValueMetadata | NonTensorValueMetadata;
+
+const DEFAULTS = {
+  mode: 'fast' as ExecutionMode,
+  intraOpNumThreads: 0,
+  graphOptimizationLevel: 'all' as GraphOptimizationLevel,
+  maxCachedPlans: 16,
+};
+const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
+// Engine OptimizationLevel: None = 0, Basic = 1, All = 2.
+const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = { disabled: 0, basic: 1, extended: 2, all: 2 };
+const MAX_THREADS = 256;
+
+let platform: Platform | undefined;
+let modulePromise: Promise<NativeModule> | undefined;
+
+/** Called once by each entry point before anything else runs. */
+export function setPlatform(p: Platform): void {
+  platform = p;
+}
+
+function getModule(): Promise<NativeModule> {
+  if (platform === undefined) throw new OneModelError('Internal', 'no platform entry point was loaded');
+  if (modulePromise === undefined) {
+    const p = platform;
+    modulePromise = p.loadModule().catch((e: unknown) => {
+      modulePromise = undefined;  // let a later call retry (e.g. after a network error)
+      throw e instanceof OneModelError ? e : new OneModelError('Io', `cannot load the OneModel wasm module: ${String(e)}`, { cause: e });
+    });
+  }
+  return modulePromise;
+}
+
+function invalidArgument(message: string): OneModelError {
+  return new OneModelError('InvalidArgument', message);
+}
+
+function checkOptions(options: unknown): Required<SessionOptions> {
+  if (options === undefined || options === null) return { ...DEFAULTS };
+  if (typeof options !== 'object') throw invalidArgument('session options must be an object');
+  const o = options as SessionOptions;
+  const mode = o.mode ?? DEFAULTS.mode;
+  if (!Object.prototype.hasOwnProperty.call(MODE_CODES, mode)) {
+    throw invalidArgument(`mode '${String(mode)}' is not 'fast' or 'exact'`);
+  }
+  const level = o.graphOptimizationLevel ?? DEFAULTS.graphOptimizationLevel;
+  if (!Object.prototype.hasOwnProperty.call(LEVEL_CODES, level)) {
+    throw invalidArgument(`graphOptimizationLevel '${String(level)}' is not 'disabled', 'basic', 'extended' or 'all'`);
+  }
+  const threads = o.intraOpNumThreads ?? DEFAULTS.intraOpNumThreads;
+  if (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 0 || threads > MAX_THREADS) {
+    throw invalidArgument(`intraOpNumThreads ${String(threads)} is not an integer from 0 to ${MAX_THREADS}`);
+  }
+  const plans = o.maxCachedPlans ?? DEFAULTS.maxCachedPlans;
+  if (typeof plans !== 'number' || !Number.isInteger(plans) || plans < 1 || plans > 0x7fffffff) {
+    throw invalidArgument(`maxCachedPlans ${String(plans)} is not a positive integer`);
+  }
+  return { mode, graphOptimizationLevel: level, intraOpNumThreads: threads, maxCachedPlans: plans };
+}
+
+function toMetadata(info: NativeValueInfo): ValueMetadata {
+  if (info.kind !== 'tensor') return Object.freeze({ name: info.name, isTensor: false as const, kind: info.kind });
+  return Object.freeze({
+    name: info.name,
+    isTensor: true as const,
+    type: typeName(info.dtype),
+    shape: Object.freeze(info.dims.map((d) => (d === null ? '?' : d))),
+    hasShape: info.hasShape,
+  });
+}
+
+// Frees engine sessions whose InferenceSession was garbage-collected without release().
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry<NativeSession>((native) => {
+      try {
+        native.release();
+        native.delete();
+      } catch {
+        // Nothing to report to: the owner is gone.
+      }
+    })
+  : undefined;
+
+export class InferenceSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly inputMetadata: readonly ValueMetadata[];
+  readonly outputMetadata: readonly ValueMetadata[];
+  /** The kernels this session runs on ("Wasm128" for this build). */
+  readonly kernelPath: string;
+  /** Opset imports of the model; the empty domain is ai.onnx. */
+  readonly opsets: readonly { readonly domain: string; readonly version: number }[];
+  readonly options: Readonly<Required<SessionOptions>>;
+
+  #native: NativeSession | undefined;
+  readonly #inputs: ReadonlyMap<string, NativeValueInfo>;
+  readonly #outputs: ReadonlySet<string>;
+
+  private constructor(native: NativeSession, options: Required<SessionOptions>) {
+    this.#native = native;
+    const inputs = native.inputs();
+    const outputs = native.outputs();
+    this.inputNames = Object.freeze(inputs.map((i) => i.name));
+    this.outputNames = Object.freeze(outputs.map((o) => o.name));
+    this.inputMetadata = Object.freeze(inputs.map(toMetadata));
+    this.outputMetadata = Object.freeze(outputs.map(toMetadata));
+    this.kernelPath = native.kernelPath();
+    this.opsets = Object.freeze(native.opsets().map((o) => Object.freeze({ ...o })));
+    this.options = Object.freeze({ ...options });
+    this.#inputs = new Map(inputs.map((i) => [i.name, i]));
+    this.#outputs = new Set(outputs.map((o) => o.name));
+    finalizer?.register(this, native, this);
+  }
+
+  /**
+   * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX or OneModel format).
+   * Bytes are copied into the engine; the caller may reuse the buffer afterwards.
+   */
+  static async create(model: string | Uint8Array | ArrayBuffer, options?: SessionOptions): Promise<InferenceSession> {
+    const opts = checkOptions(options);
+    let bytes: Uint8Array;
+    let source: string;
+    if (typeof model === 'string') {
+      if (platform === undefined) throw new OneModelError('Internal', 'no platform entry point was loaded');
+      bytes = await platform.readModel(model);
+      source = model;
+    } else if (model instanceof Uint8Array) {
+      bytes = model;
+      source = '<bytes>';
+    } else if (model instanceof ArrayBuffer) {
+      bytes = new Uint8Array(model);
+      source = '<bytes>';
+    } else {
+      throw invalidArgument('a model must be given as a path or URL string, a Uint8Array or an ArrayBuffer');
+    }
+    const mod = await getModule();
+    let native: NativeSession;
+    try {
+      // The wasm build has no threads: one thread whatever was asked (results never depend on it).
+      native = mod.WasmSession.create(bytes, source, MODE_CODES[opts.mode], 1, LEVEL_CODES[opts.graphOptimizationLevel],
+        opts.maxCachedPlans);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    try {
+      return new InferenceSession(native, opts);
+    } catch (e) {
+      native.release();
+      native.delete();
+      throw fromNative(e);
+    }
+  }
+
+  /**
+   * Runs the model. `feeds` holds every model input by name; `fetches` names the outputs wanted (all, in
+   * model order, when omitted). Resolves to the outputs by name.
+   */
+  async run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>> {
+    const native = this.#native;
+    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    const { names, codes, dims, data } = this.#checkFeeds(feeds);
+    const wanted = this.#checkFetches(fetches);
+    let results;
+    try {
+      results = native.run(names, codes, dims, data, wanted);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    const out: Record<string, Tensor> = {};
+    for (const r of results) {
+      const type = typeName(r.dtype);
+      if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
+      out[r.name] = new Tensor(type, r.data as never, r.dims);
+    }
+    return out;
+  }
+
+  /** Frees the model. Later run() calls reject with kind 'Disposed'; releasing twice is harmless. */
+  async release(): Promise<void> {
+    const native = this.#native;
+    if (native === undefined) return;
+    this.#native = undefined;
+    finalizer?.unregister(this);
+    try {
+      native.release();
+    } catch (e) {
+      throw fromNative(e);
+    } finally {
+      native.delete();
+    }
+  }
+
+  #checkFeeds(feeds: unknown): { names: string[]; codes: number[]; dims: number[][]; data: ArrayBufferView[] } {
+    if (typeof feeds !== 'object' || feeds === null || Array.isArray(feeds)) {
+      throw new OneModelError('InvalidInput', 'feeds must be an object mapping input names to tensors');
+    }
+    const names: string[] = [];
+    const codes: number[] = [];
+    const dims: number[][] = [];
+    const data: ArrayBufferView[] = [];
+    for (const [name, value] of Object.entries(feeds)) {
+      const info = this.#inputs.get(name);
+      if (info === undefined) {
+        throw new OneModelError('InvalidInput',
+          `'${name}' is not an input of the model (inputs: ${this.inputNames.join(', ')})`);
+      }
+      const t = value as Partial<Tensor>;
+      if (typeof t !== 'object' || t === null || !isTensorType(t.type) || !Array.isArray(t.dims)) {
+        throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
+      }
+      if (!(t.data instanceof (arrayConstructor(t.type) as never))) {
+        throw new OneModelError('InvalidInput', `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`);
+      }
+      const tensorData = t.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
+      const count = elementCount(t.dims);
+      if (count !== tensorData.length) {
+        throw new OneModelError('InvalidInput',
+          `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`);
+      }
+      if (info.dtype !== 0 && typeCode(t.type) !== info.dtype) {
+        throw new OneModelError('InvalidInput',
+          `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
+      }
+      if (info.hasShape) {
+        if (t.dims.length !== info.dims.length) {
+          throw new OneModelError('InvalidInput',
+            `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
+        }
+        info.dims.forEach((d, i) => {
+          if (typeof d === 'number' && t.dims![i] !== d) {
+            throw new OneModelError('InvalidInput',
+              `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
+          }
+        });
+      }
+      if (t.type === 'bool') {
+        for (let i = 0; i < tensorData.length; i++) {
+          if (tensorData[i] !== 0 && tensorData[i] !== 1) {
+            throw new OneModelError('InvalidInput', `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`);
+          }
+        }
+      }
+      names.push(name);
+      codes.push(typeCode(t.type));
+      dims.push([...t.dims]);
+      data.push(tensorData);
+    }
+    const missing = this.inputNames.filter((n) => !Object.prototype.hasOwnProperty.call(feeds, n));
+    if (missing.length > 0) {
+      throw new OneModelError('InvalidInput', `missing input${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+    }
+    return { names, codes, dims, data };
+  }
+
+  #checkFetches(fetches: unknown): string[] {
+    if (fetches === undefined) return [];
+    if (!Array.isArray(fetches)) throw new OneModelError('InvalidInput', 'fetches must be an array of output names');
+    const wanted: string[] = [];
+    for (const f of fetches) {
+      if (typeof f !== 'string' || !this.#outputs.has(f)) {
+        throw new OneModelError('InvalidInput',
+          `'${String(f)}' is not an output of the model (outputs: ${this.outputNames.join(', ')})`);
+      }
+      if (!wanted.includes(f)) wanted.push(f);
+    }
+    if (wanted.length === 0) throw new OneModelError('InvalidInput', 'fetches names no output');
+    return wanted;
+  }
+}
