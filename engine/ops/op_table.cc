@@ -5,32 +5,48 @@
 
 #include "ops/ops.h"
 
+#include "ops/elementwise_ops.h"
+
+#include "ops/norm_ops.h"
+
+#include "ops/shape_ops.h"
+
 namespace onemodel::rt {
 namespace {
 
 constexpr int kLatest = 25;
 
 constexpr std::array kTable = {
+    // ---- matrix products (kernels-gemm.md) ----
+    OpDef{"", "MatMul", 1, kLatest, make_matmul},
+    OpDef{"", "Gemm", 7, kLatest, make_gemm},            // C required before 11 (checked by the kernel)
+
+    // ---- element-wise family (ops-elementwise.md): keep this family's lines inside this block ----
     OpDef{"", "Add", 7, kLatest, make_add},
     OpDef{"", "Sub", 7, kLatest, make_sub},
     OpDef{"", "Mul", 7, kLatest, make_mul},
     OpDef{"", "Div", 7, kLatest, make_div},
     OpDef{"", "Relu", 6, kLatest, make_relu},
-    OpDef{"", "MatMul", 1, kLatest, make_matmul},
-    OpDef{"", "Gemm", 7, kLatest, make_gemm},            // C required before 11 (checked by the kernel)
+    OpDef{"", "Cast", 6, 12, make_cast},
+    OpDef{"", "Cast", 13, 18, make_cast},
+    OpDef{"", "Cast", 19, kLatest, make_cast},           // saturate (float8 only; those types are Unsupported)
+    // ---- end of element-wise family ----
+
+    // ---- normalisation, softmax and reduction family (ops-norms.md): keep its lines inside this block ----
     OpDef{"", "Softmax", 1, 12, make_softmax},           // coerce to 2-D at axis (default 1)
     OpDef{"", "Softmax", 13, kLatest, make_softmax},     // one axis (default -1)
     OpDef{"", "ReduceMax", 1, 17, make_reduce_max},      // axes attribute
     OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},  // axes input, noop_with_empty_axes
+    // ---- end of normalisation family ----
+
+    // ---- shape and indexing family (ops-shape-indexing.md): keep its lines inside this block ----
     OpDef{"", "Reshape", 5, 13, make_reshape},
     OpDef{"", "Reshape", 14, kLatest, make_reshape},     // allowzero
     OpDef{"", "Identity", 1, kLatest, make_identity},
     OpDef{"", "Constant", 1, kLatest, make_constant},
     OpDef{"", "Shape", 1, 14, make_shape},
     OpDef{"", "Shape", 15, kLatest, make_shape},         // start / end
-    OpDef{"", "Cast", 6, 12, make_cast},
-    OpDef{"", "Cast", 13, 18, make_cast},
-    OpDef{"", "Cast", 19, kLatest, make_cast},           // saturate (float8 only; those types are Unsupported)
+    // ---- end of shape and indexing family ----
 };
 
 bool same_domain(std::string_view a, std::string_view b) {
