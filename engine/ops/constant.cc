@@ -19,7 +19,7 @@ void copy_value(RunContext& ctx, const Tensor& value) {
   Tensor& o = ctx.output(0);
   if (o.dtype() != value.dtype() || o.shape() != value.shape())
     ctx.fail(ErrorKind::Internal, "output was allocated as " + o.shape().to_string() + " instead of " + value.shape().to_string());
-  if (value.nbytes() != 0) std::memcpy(o.raw_mut(), value.contiguous().raw(), value.nbytes());
+  if (value.nbytes() != 0) std::memcpy(o.raw_mut(), value.raw(), value.nbytes());
 }
 
 class ConstantKernel final : public Kernel {
@@ -67,7 +67,7 @@ Tensor constant_value(const NodeInfo& info) {
     if (s.numel() != 0) info.fail(ErrorKind::InvalidModel, "value tensor has no data");
     return Tensor::zeros(t->dtype, s);
   }
-  return t->data.contiguous();
+  return t->data;
 }
 
 class ShapeKernel final : public Kernel {
