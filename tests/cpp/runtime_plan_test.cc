@@ -129,6 +129,10 @@ TEST(RuntimePlan, RuntimeValuesMakeDynamicNodes) {
     s.run(std::vector<NamedTensor>{{"x", x}, {"s", i64({4, 2})}});
   });
   EXPECT_EQ(e.node(), "n0_ReshapeTo");
+  // A run that failed inside a kernel leaves the session (and its pooled state) usable.
+  std::vector<Tensor> r = s.run(std::vector<NamedTensor>{{"x", x}, {"s", i64({1, 6})}});
+  EXPECT_EQ(r[0].shape(), Shape({1, 6}));
+  EXPECT_EQ(r[0].data<float>()[5], 6.0f);
 }
 
 TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
