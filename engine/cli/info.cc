@@ -107,7 +107,7 @@ int cmd_info(const std::vector<std::string>& args) {
   collect(g, model, ops);
   int nodes = 0;
   for (const auto& [k, s] : ops) nodes += s.count;
-  std::printf("operators (%zu kinds, %d nodes):\n", ops.size(), nodes);
+  std::printf("operators (%zu op types, %d nodes):\n", ops.size(), nodes);
   std::vector<std::string> missing, not_exact, broken;
   for (const auto& [k, s] : ops) {
     const auto& [domain, type, opset] = k;

@@ -44,7 +44,12 @@ int main(int argc, char** argv) {
   }
   const std::string cmd = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  // Whatever was printed before an error goes out first, so the error line ends the combined output.
+  struct FlushFirst {
+    ~FlushFirst() { std::fflush(stdout); }
+  };
   try {
+    FlushFirst flush_on_exit_from_try;
     if (cmd == "help" || cmd == "--help" || cmd == "-h") {
       std::fputs(kUsage, stdout);
       return 0;

@@ -182,6 +182,7 @@ ParsedNode parse_node(ImportState& st, size_t begin, size_t end, int64_t offset)
   ParsedNode n;
   n.path = st.ctx.path();
   n.offset = offset;
+  std::vector<Field> attrs;  // parsed once the node's name is known, so their errors can name the node
   Reader r(st.ctx, begin, end);
   Field f;
   while (r.next(f)) {
@@ -191,16 +192,21 @@ ParsedNode parse_node(ImportState& st, size_t begin, size_t end, int64_t offset)
       case 2: n.outputs.push_back(r.string(f)); break;
       case 3: n.node.name = r.string(f); break;
       case 4: n.node.op_type = r.string(f); break;
-      case 5: {
-        size_t k = n.node.attributes.size();
-        Descend d(st.ctx, idx("attribute", k), true, at(f));
-        n.node.attributes.push_back(parse_attribute(st, f.begin, f.end, at(f), n.subgraphs, k));
-        break;
-      }
+      case 5: attrs.push_back(f); break;
       case 6: n.node.doc_string = r.string(f); break;
       case 7: n.node.domain = r.string(f); break;
       case 8: n.node.overload = r.string(f); break;
       default: break;
+    }
+  }
+  for (const Field& af : attrs) {
+    size_t k = n.node.attributes.size();
+    Descend d(st.ctx, idx("attribute", k), true, at(af));
+    try {
+      n.node.attributes.push_back(parse_attribute(st, af.begin, af.end, at(af), n.subgraphs, k));
+    } catch (Error& e) {
+      if (e.node().empty()) e.with_node(n.node.name.empty() ? n.node.op_type : n.node.name);
+      throw;
     }
   }
   return n;

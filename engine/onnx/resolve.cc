@@ -214,7 +214,7 @@ void Resolver::sort_nodes(ir::Graph& g, const std::vector<ParsedNode>& pnodes) {
     for (size_t i = 0; i < n; ++i)
       if (pending[i] > 0)
         fail("the graph has a cycle through node " + g.nodes[i].op_type, pnodes[i].path, pnodes[i].offset,
-             node_label(pnodes[i], i));
+             g.nodes[i].name.empty() ? g.nodes[i].op_type + " #" + std::to_string(i) : g.nodes[i].name);
   }
   bool identity = true;
   for (size_t k = 0; k < n; ++k) identity = identity && order[k] == static_cast<int>(k);

@@ -76,13 +76,13 @@ bool visit_numeric(DType t, F&& f) {
   }
 }
 
-// Normalises an axis in [-rank, rank) (or [-rank-1, rank] with extra = 1); InvalidModel otherwise.
+// Normalises an axis in [-rank, rank) (or [-rank, rank] with extra = 1, where `rank` itself is allowed);
+// negative axes count from the end. InvalidModel otherwise.
 inline int normalize_axis(const NodeInfo& info, int64_t axis, int rank, int extra = 0) {
-  const int64_t lim = rank + extra;
-  if (axis < -lim || axis >= lim)
+  if (axis < -rank || axis >= rank + extra)
     info.fail(ErrorKind::InvalidModel,
               "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return static_cast<int>(axis < 0 ? axis + lim : axis);
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
 // The values of a small int64 (or int32) tensor, e.g. a shape or an axes input.

@@ -39,14 +39,15 @@ ValueInfo describe(const ir::Value& v) {
 
 }  // namespace
 
-std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact) {
+std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact,
+                                                           OpLookup lookup) {
   if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->model_ = std::move(model);
   g->exact_ = exact;
   g->collect_live_nodes();
   g->describe_io();
-  g->resolve_operators();
+  g->resolve_operators(lookup);
   g->load_weights();
   return g;
 }
@@ -107,13 +108,13 @@ void CompiledGraph::describe_io() {
   }
 }
 
-void CompiledGraph::resolve_operators() {
+void CompiledGraph::resolve_operators(OpLookup lookup) {
   const ir::Graph& gr = graph();
   std::vector<std::string> missing;
   std::vector<const OpDef*> defs;
   for (int i : live_) {
     const ir::Node& n = gr.nodes[static_cast<size_t>(i)];
-    const OpDef* def = find_op(n.domain, n.op_type, n.opset);
+    const OpDef* def = lookup(n.domain, n.op_type, n.opset);
     defs.push_back(def);
     if (!def) {
       std::string label = op_label(n);

@@ -18,10 +18,14 @@ struct CompiledNode {
   std::vector<int> outputs;
 };
 
+// How operators are found: find_op (the static table) normally; tests pass their own table.
+using OpLookup = const OpDef* (*)(std::string_view domain, std::string_view op_type, int64_t opset);
+
 class CompiledGraph {
  public:
   // Resolves operators, checks the mode, prepares weights. `model.graph` must be set.
-  static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact);
+  static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
+                                                     OpLookup lookup = &find_op);
 
   bool exact() const { return exact_; }
   const ir::Model& model() const { return *model_; }
@@ -42,7 +46,7 @@ class CompiledGraph {
  private:
   CompiledGraph() = default;
   void collect_live_nodes();
-  void resolve_operators();
+  void resolve_operators(OpLookup lookup);
   void load_weights();
   void describe_io();
 

@@ -60,9 +60,9 @@ void Session::Impl::release() {
   }
 }
 
-Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options) {
+Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options, rt::OpLookup lookup) {
   rt::validate_options(options);
-  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact);
+  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup);
   auto impl = std::make_shared<Session::Impl>();
   impl->options = options;
   impl->inputs = graph->input_infos();

@@ -60,7 +60,9 @@ struct Session::Impl {
   std::shared_ptr<rt::SessionCore> core_;
 };
 
-// Builds a session from an imported model (used by load, load_bytes and tests).
-Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options);
+// Builds a session from an imported model (used by load, load_bytes and tests, which may pass their own
+// operator table).
+Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options,
+                     rt::OpLookup lookup = &rt::find_op);
 
 }  // namespace onemodel

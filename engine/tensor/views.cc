@@ -58,17 +58,26 @@ static void require_storage(const Tensor& t, const char* op) {
 Tensor Tensor::contiguous() const {
   if (empty() || is_contiguous()) return *this;
   Tensor out = zeros(dtype_, shape_);
-  const size_t es = dtype_size(dtype_);
-  const int r = shape_.rank();
+  const int64_t es = static_cast<int64_t>(dtype_size(dtype_));
+  const int r = shape_.rank();  // >= 1: a scalar is always contiguous
   const std::byte* base = storage_.data.get();
   std::byte* dst = static_cast<std::byte*>(out.raw_mut());
-  // Odometer over the source index; `src` follows it incrementally so each step is O(1) amortised.
+  // Rows along the last axis are copied in one memcpy when that axis is dense, element by element
+  // otherwise; an odometer over the outer axes moves the source offset incrementally.
+  const int64_t inner = shape_[r - 1], inner_stride = strides_[static_cast<size_t>(r - 1)];
+  const int64_t rows = numel() / inner;  // numel() > 0 here: empty tensors are contiguous
   Dims idx{};
   int64_t src = offset_;
-  const int64_t n = numel();
-  for (int64_t k = 0; k < n; ++k) {
-    std::memcpy(dst + static_cast<size_t>(k) * es, base + src * static_cast<int64_t>(es), es);
-    for (int d = r - 1; d >= 0; --d) {
+  for (int64_t row = 0; row < rows; ++row) {
+    if (inner_stride == 1) {
+      std::memcpy(dst, base + src * es, static_cast<size_t>(inner * es));
+      dst += inner * es;
+    } else {
+      int64_t s = src;
+      for (int64_t k = 0; k < inner; ++k, s += inner_stride, dst += es)
+        std::memcpy(dst, base + s * es, static_cast<size_t>(es));
+    }
+    for (int d = r - 2; d >= 0; --d) {
       size_t du = static_cast<size_t>(d);
       if (++idx[du] < shape_[d]) {
         src += strides_[du];

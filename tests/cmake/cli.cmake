@@ -1,6 +1,61 @@
-# The CLI's testable pieces (.npy, output file names) are compiled into the unit tests too, and the CLI
-# itself is checked end to end against the sample models in testdata/.
+# The CLI's testable pieces (.npy, output file names, random inputs) are compiled into the unit tests,
+# and the tool itself is checked end to end against the sample models in testdata/.
 target_sources(onemodel_tests PRIVATE
-  ${PROJECT_SOURCE_DIR}/engine/cli/npy.cc)
+  ${PROJECT_SOURCE_DIR}/engine/cli/npy.cc
+  ${PROJECT_SOURCE_DIR}/engine/cli/util.cc)
 target_include_directories(onemodel_tests PRIVATE ${PROJECT_SOURCE_DIR}/engine)
-target_sources(onemodel_tests PRIVATE ${PROJECT_SOURCE_DIR}/engine/cli/util.cc)
+
+if(TARGET onemodel_cli)
+  set(cli $<TARGET_FILE:onemodel_cli>)
+  set(td ${PROJECT_SOURCE_DIR}/testdata)
+  set(expect ${PROJECT_SOURCE_DIR}/tests/cli/expect.cmake)
+
+  add_test(NAME cli_version COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|--version" -DEXPECT_RC=0
+           "-DSTDOUT_RE=^onemodel ${PROJECT_VERSION}" -P ${expect})
+  add_test(NAME cli_help COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|help" -DEXPECT_RC=0 "-DSTDOUT_RE=onemodel run MODEL"
+           -P ${expect})
+  add_test(NAME cli_usage_error COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|--mode|slow" -DEXPECT_RC=2
+           "-DSTDERR_RE=--mode expects fast or exact.*usage:" -P ${expect})
+  add_test(NAME cli_no_args COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}" -DEXPECT_RC=2 "-DSTDERR_RE=usage:" -P ${expect})
+
+  add_test(NAME cli_info_classifier COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|info|${td}/classifier.onnx" -DEXPECT_RC=0
+           "-DSTDOUT_RE=inputs:\n  x: F32 \\[batch,4\\]\noutputs:\n  probs: F32 \\[batch,3\\].*Gemm \\(opset 17\\) +x2.*missing operators: none\nexact mode: available"
+           -P ${expect})
+  add_test(NAME cli_info_unsupported COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|info|${td}/unsupported.onnx" -DEXPECT_RC=0
+           "-DSTDOUT_RE=missing operators: DeformConv \\(opset 22\\), TfIdfVectorizer \\(opset 22\\)" -P ${expect})
+
+  # Expected probabilities 0.2323 0.2813 0.4864 (to 4 decimals): each value must round to them.
+  add_test(NAME cli_run_classifier COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/classifier.onnx|--input|x=${td}/classifier_x.npy" -DEXPECT_RC=0
+           "-DSTDOUT_RE=output probs: F32 \\[1,3\\]\n  values: 0\\.232(2[5-9]|3[0-4])[0-9]* 0\\.281(2[5-9]|3[0-4])[0-9]* 0\\.486(3[5-9]|4[0-4])[0-9]*\n  sha256: [0-9a-f]+"
+           -P ${expect})
+  add_test(NAME cli_run_unsupported COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/unsupported.onnx" -DEXPECT_RC=1
+           "-DSTDERR_RE=^error: UnsupportedOperator: .*DeformConv \\(opset 22\\).*TfIdfVectorizer \\(opset 22\\)"
+           -P ${expect})
+  add_test(NAME cli_run_bad_npy COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/classifier.onnx|--input|x=${td}/classifier.onnx" -DEXPECT_RC=1
+           "-DSTDERR_RE=^error: Malformed: .*magic.*classifier.onnx" -P ${expect})
+  add_test(NAME cli_run_unknown_input COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/classifier.onnx|--input|nope=${td}/classifier_x.npy" -DEXPECT_RC=1
+           "-DSTDERR_RE=^error: InvalidInput: the model has no input 'nope'" -P ${expect})
+  add_test(NAME cli_run_missing_model COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/no_such_model.onnx"
+           -DEXPECT_RC=1 "-DSTDERR_RE=^error: Io: " -P ${expect})
+
+  add_test(NAME cli_save_outputs COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/classifier.onnx
+           -DDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_saved -DEXPECT_FILES=probs.npy
+           -P ${PROJECT_SOURCE_DIR}/tests/cli/saved_outputs.cmake)
+  # Output names outside [A-Za-z0-9._-] are sanitized ("a/b:c" -> a_b_c.npy); the second output, literally
+  # "a_b_c", then gets a suffix. cli_names.onnx is two Identity nodes, made with onnx.helper (onnx 1.12).
+  add_test(NAME cli_save_outputs_sanitized COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/cli_names.onnx
+           -DINPUT=x=${td}/cli_names_x.npy -DSAME_AS=${td}/cli_names_x.npy
+           -DDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_saved_names "-DEXPECT_FILES=a_b_c.npy|a_b_c_2.npy"
+           -P ${PROJECT_SOURCE_DIR}/tests/cli/saved_outputs.cmake)
+  # The hash printed for [1.5, -2] F32 [2], computed independently with /usr/bin/python3:
+  #   hashlib.sha256(struct.pack('<qqq', 1, 1, 2) + np.array([1.5, -2], '<f4').tobytes())
+  add_test(NAME cli_run_hash COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/cli_names.onnx|--input|x=${td}/cli_names_x.npy" -DEXPECT_RC=0
+           "-DSTDOUT_RE=output a/b:c: F32 \\[2\\]\n  values: 1\\.5 -2\n  sha256: 97f613619f2dfb738bafd129dc0cc902e4f4f7a0263f22aaa7c2c2799fe6b6c7"
+           -P ${expect})
+  add_test(NAME cli_exact_threads_same_hashes COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/classifier.onnx
+           -P ${PROJECT_SOURCE_DIR}/tests/cli/same_hashes.cmake)
+endif()

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "onemodel/tensor.h"
 #include "onnx/import.h"
 
@@ -101,6 +103,16 @@ inline Msg float_tensor_raw(const std::string& name, std::initializer_list<int64
 inline Msg opset(const std::string& domain, int64_t v) { return Msg().bytes(1, domain).varint(2, static_cast<uint64_t>(v)); }
 inline Msg model(const Msg& graph, int64_t ir = 8, int64_t op = 17) {
   return Msg().varint(1, static_cast<uint64_t>(ir)).msg(7, graph).msg(8, opset("", op));
+}
+
+// Element values of a (possibly unaligned) view, copied out with memcpy: initializers view the file bytes
+// and may sit at any address, so typed spans over them would be misaligned.
+template <class T>
+std::vector<T> values_of(const Tensor& t) {
+  EXPECT_EQ(t.dtype(), DTypeOf<T>::value);
+  std::vector<T> out(static_cast<size_t>(t.numel()));
+  if (!out.empty()) std::memcpy(out.data(), t.raw(), out.size() * sizeof(T));
+  return out;
 }
 
 inline Storage storage_of(const std::string& s) {

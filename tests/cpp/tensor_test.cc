@@ -3,6 +3,7 @@
 // expected row-major content is built with plain loops from the operation's definition.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -259,6 +260,40 @@ TEST(TensorViewTest, ViewRangeIsChecked) {
   std::array<int64_t, 1> one{1};
   Tensor ok(t.storage(), DType::I32, Shape({1}), one, 23);
   EXPECT_EQ(values(ok.unsqueeze(0)), std::vector<int32_t>{123});
+}
+
+TEST(TensorViewTest, ContiguousOfEveryPermutationRank4) {
+  // Source [2,3,4,5] holds its own row-major index. For each of the 24 permutations the copy must hold,
+  // at result index j, the source index with k[p[t]] = j[t] (computed here digit by digit).
+  const std::array<int64_t, 4> ext{2, 3, 4, 5};
+  std::vector<int32_t> v(120);
+  for (int i = 0; i < 120; ++i) v[static_cast<size_t>(i)] = i;
+  Tensor t = Tensor::from_values<int32_t>(std::span<const int32_t>(v), Shape{2, 3, 4, 5});
+  std::array<int, 4> p{0, 1, 2, 3};
+  int checked = 0;
+  do {
+    std::array<int64_t, 4> rext{};
+    for (int i = 0; i < 4; ++i) rext[static_cast<size_t>(i)] = ext[static_cast<size_t>(p[static_cast<size_t>(i)])];
+    std::vector<int32_t> want;
+    for (int64_t lin = 0; lin < 120; ++lin) {
+      std::array<int64_t, 4> j{}, k{};
+      int64_t rest = lin;
+      for (int d = 3; d >= 0; --d) {
+        j[static_cast<size_t>(d)] = rest % rext[static_cast<size_t>(d)];
+        rest /= rext[static_cast<size_t>(d)];
+      }
+      for (int d = 0; d < 4; ++d) k[static_cast<size_t>(p[static_cast<size_t>(d)])] = j[static_cast<size_t>(d)];
+      want.push_back(static_cast<int32_t>(((k[0] * 3 + k[1]) * 4 + k[2]) * 5 + k[3]));
+    }
+    EXPECT_EQ(values(t.permute(p)), want);
+    ++checked;
+  } while (std::next_permutation(p.begin(), p.end()));
+  EXPECT_EQ(checked, 24);
+  // Rank 1 with a negative stride, and a flip of a dense last axis under a strided outer axis.
+  Tensor r = t.reshape(Shape({120})).slice(0, 10, 20).flip(0);
+  std::vector<int32_t> want1;
+  for (int i = 19; i >= 10; --i) want1.push_back(i);
+  EXPECT_EQ(values(r), want1);
 }
 
 TEST(TensorViewTest, Float64Copies) {

@@ -1,0 +1,267 @@
+// Session behaviour beyond the happy path: every InvalidInput case, option validation, Disposed, the plan
+// cache (reuse and eviction) and concurrent runs. Expected values are hand-computed from scorer.onnx
+// (score = features x [[1,0],[0,1],[1,1]] + bias, best = row max) and classifier.onnx single-row results.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "onemodel/model.h"
+#include "onemodel/session.h"
+#include "runtime/session_impl.h"
+#include "test_util.h"
+
+namespace onemodel {
+namespace {
+
+using test::testdata;
+
+template <class F>
+Error expect_error(ErrorKind kind, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no error thrown, expected " << error_kind_name(kind);
+  return Error(ErrorKind::Internal, "none");
+}
+
+// Independent reference for scorer.onnx.
+void scorer_reference(const std::vector<float>& f, const std::vector<float>& b, std::vector<float>& score,
+                      std::vector<float>& best) {
+  size_t rows = f.size() / 3;
+  score.assign(rows * 2, 0);
+  best.assign(rows, 0);
+  for (size_t r = 0; r < rows; ++r) {
+    score[r * 2] = f[r * 3] + f[r * 3 + 2] + b[0];
+    score[r * 2 + 1] = f[r * 3 + 1] + f[r * 3 + 2] + b[1];
+    best[r] = std::max(score[r * 2], score[r * 2 + 1]);
+  }
+}
+
+struct Scorer {
+  Session s = Session::load(testdata("scorer.onnx"));
+  Tensor features = Tensor::from_values<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  Tensor bias = Tensor::from_values<float>({0.5f, 1.5f}, Shape{1, 2});
+  std::vector<Tensor> run(std::vector<std::string> names, std::vector<Tensor> ins,
+                          std::vector<std::string> outs = {"score", "best"}, size_t nout = 2) {
+    std::vector<Tensor> o(nout);
+    s.run(names, ins, outs, o);
+    return o;
+  }
+};
+
+TEST(RuntimeSession, InvalidInputNames) {
+  Scorer sc;
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bais"}, {sc.features, sc.bias}); });
+  EXPECT_EQ(e.message(), "unknown input 'bais'; the model's inputs are: features, bias");
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features"}, {sc.features}); });
+  EXPECT_EQ(e.message(), "missing input 'bias'");
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { sc.run({"features", "bias", "bias"}, {sc.features, sc.bias, sc.bias}); });
+  EXPECT_EQ(e.message(), "input 'bias' is given more than once");
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features}); });
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features, Tensor()}); });
+  EXPECT_EQ(e.message(), "input 'bias' is an empty tensor (no storage)");
+}
+
+TEST(RuntimeSession, InvalidInputTypesAndShapes) {
+  Scorer sc;
+  Tensor f64 = Tensor::zeros(DType::F64, Shape{2, 3});
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {f64, sc.bias}); });
+  EXPECT_EQ(e.message(), "input 'features' must be F32, got F64");
+  Tensor rank1 = Tensor::zeros(DType::F32, Shape{6});
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {rank1, sc.bias}); });
+  EXPECT_EQ(e.message(), "input 'features' must have rank 2 [batch, 3], got shape [6]");
+  Tensor wide = Tensor::zeros(DType::F32, Shape{2, 4});
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {wide, sc.bias}); });
+  EXPECT_EQ(e.message(), "input 'features' dimension 1 must be 3 [batch, 3], got shape [2,4]");
+  Tensor bias2 = Tensor::zeros(DType::F32, Shape{2, 2});
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features, bias2}); });
+  EXPECT_EQ(e.message(), "input 'bias' dimension 0 must be 1 [1, 2], got shape [2,2]");
+}
+
+TEST(RuntimeSession, InvalidOutputs) {
+  Scorer sc;
+  Error e = expect_error(ErrorKind::InvalidInput, [&] {
+    sc.run({"features", "bias"}, {sc.features, sc.bias}, {"scores"}, 1);
+  });
+  EXPECT_EQ(e.message(), "unknown output 'scores'; the model's outputs are: score, best");
+  expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features, sc.bias}, {"score"}, 2); });
+  // A pre-allocated output of the wrong shape or type is refused before anything is written.
+  std::vector<std::string> in_names = {"features", "bias"}, out_names = {"best", "score"};
+  std::vector<Tensor> ins = {sc.features, sc.bias};
+  std::vector<Tensor> outs = {Tensor::zeros(DType::F32, Shape{2}), Tensor::zeros(DType::F32, Shape{3, 2})};
+  e = expect_error(ErrorKind::InvalidInput, [&] { sc.s.run(in_names, ins, out_names, outs); });
+  EXPECT_EQ(e.message(), "output 'score' is F32 [2,2], but the tensor given for it is F32 [3,2]");
+  EXPECT_EQ(outs[0].data<float>()[0], 0.0f);  // nothing written
+  outs[1] = Tensor::zeros(DType::I32, Shape{2, 2});
+  expect_error(ErrorKind::InvalidInput, [&] { sc.s.run(in_names, ins, out_names, outs); });
+}
+
+TEST(RuntimeSession, SpanFormChecks) {
+  Session cls = Session::load(testdata("classifier.onnx"));
+  std::vector<float> x = {5.1f, 3.5f, 1.4f, 0.2f}, y(3), small(2);
+  std::vector<int64_t> shape = {1, 4};
+  std::vector<int64_t> got = cls.run<float, float>(x, shape, y);
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 3}));
+  EXPECT_NEAR(y[0], 0.23228599f, 2e-6);
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { cls.run<float, float>(x, shape, small); });
+  EXPECT_EQ(e.message(), "the output buffer holds 8 bytes; output 'probs' [1,3] needs 12");
+  std::vector<int64_t> wrong = {2, 4};
+  expect_error(ErrorKind::InvalidInput, [&] { cls.run<float, float>(x, wrong, y); });  // 4 values for 8
+  std::vector<int64_t> ids = {1, 2, 3, 4};
+  expect_error(ErrorKind::InvalidInput, [&] { cls.run<int64_t, float>(ids, shape, y); });
+  std::vector<double> yd(3);
+  expect_error(ErrorKind::InvalidInput, [&] { cls.run<float, double>(x, shape, yd); });
+  std::vector<int64_t> neg = {-1, 4};
+  expect_error(ErrorKind::InvalidInput, [&] { cls.run<float, float>(x, neg, y); });
+  Scorer sc;  // two inputs: the span form does not apply
+  expect_error(ErrorKind::InvalidInput, [&] { sc.s.run<float, float>(x, shape, y); });
+}
+
+TEST(RuntimeSession, OptionsValidated) {
+  auto load = [](SessionOptions o) { return Session::load(testdata("classifier.onnx"), o); };
+  SessionOptions o;
+  o.intra_op_threads = -1;
+  expect_error(ErrorKind::InvalidArgument, [&] { load(o); });
+  o.intra_op_threads = 257;
+  expect_error(ErrorKind::InvalidArgument, [&] { load(o); });
+  o.intra_op_threads = 256;
+  EXPECT_NO_THROW(load(o));
+  o = {};
+  o.max_cached_plans = 0;
+  expect_error(ErrorKind::InvalidArgument, [&] { load(o); });
+  o = {};
+  o.max_nesting = 7;
+  expect_error(ErrorKind::InvalidArgument, [&] { load(o); });
+  o.max_nesting = 251;
+  expect_error(ErrorKind::InvalidArgument, [&] { load(o); });
+  o.max_nesting = 8;
+  EXPECT_NO_THROW(load(o));
+}
+
+TEST(RuntimeSession, DisposedAfterRelease) {
+  Scorer sc;
+  Session copy = sc.s;  // copies share one model
+  sc.s.release();
+  Error e = expect_error(ErrorKind::Disposed, [&] { sc.run({"features", "bias"}, {sc.features, sc.bias}); });
+  expect_error(ErrorKind::Disposed, [&] { copy.inputs(); });
+  expect_error(ErrorKind::Disposed, [&] { copy.outputs(); });
+  std::vector<float> x(3), y(2);
+  std::vector<int64_t> shape = {1, 3};
+  expect_error(ErrorKind::Disposed, [&] { copy.run<float, float>(x, shape, y); });
+  EXPECT_NO_THROW(copy.release());  // releasing twice is harmless
+}
+
+TEST(RuntimeSession, ReleaseDuringRunsIsSafe) {
+  Session s = Session::load(testdata("classifier.onnx"));
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0}, disposed{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      std::vector<float> x = {5.1f, 3.5f, 1.4f, 0.2f}, y(3);
+      std::vector<int64_t> shape = {1, 4};
+      for (int i = 0; i < 100; ++i) {
+        try {
+          s.run<float, float>(x, shape, y);
+          if (std::fabs(y[0] - 0.23228599f) < 2e-6f) ++ok;
+        } catch (const Error& e) {
+          if (e.kind() == ErrorKind::Disposed) ++disposed;
+        }
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  s.release();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok + disposed, 400);
+}
+
+TEST(RuntimeSession, PlanCacheReuseAndEviction) {
+  for (int capacity : {1, 16}) {
+    SessionOptions o;
+    o.max_cached_plans = capacity;
+    Session s = Session::load(testdata("scorer.onnx"), o);
+    Tensor bias = Tensor::from_values<float>({0.5f, 1.5f}, Shape{1, 2});
+    for (int round = 0; round < 3; ++round)
+      for (int64_t rows : {1, 2, 3, 2}) {
+        std::vector<float> f(static_cast<size_t>(rows) * 3);
+        for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(i) * 0.5f - static_cast<float>(round);
+        std::vector<NamedTensor> in = {{"features", Tensor::from_values<float>(f, Shape{rows, 3})}, {"bias", bias}};
+        std::vector<Tensor> out = s.run(in);
+        std::vector<float> score, best;
+        scorer_reference(f, {0.5f, 1.5f}, score, best);
+        ASSERT_EQ(out[0].shape(), Shape({rows, 2}));
+        EXPECT_EQ(std::vector<float>(out[0].data<float>().begin(), out[0].data<float>().end()), score);
+        EXPECT_EQ(std::vector<float>(out[1].data<float>().begin(), out[1].data<float>().end()), best);
+      }
+    const rt::PlanCache& cache = s.impl()->core()->cache;
+    if (capacity == 1) {
+      EXPECT_EQ(cache.size(), 1u);
+      EXPECT_EQ(cache.plans_built(), 12u);  // every shape change evicts the other plan
+    } else {
+      EXPECT_EQ(cache.size(), 3u);
+      EXPECT_EQ(cache.plans_built(), 3u);  // one plan per batch size, reused afterwards
+    }
+  }
+}
+
+TEST(RuntimeSession, ConcurrentRunsMatchSingleThreaded) {
+  Session s = Session::load(testdata("scorer.onnx"));
+  auto make = [](int k) {
+    int64_t rows = 1 + k % 4;
+    std::vector<float> f(static_cast<size_t>(rows) * 3);
+    for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>((k * 7 + static_cast<int>(i) * 3) % 17) - 8.0f;
+    std::vector<float> b = {static_cast<float>(k % 5) * 0.25f, -static_cast<float>(k % 3)};
+    return std::make_pair(Tensor::from_values<float>(f, Shape{rows, 3}), Tensor::from_values<float>(b, Shape{1, 2}));
+  };
+  auto run_one = [&](int k) {
+    auto [f, b] = make(k);
+    std::vector<NamedTensor> in = {{"bias", b}, {"features", f}};
+    std::vector<Tensor> out = s.run(in);
+    std::vector<float> r(out[0].data<float>().begin(), out[0].data<float>().end());
+    r.insert(r.end(), out[1].data<float>().begin(), out[1].data<float>().end());
+    return r;
+  };
+  constexpr int kThreads = 8, kRuns = 200;
+  std::vector<std::vector<float>> expected;
+  for (int k = 0; k < kThreads * kRuns; ++k) expected.push_back(run_one(k));
+  std::vector<int> mismatches(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRuns; ++i) {
+        int k = (i * kThreads + t * 37) % (kThreads * kRuns);
+        if (run_one(k) != expected[static_cast<size_t>(k)]) ++mismatches[static_cast<size_t>(t)];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[static_cast<size_t>(t)], 0) << "thread " << t;
+  // Spot-check the single-threaded results against the reference.
+  auto [f, b] = make(5);
+  std::vector<float> score, best;
+  scorer_reference(std::vector<float>(f.data<float>().begin(), f.data<float>().end()),
+                   std::vector<float>(b.data<float>().begin(), b.data<float>().end()), score, best);
+  score.insert(score.end(), best.begin(), best.end());
+  EXPECT_EQ(expected[5], score);
+}
+
+TEST(RuntimeSession, ModelShapeInferenceFromDeclaredDims) {
+  Model m = Model::load(testdata("wide.onnx"));  // [1, 256]: all dims fixed
+  std::vector<float> x(256, 0.0f);
+  EXPECT_EQ(m.run(std::span<const float>(x)).size(), 64u);
+  std::vector<float> short_x(255, 0.0f);
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { m.run(std::span<const float>(short_x)); });
+  EXPECT_EQ(e.message(), "input 'x' [1, 256] needs 256 values, got 255");
+  std::vector<int64_t> ids(256, 1);
+  expect_error(ErrorKind::InvalidInput, [&] { m.run(std::span<const int64_t>(ids)); });
+  Model sc = Model::load(testdata("scorer.onnx"));  // two inputs: not for the happy path
+  expect_error(ErrorKind::InvalidInput, [&] { sc.run(std::span<const float>(x)); });
+}
+
+}  // namespace
+}  // namespace onemodel

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Sets up whatever is missing, then runs every suite:
+#   1. C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, preset native-asan)
+#   2. JS tests of the npm package in Node (Vitest)
+#   3. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
+# Ends with one line `N passed, N failed` and exits non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+mkdir -p build
+start=$(date +%s)
+
+passed=0
+failed=0
+suite_failed=()
+note() { printf '\n=== %s\n' "$*"; }
+
+if ! ./tools/setup.sh; then
+  echo "setup failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+# 1. C++ under ASan/UBSan -------------------------------------------------------------------------------
+note "C++ tests (native-asan)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+if cmake --preset native-asan >/dev/null && cmake --build --preset native-asan -j "$(nproc)"; then
+  ctest --preset native-asan --output-junit "$root/build/ctest-junit.xml" | tee build/ctest.log | grep -vE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' || true
+  c_pass=$(grep -oE '<testcase ' build/ctest-junit.xml 2>/dev/null | wc -l)
+  c_fail=$(grep -cE 'status="fail"' build/ctest-junit.xml 2>/dev/null || true)
+  summary=$(grep -E 'tests passed, [0-9]+ tests failed out of' build/ctest.log || true)
+  if [ -z "$summary" ]; then c_fail=$((c_fail + 1)); fi
+  c_pass=$((c_pass - c_fail)); ((c_pass < 0)) && c_pass=0
+  echo "C++: $c_pass passed, $c_fail failed"
+  passed=$((passed + c_pass)); failed=$((failed + c_fail))
+  ((c_fail)) && suite_failed+=("C++")
+else
+  echo "C++ build failed"; failed=$((failed + 1)); suite_failed+=("C++ build")
+fi
+
+# 2. JS in Node ----------------------------------------------------------------------------------------
+note "JS tests (Vitest, Node $(node --version))"
+rm -f build/vitest.json
+npm run --silent test -- --reporter=default --reporter=json --outputFile="$root/build/vitest.json"
+if [ -f build/vitest.json ]; then
+  read -r j_pass j_fail < <(node -e '
+    const r = require(process.argv[1]);
+    console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTestSuites && !r.success && r.numFailedTests === 0 ? 1 : 0));
+  ' "$root/build/vitest.json")
+else
+  j_pass=0; j_fail=1
+fi
+echo "JS: $j_pass passed, $j_fail failed"
+passed=$((passed + j_pass)); failed=$((failed + j_fail))
+((j_fail)) && suite_failed+=("JS")
+
+# 3. Browser ------------------------------------------------------------------------------------------
+note "Browser test (headless Chromium)"
+npm run --silent test:browser | tee build/browser.log
+b_line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' build/browser.log | tail -1)
+if [ -n "$b_line" ]; then
+  b_pass=$(sed -E 's/^browser: ([0-9]+) passed.*/\1/' <<<"$b_line")
+  b_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$b_line")
+else
+  b_pass=0; b_fail=1
+fi
+passed=$((passed + b_pass)); failed=$((failed + b_fail))
+((b_fail)) && suite_failed+=("browser")
+
+note "Summary ($(( $(date +%s) - start )) s)"
+if ((${#suite_failed[@]})); then echo "failing suites: ${suite_failed[*]}"; fi
+echo "$passed passed, $failed failed"
+((failed == 0))
