@@ -32,13 +32,14 @@ std::string location_problem(const std::string& loc) {
 
 // Strict non-negative decimal (digits only, fits in int64).
 bool parse_decimal(const std::string& s, uint64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
+  if (s.empty()) return false;
   uint64_t v = 0;
   for (char ch : s) {
     if (ch < '0' || ch > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(ch - '0');
+    auto digit = static_cast<uint64_t>(ch - '0');
+    if (v > (static_cast<uint64_t>(INT64_MAX) - digit) / 10) return false;  // leading zeros are fine
+    v = v * 10 + digit;
   }
-  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
   out = v;
   return true;
 }

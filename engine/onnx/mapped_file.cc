@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #ifndef __EMSCRIPTEN__
@@ -24,6 +25,8 @@ Error io_error(const std::filesystem::path& path, const std::string& what) {
 
 // Reads `length` bytes at `offset` with stdio (portable, also the Emscripten path).
 Storage read_with_stdio(const std::filesystem::path& path, uint64_t offset, uint64_t length) {
+  if (offset > static_cast<uint64_t>(std::numeric_limits<long>::max()))
+    throw io_error(path, "offset " + std::to_string(offset) + " is beyond what this platform can seek to");
   Storage s = allocate_storage(static_cast<size_t>(length));
   std::FILE* f = std::fopen(path.string().c_str(), "rb");
   if (!f) throw io_error(path, "cannot open file");

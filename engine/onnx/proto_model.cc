@@ -79,7 +79,7 @@ void parse_type(ImportState& st, size_t begin, size_t end, ir::TypeInfo& out) {
       case 4: { Descend d(st.ctx, ".sequence_type", true, at(f)); t.kind = ValueKind::Sequence; parse_inner(st, f.begin, f.end, t, false); break; }
       case 9: { Descend d(st.ctx, ".optional_type", true, at(f)); t.kind = ValueKind::Optional; parse_inner(st, f.begin, f.end, t, false); break; }
       case 5: { Descend d(st.ctx, ".map_type", true, at(f)); t.kind = ValueKind::Map; parse_inner(st, f.begin, f.end, t, true); break; }
-      case 7: { Descend d(st.ctx, ".opaque_type", true, at(f)); t.kind = ValueKind::Opaque; Reader o(st.ctx, f.begin, f.end); Field g; while (o.next(g)) {} break; }
+      case 7: { Descend d(st.ctx, ".opaque_type", true, at(f)); t.kind = ValueKind::Opaque; Reader o(st.ctx, f.begin, f.end); Field g; while (o.next(g)) if (g.wire == WireType::Len) (void)o.string(g); break; }
       default: continue;
     }
     out = std::move(t);

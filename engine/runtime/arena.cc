@@ -44,7 +44,13 @@ Tensor BumpArena::allocate(DType dtype, const Shape& shape) {
 }
 
 void BumpArena::reset() {
-  for (Chunk& c : chunks_) c.used = 0;
+  for (Chunk& c : chunks_) {
+#ifndef NDEBUG
+    // Checked builds poison what the previous run used, so a tensor kept past its run reads garbage.
+    if (c.used) std::memset(c.storage.data.get(), 0xFF, c.used);
+#endif
+    c.used = 0;
+  }
   current_ = 0;
 }
 

@@ -114,16 +114,22 @@ MemoryPlan plan_memory(const std::vector<PlannerValue>& values, const std::vecto
   FreeList free_list;
   size_t top = 0;
 
+  plan.freed_after.assign(steps.size(), {});
+  size_t current_step = 0;
   auto release = [&](int v) {
     int b = block_of[static_cast<size_t>(v)];
     if (b < 0) return;
     block_of[static_cast<size_t>(v)] = -1;
-    if (--blocks[static_cast<size_t>(b)].refs == 0)
-      free_list.give(blocks[static_cast<size_t>(b)].offset, blocks[static_cast<size_t>(b)].size);
+    const Block& blk = blocks[static_cast<size_t>(b)];
+    if (--blocks[static_cast<size_t>(b)].refs == 0) {
+      free_list.give(blk.offset, blk.size);
+      plan.freed_after[current_step].emplace_back(blk.offset, blk.size);
+    }
   };
 
   for (size_t s = 0; s < steps.size(); ++s) {
     const PlannerStep& st = steps[s];
+    current_step = s;
     for (size_t oi = 0; oi < st.outputs.size(); ++oi) {
       int v = st.outputs[oi];
       if (!valid(v) || !values[static_cast<size_t>(v)].in_slab || block_of[static_cast<size_t>(v)] >= 0) continue;

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "onemodel/dtype.h"
@@ -27,6 +28,9 @@ struct MemoryPlan {
   std::vector<int64_t> offsets;  // per value: byte offset in the slab, or kNotInSlab
   size_t slab_bytes = 0;
   std::vector<int> last_use;     // per value: last step reading it (for tests and poisoning)
+  // Per step: the slab ranges (offset, bytes) that became free when the step finished. Checked builds
+  // poison them so a read of a dead value shows up as garbage in the tests.
+  std::vector<std::vector<std::pair<size_t, size_t>>> freed_after;
 };
 
 inline constexpr size_t kSlabAlign = 64;

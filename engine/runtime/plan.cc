@@ -244,6 +244,7 @@ void ExecutionPlan::place_memory() {
   MemoryPlan mp = plan_memory(values, steps, g.outputs());
   offsets_ = std::move(mp.offsets);
   slab_bytes_ = mp.slab_bytes;
+  freed_after_ = std::move(mp.freed_after);
 }
 
 std::unique_ptr<RunState> ExecutionPlan::acquire() const {

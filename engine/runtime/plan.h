@@ -53,6 +53,8 @@ class ExecutionPlan {
   int64_t slab_offset(int v) const { return offsets_[static_cast<size_t>(v)]; }
   const Tensor& constant(int v) const { return constants_[static_cast<size_t>(v)]; }
   size_t slab_bytes() const { return slab_bytes_; }
+  // Slab ranges free after step i (see MemoryPlan::freed_after).
+  const std::vector<std::pair<size_t, size_t>>& freed_after(size_t step) const { return freed_after_[step]; }
   // Values set in every run (inputs, input views, dynamic values); cleared when the run ends.
   const std::vector<int>& per_run_values() const { return per_run_; }
 
@@ -77,6 +79,7 @@ class ExecutionPlan {
   std::vector<PlanStep> steps_;
   std::vector<int> per_run_;
   size_t slab_bytes_ = 0;
+  std::vector<std::vector<std::pair<size_t, size_t>>> freed_after_;
 
   mutable std::mutex pool_mutex_;
   mutable std::vector<std::unique_ptr<RunState>> idle_;

@@ -2,6 +2,7 @@
 // are inferred again from the actual tensors and take their outputs from the arena.
 #include "runtime/run_state.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -51,9 +52,35 @@ void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* 
   values[static_cast<size_t>(v)] = std::move(staged);
 }
 
+namespace {
+
+// Checked builds fill memory whose values died with 0xFF (NaN for floats, -1 for integers), so a kernel or
+// planner bug that reads a dead value gives visibly wrong results in the tests instead of stale-but-right
+// ones. Release builds skip it: it changes nothing a correct plan can observe.
+void poison_freed(const ExecutionPlan& plan, size_t step, Storage& slab) {
+#ifndef NDEBUG
+  for (auto [offset, bytes] : plan.freed_after(step)) {
+    size_t n = std::min(bytes, slab.bytes - std::min(slab.bytes, offset));
+    if (n) std::memset(slab.data.get() + offset, 0xFF, n);
+  }
+#else
+  (void)plan, (void)step, (void)slab;
+#endif
+}
+
+}  // namespace
+
 void RunState::execute(const ExecutionPlan& plan) {
+  for (size_t si = 0; si < plan.steps().size(); ++si) {
+    const PlanStep& step = plan.steps()[si];
+    execute_step(plan, step);
+    poison_freed(plan, si, slab);
+  }
+}
+
+void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
   const CompiledGraph& g = plan.graph();
-  for (const PlanStep& step : plan.steps()) {
+  {
     const CompiledNode& cn = g.nodes()[static_cast<size_t>(step.node)];
     step_inputs.resize(cn.inputs.size());
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
@@ -68,7 +95,7 @@ void RunState::execute(const ExecutionPlan& plan) {
         // Slab views were placed by the planner at their source's offset and need no work.
         if (plan.source(out) == ValueSource::Derived)
           values[static_cast<size_t>(out)] = view_with_shape(step_inputs[0], plan.dtype(out), plan.shape(out));
-        continue;
+        return;
       }
       step_outputs.resize(nout);
       for (size_t o = 0; o < nout; ++o) {
@@ -77,7 +104,7 @@ void RunState::execute(const ExecutionPlan& plan) {
       }
       RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, nullptr};
       cn.kernel->run(ctx);
-      continue;
+      return;
     }
 
     // Dynamic: shaped again from the actual tensors, every input value known.
@@ -85,7 +112,7 @@ void RunState::execute(const ExecutionPlan& plan) {
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
       InputMeta& m = metas[i];
       m = InputMeta();
-      if (cn.inputs[i] < 0) continue;
+      if (cn.inputs[i] < 0) return;
       const Tensor& t = step_inputs[i];
       if (t.empty()) cn.info.fail(ErrorKind::Internal, "input " + std::to_string(i) + " was not computed");
       m.present = true;
@@ -122,7 +149,7 @@ void RunState::execute(const ExecutionPlan& plan) {
     }
     for (size_t o = 0; o < nout; ++o) {
       int v = cn.outputs[o];
-      if (v < 0) continue;
+      if (v < 0) return;
       Tensor& t = step_outputs[o];
       if (t.empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
       values[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);

@@ -26,6 +26,8 @@ struct RunState {
   // Drops references to the caller's tensors and to dynamic values.
   void end_run(const ExecutionPlan& plan);
 
+  void execute_step(const ExecutionPlan& plan, const PlanStep& step);
+
   Storage slab;
   BumpArena arena;
   std::vector<Tensor> values;

@@ -43,7 +43,9 @@ const ExpCase kCases[] = {
 TEST(ExactMathTest, ExpMatchesIndependentBitPatterns) {
   for (const auto& c : kCases) {
     EXPECT_EQ(bits(exact_exp(c.x)), c.exp_bits) << c.x;
-    if (c.x <= 0.0f) EXPECT_EQ(bits(exact_exp_nonpositive(c.x)), c.exp_nonpositive_bits) << c.x;
+    if (c.x <= 0.0f) {
+      EXPECT_EQ(bits(exact_exp_nonpositive(c.x)), c.exp_nonpositive_bits) << c.x;
+    }
   }
 }
 

@@ -52,6 +52,10 @@ TEST_F(OnnxExternal, ReadFromModelDirectory) {
   write_file(dir.path / "m.onnx", m.b);
   auto r = onnx::import_file(dir.path / "m.onnx");
   EXPECT_EQ(values_of<float>(r.graph->values[0].initializer->data), (std::vector<float>{1.5f, -2.f}));
+  // Leading zeros are still decimal.
+  Msg z = ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "000000000000000000004"}}));
+  write_file(dir.path / "z.onnx", z.b);
+  EXPECT_EQ(values_of<float>(onnx::import_file(dir.path / "z.onnx").graph->values[0].initializer->data)[0], 1.5f);
   // Length defaults to the expected length; a subdirectory is fine.
   Msg m2 = ext_model(ext_tensor("w", 2, {{"location", "sub/w2.bin"}}));
   write_file(dir.path / "m2.onnx", m2.b);

@@ -220,5 +220,29 @@ TEST(OnnxGraph, SubgraphCaptures) {
   EXPECT_EQ(e.field_path(), "ModelProto.graph.node[0].attribute[0].g.node[0].input[1]");
 }
 
+TEST(OnnxGraph, FunctionBodiesNotResolved) {
+  // A function body may read names only the function defines (formal inputs): no error, and its If
+  // subgraph reads "X" as a capture. Unknown domains in bodies are not checked either.
+  Msg then_g = Msg().msg(1, node("Identity", {"X"}, {"t"})).msg(12, value_info("t", 1, {1}));
+  Msg if_node = node("If", {"C"}, {"Y"});
+  if_node.msg(5, graph_attr("then_branch", then_g));
+  Msg body2 = node("Other", {"Y"}, {"Z"});
+  body2.bytes(7, "not.imported");
+  Msg fn = Msg().bytes(1, "F").bytes(10, "local").bytes(4, "X").bytes(4, "C").bytes(5, "Z").msg(7, if_node).msg(7, body2);
+  Msg g = Msg().msg(11, value_info("x", 1, {1})).msg(1, node("Relu", {"x"}, {"y"}));
+  Msg m = model(g);
+  m.msg(25, fn);
+  auto r = import_msg(m);
+  ASSERT_EQ(r.functions.size(), 1u);
+  const auto& f = r.functions[0];
+  ASSERT_EQ(f.nodes.size(), 2u);
+  EXPECT_EQ(f.node_inputs[0], (std::vector<std::string>{"C"}));
+  EXPECT_EQ(f.node_outputs[1], (std::vector<std::string>{"Z"}));
+  EXPECT_EQ(f.nodes[1].domain, "not.imported");
+  const auto& tg = *f.nodes[0].find_attribute("then_branch")->g;
+  ASSERT_EQ(tg.captures.size(), 1u);
+  EXPECT_EQ(tg.values[static_cast<size_t>(tg.captures[0])].name, "X");
+}
+
 }  // namespace
 }  // namespace onemodel::test

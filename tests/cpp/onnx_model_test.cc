@@ -146,6 +146,34 @@ TEST(OnnxModel, EveryPrefixOfClassifierRefused) {
   }
 }
 
+TEST(OnnxModel, MutatedClassifierNeverCrashes) {
+  // Deterministic byte mutations (xorshift): each import either succeeds or throws onemodel::Error;
+  // ASan/UBSan catch any out-of-bounds read on the way.
+  std::ifstream f(testdata("classifier.onnx"), std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  int accepted = 0, refused = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string m = all;
+    int flips = 1 + static_cast<int>(next() % 4);
+    for (int k = 0; k < flips; ++k) m[next() % m.size()] = static_cast<char>(next() & 0xff);
+    try {
+      onnx::import_bytes(storage_of(m), "<mutant>");
+      ++accepted;
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  EXPECT_EQ(accepted + refused, 3000);
+  EXPECT_GT(refused, 0);
+}
+
 TEST(OnnxModel, MissingGraphAndOldIrVersion) {
   Msg g = Msg().msg(1, node("Relu", {"x"}, {"y"})).msg(11, value_info("x", 1, {2})).msg(12, value_info("y", 1, {2}));
   auto kind = [](const Msg& m) {

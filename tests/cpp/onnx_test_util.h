@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -132,9 +133,10 @@ inline void write_file(const std::filesystem::path& p, const std::string& s) {
 struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& tag) {
+    // CTest runs tests in parallel processes: the name must differ between processes too.
+    static std::random_device rd;
     path = std::filesystem::temp_directory_path() /
-           ("onemodel_" + tag + "_" + std::to_string(reinterpret_cast<uintptr_t>(this)) + "_" +
-            std::to_string(std::rand()));
+           ("onemodel_" + tag + "_" + std::to_string(rd()) + "_" + std::to_string(rd()));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }

@@ -193,9 +193,10 @@ TEST(OpsTableTest, LookupAndRangesDoNotOverlap) {
   for (size_t i = 0; i < table.size(); ++i) {
     EXPECT_LE(table[i].min_opset, table[i].max_opset);
     for (size_t j = i + 1; j < table.size(); ++j)
-      if (table[i].op_type == table[j].op_type && table[i].domain == table[j].domain)
+      if (table[i].op_type == table[j].op_type && table[i].domain == table[j].domain) {
         EXPECT_TRUE(table[i].max_opset < table[j].min_opset || table[j].max_opset < table[i].min_opset)
             << table[i].op_type;
+      }
   }
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Relu", "MatMul", "Gemm", "Softmax", "ReduceMax", "Reshape",
                          "Identity", "Constant", "Shape", "Cast"})

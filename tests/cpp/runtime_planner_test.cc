@@ -29,6 +29,11 @@ TEST(RuntimePlanner, ChainReusesFreedBlocks) {
   MemoryPlan p = plan_memory(v, s, {3});
   EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1024, 0, 1024}));
   EXPECT_EQ(p.slab_bytes, 2048u);
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(p.freed_after[0], Ranges{});
+  EXPECT_EQ(p.freed_after[1], (Ranges{{0, 1024}}));
+  EXPECT_EQ(p.freed_after[2], (Ranges{{1024, 1024}}));
+  EXPECT_EQ(p.freed_after[3], (Ranges{{0, 1024}}));
 }
 
 TEST(RuntimePlanner, BestFitPicksSmallestFreeBlock) {
