@@ -174,7 +174,9 @@ class CastKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_cast(const NodeInfo& info) {
   if (!info.has("to")) info.fail(ErrorKind::InvalidModel, "attribute 'to' is required");
-  const auto to = static_cast<DType>(info.get_int("to", 0));
+  const int64_t code = info.get_int("to", 0);
+  if (code < 0 || code > 1000) info.fail(ErrorKind::InvalidModel, "attribute 'to' holds no element type: " + std::to_string(code));
+  const auto to = static_cast<DType>(code);
   if (!dtype_is_stored(to))
     info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
   return std::make_unique<CastKernel>(to);

@@ -29,8 +29,10 @@ inline std::array<int64_t, kMaxRank> broadcast_strides(const Shape& in, const Sh
 template <class F>
 void broadcast_loop(const Shape& out, const Shape& a, const Shape& b, F&& f) {
   if (out.numel() == 0) return;
-  if (out.rank() == 0) {
-    f(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{0});
+  // Common cases as one flat run: equal shapes, or one side a single element.
+  const bool a_full = a == out, b_full = b == out;
+  if ((a_full || a.numel() == 1) && (b_full || b.numel() == 1)) {
+    f(int64_t{0}, int64_t{0}, int64_t{0}, out.numel(), int64_t{a_full ? 1 : 0}, int64_t{b_full ? 1 : 0});
     return;
   }
   const auto sa = broadcast_strides(a, out);

@@ -108,6 +108,8 @@ void ExecutionPlan::infer_all() {
         }
       steps_.push_back(step);
     };
+    if (!runtime_shaped && flags.outputs_data_dependent && all_constant && try_data_dependent_eval(cn, metas))
+      continue;
     if (runtime_shaped || flags.outputs_data_dependent) {
       mark_dynamic();
       continue;
@@ -215,6 +217,38 @@ bool ExecutionPlan::try_constant_eval(const CompiledNode& cn, std::vector<InputM
     if (v < 0) continue;
     constants_[static_cast<size_t>(v)] = std::move(results[o]);
     source_[static_cast<size_t>(v)] = ValueSource::Constant;
+  }
+  return true;
+}
+
+// The data-dependent flavour of constant evaluation: the output shapes are only known after running, so
+// the node runs once and the results are kept only if they pass the same size rule.
+bool ExecutionPlan::try_data_dependent_eval(const CompiledNode& cn, const std::vector<InputMeta>& metas) {
+  uint64_t max_in = 0;
+  std::vector<Tensor> ins(metas.size()), results(cn.outputs.size());
+  for (size_t i = 0; i < metas.size(); ++i)
+    if (metas[i].present) {
+      ins[i] = *metas[i].value;
+      max_in = std::max(max_in, byte_size(metas[i].dtype, metas[i].shape));
+    }
+  BumpArena arena;
+  RunContext rctx{cn.info, ins, results, graph_->exact(), nullptr, &arena, nullptr};
+  cn.kernel->run(rctx);
+  uint64_t out_bytes = 0;
+  for (size_t o = 0; o < cn.outputs.size(); ++o) {
+    if (cn.outputs[o] < 0) continue;
+    if (results[o].empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
+    out_bytes += results[o].nbytes();
+  }
+  if (out_bytes > kFoldLimit && out_bytes > max_in) return false;
+  for (size_t o = 0; o < cn.outputs.size(); ++o) {
+    int v = cn.outputs[o];
+    if (v < 0) continue;
+    auto vi = static_cast<size_t>(v);
+    constants_[vi] = contiguous_copy(results[o]);  // own storage: not a slice of the scratch arena's chunk
+    source_[vi] = ValueSource::Constant;
+    dtype_[vi] = constants_[vi].dtype();
+    shape_[vi] = constants_[vi].shape();
   }
   return true;
 }

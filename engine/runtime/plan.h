@@ -67,6 +67,7 @@ class ExecutionPlan {
   ExecutionPlan() = default;
   void infer_all();
   bool try_constant_eval(const CompiledNode& cn, std::vector<InputMeta>& metas, std::vector<OutputMeta>& outs);
+  bool try_data_dependent_eval(const CompiledNode& cn, const std::vector<InputMeta>& metas);
   void place_memory();
 
   std::shared_ptr<const CompiledGraph> graph_;

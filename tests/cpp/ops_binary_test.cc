@@ -244,3 +244,38 @@ TEST(OpsReluTest, IntegersAndDouble) {
 
 }  // namespace
 }  // namespace onemodel::test
+
+namespace onemodel::test {
+namespace {
+
+// in_place_input = 0: the plan may hand the kernel output 0 over input 0's storage.
+TEST(OpsBinaryTest, InPlaceOverInputZero) {
+  const rt::OpDef* def = rt::find_op("", "Sub", 14);
+  ASSERT_NE(def, nullptr);
+  OpCase c;
+  c.op_type = "Sub";
+  c.opset = 14;
+  const ir::Node node = make_node(c);
+  const rt::NodeInfo info(node, true);
+  auto k = def->factory(info);
+  ASSERT_EQ(k->flags().in_place_input, 0);
+  std::vector<Tensor> in = {Tensor::from_values<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3}),
+                            Tensor::from_values<float>({1, 10, 100}, Shape{3})};
+  std::vector<Tensor> out = {in[0]};  // same storage
+  TestArena arena;
+  rt::RunContext ctx{info, in, out, true, nullptr, &arena, nullptr};
+  k->run(ctx);
+  EXPECT_EQ(values<float>(in[0]), (std::vector<float>{0, -8, -97, 3, -5, -94}));
+
+  const rt::OpDef* relu = rt::find_op("", "Relu", 14);
+  auto rk = relu->factory(info);
+  ASSERT_EQ(rk->flags().in_place_input, 0);
+  std::vector<Tensor> rin = {in[0]};
+  std::vector<Tensor> rout = {in[0]};
+  rt::RunContext rctx{info, rin, rout, true, nullptr, &arena, nullptr};
+  rk->run(rctx);
+  EXPECT_EQ(values<float>(in[0]), (std::vector<float>{0, 0, 0, 3, 0, 0}));
+}
+
+}  // namespace
+}  // namespace onemodel::test

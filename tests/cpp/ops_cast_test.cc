@@ -149,6 +149,9 @@ TEST(OpsCastTest, Errors) {
   c.op_type = "Cast";
   c.opset = 13;
   c.inputs = {vec<float>({1})};
+  c.attrs = {attr_i("to", (int64_t{1} << 32) + 1)};  // must not wrap around to float32
+  expect_error([&] { run_op(c); }, ErrorKind::InvalidModel, "holds no element type");
+  c.attrs = {};
   expect_error([&] { run_op(c); }, ErrorKind::InvalidModel, "Cast node 'n0': attribute 'to' is required");
 }
 

@@ -129,6 +129,10 @@ TEST(RuntimePlan, RuntimeValuesMakeDynamicNodes) {
     s.run(std::vector<NamedTensor>{{"x", x}, {"s", i64({4, 2})}});
   });
   EXPECT_EQ(e.node(), "n0_ReshapeTo");
+  // A run that failed inside a kernel leaves the session (and its pooled state) usable.
+  std::vector<Tensor> r = s.run(std::vector<NamedTensor>{{"x", x}, {"s", i64({1, 6})}});
+  EXPECT_EQ(r[0].shape(), Shape({1, 6}));
+  EXPECT_EQ(r[0].data<float>()[5], 6.0f);
 }
 
 TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
@@ -177,6 +181,18 @@ TEST(RuntimePlan, DataDependentOutputs) {
   std::vector<int64_t> got = s.run<float, float>(xv, shape, fits);
   EXPECT_EQ(got, (std::vector<int64_t>{3}));
   EXPECT_EQ(fits, (std::vector<float>{1.5f, 2.5f, 3.5f}));
+}
+
+TEST(RuntimePlan, DataDependentNodeOnConstantsIsEvaluatedOnce) {
+  Builder b;
+  b.input("x", DType::F32, {2}).init("c", f32({-1, 4, -2, 6}));
+  b.node("Positives", {"c"}, {"p"}).node("Sum2", {"x", "p"}, {"y"}).output("y");
+  Session s = session_of(b);
+  EXPECT_EQ(run1(s, {{"x", f32({1, 2})}}), (std::vector<float>{5, 8}));
+  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph,
+                                          std::vector<InputSignature>{{DType::F32, Shape{2}}});
+  EXPECT_EQ(plan->steps().size(), 1u);  // only Sum2 is scheduled
+  EXPECT_EQ(plan->source(s.impl()->core()->graph->graph().find_value("p")), ValueSource::Constant);
 }
 
 TEST(RuntimePlan, InPlaceChainSharesOneBlock) {

@@ -207,6 +207,22 @@ TEST(Session, LoadBytesCopiesTheBuffer) {
   EXPECT_NEAR(p[2], 0.4863858f, 2e-6);
 }
 
+TEST(Session, ImportErrorsPassThrough) {
+  try {
+    Session::load(testdata("no_such_model.onnx"));
+    ADD_FAILURE() << "loaded a missing file";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io) << e.what();
+  }
+  std::vector<std::byte> junk(16, std::byte{0xFF});
+  try {
+    Session::load_bytes(junk);
+    ADD_FAILURE() << "loaded junk";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Malformed) << e.what();
+  }
+}
+
 TEST(Session, ExactModeSameBytesAtOneAndTwoThreads) {
   std::vector<float> x = wide_input(1, 0.0f);
   std::vector<int64_t> shape = {1, 256};
