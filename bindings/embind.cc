@@ -64,6 +64,8 @@ auto guarded(F&& f) -> decltype(f()) {
     failure = error_object(ErrorKind::Unsupported, "out of memory (the wasm heap is limited to 4 GiB)", nullptr);
   } catch (const std::exception& e) {
     failure = error_object(ErrorKind::Internal, e.what(), nullptr);
+  } catch (...) {
+    failure = error_object(ErrorKind::Internal, "an exception that is not a std::exception", nullptr);
   }
   failure->throw_();
 }

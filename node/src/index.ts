@@ -28,7 +28,6 @@ type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 setPlatform({
   async loadModule() {
     const wasmBinary = await readFile(join(WASM_DIR, 'onemodel-node.wasm'));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const factory = require(join(WASM_DIR, 'onemodel-node.cjs')) as Factory;
     return factory({ wasmBinary });
   },

@@ -3,8 +3,10 @@
 // Packs the package with `npm pack`, unpacks the tarball, serves it with a test page and the sample models
 // from a small HTTP server on 127.0.0.1 (random free port), and loads the page in headless Chromium through
 // playwright-core. The page imports the package's browser entry through an import map built from the
-// package's own exports map, runs testdata/classifier.onnx and reports the results back. Expected values
-// are numpy's (see tests/js/expected.mjs). Prints "browser: N passed, M failed"; exits non-zero on failure.
+// package's own exports map, runs testdata/classifier.onnx (fast and exact mode, on the page and in a module
+// worker), loads testdata/unsupported.onnx, and reports the results back. Expected values are numpy's (see
+// tests/js/expected.mjs); exact-mode bytes are also compared with this package under Node and, when built,
+// with the native CLI. Prints "browser: N passed, M failed"; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -79,6 +81,17 @@ function page(entry) {
       }
       return runs;
     });
+    await report('worker', () => new Promise((resolve, reject) => {
+      const w = new Worker('/worker.mjs', { type: 'module' });
+      const timer = setTimeout(() => { w.terminate(); reject(new Error('worker timed out')); }, 30000);
+      w.onerror = (e) => { clearTimeout(timer); w.terminate(); reject(new Error('worker error: ' + e.message)); };
+      w.onmessage = (m) => {
+        clearTimeout(timer);
+        w.terminate();
+        if (m.data.ok) resolve(m.data); else reject(new Error(m.data.error));
+      };
+      w.postMessage('run');
+    }));
     await report('unsupported', async () => {
       try {
         await InferenceSession.create('/testdata/unsupported.onnx');
@@ -94,10 +107,30 @@ function page(entry) {
 </script>`;
 }
 
+function workerScript(entry) {
+  // Import maps do not reach workers: the worker imports the browser entry by its path in the package.
+  return `import { InferenceSession, Tensor } from '/pkg/${entry}';
+self.onmessage = async () => {
+  try {
+    const s = await InferenceSession.create('/testdata/classifier.onnx');
+    const out = await s.run({ x: new Tensor('float32', Float32Array.from(${JSON.stringify(CLASSIFIER_INPUT)}), [1, 4]) });
+    await s.release();
+    self.postMessage({ ok: true, probs: Array.from(out.probs.data) });
+  } catch (e) {
+    self.postMessage({ ok: false, error: String(e && e.stack || e) });
+  }
+};`;
+}
+
 function serve(pkgDir, entry) {
   const mounts = { '/pkg/': pkgDir, '/testdata/': join(root, 'testdata') };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/worker.mjs') {
+      res.writeHead(200, { 'content-type': MIME['.mjs'] });
+      res.end(workerScript(entry));
+      return;
+    }
     if (url.pathname === '/' || url.pathname === '/index.html') {
       res.writeHead(200, { 'content-type': MIME['.html'] });
       res.end(page(entry));
@@ -219,6 +252,10 @@ async function main() {
       }
       check('exact-mode bytes equal Node (wasm) and the native CLI', ok, detail.join(', '));
     }
+
+    const worker = byName.get('worker');
+    check('module worker runs classifier.onnx', worker?.ok && near(worker.value.probs, CLASSIFIER_PROBS),
+      worker?.ok ? `probs ${JSON.stringify(worker.value.probs)}` : worker?.error);
 
     const unsupported = byName.get('unsupported');
     const u = unsupported?.value;

@@ -82,6 +82,25 @@ describe('element types through Identity', () => {
   });
 });
 
+test('a 64 MiB tensor grows the wasm heap and comes back intact', async () => {
+  const model = oneNodeModel({
+    opType: 'Identity',
+    inputs: [{ name: 'x', elemType: CODES.float32, dims: ['n'] }],
+    outputs: [{ name: 'y', elemType: CODES.float32, dims: ['n'] }],
+  });
+  const session = await InferenceSession.create(model);
+  const n = 16 * 1024 * 1024;
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = (i % 9973) - 4986.5;
+  for (let round = 0; round < 2; round++) {
+    const { y } = await session.run({ x: new Tensor('float32', data, [n]) });
+    expect(y.size).toBe(n);
+    expect(Buffer.compare(Buffer.from(y.data.buffer, y.data.byteOffset, y.data.byteLength),
+      Buffer.from(data.buffer))).toBe(0);
+  }
+  await session.release();
+});
+
 test('Cast int64 -> float64 reads BigInt64Array values', async () => {
   const model = oneNodeModel({
     opType: 'Cast',

@@ -19,7 +19,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const bytesOf = (t) => new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 
+// A deterministic, sign-mixed input for wide.onnx (MatMul 256 -> Relu -> MatMul -> 64): long dot products are
+// where vector kernels and summation order could differ between the wasm and native builds.
+const wideInput = Float32Array.from({ length: 256 }, (_, i) => (((i * 37) % 101) - 50) / 25);
+
 const cases = {
+  'wide.onnx': { x: ['float32', wideInput, [1, 256]] },
   'classifier.onnx': { x: ['float32', Float32Array.from(CLASSIFIER_INPUT), [1, 4]] },
   'scorer.onnx': {
     features: ['float32', Float32Array.from(SCORER_FEATURES), [2, 3]],

@@ -89,9 +89,13 @@ async function main(): Promise<number> {
 void main;
 `;
     writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError } from 'onemodel';\n${consumer}`);
-    writeFileSync(join(app, 'cjs.cts'), `import { InferenceSession, Tensor, OneModelError } = require('onemodel');\n${consumer}`
-      .replace("import { InferenceSession, Tensor, OneModelError } = require('onemodel');",
-        "import onemodel = require('onemodel');\nconst { InferenceSession, Tensor, OneModelError } = onemodel;\ntype InferenceSession = onemodel.InferenceSession;\ntype Tensor = onemodel.Tensor;"));
+    const cjsHeader = [
+      "import onemodel = require('onemodel');",
+      'const { InferenceSession, Tensor, OneModelError } = onemodel;',
+      'type InferenceSession = onemodel.InferenceSession;',
+      'type Tensor = onemodel.Tensor;',
+    ].join('\n');
+    writeFileSync(join(app, 'cjs.cts'), `${cjsHeader}\n${consumer}`);
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, types: [] },
       files: ['esm.mts', 'cjs.cts'],
