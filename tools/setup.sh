@@ -12,11 +12,15 @@ log() { printf '[setup] %s\n' "$*"; }
 # --- Debian packages -----------------------------------------------------------------------------------
 # Each one is named, with the reason, in docs/dependencies.md.
 apt_packages=(cmake ninja-build g++ pkg-config libgtest-dev libhwy-dev nlohmann-json3-dev
-              python3 python3-onnx python3-numpy nodejs npm emscripten node-acorn chromium)
+              python3 python3-onnx python3-numpy emscripten node-acorn chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
 done
+# Node.js and npm may come from another packaging of nodejs (which bundles npm and conflicts with Debian's
+# npm package): ask for the commands, not the package names.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   sudo_cmd=""

@@ -10,25 +10,16 @@
 #include "runtime/run_state.h"
 #include "runtime/session_impl.h"
 #include "runtime_fake_ops.h"
+#include "test_util.h"
 
 namespace onemodel::rt {
 namespace {
 
+using test::expect_error;
+
 using fake::Builder;
 using fake::float_attr;
 using fake::int_attr;
-
-template <class F>
-Error expect_error(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown, expected " << error_kind_name(kind);
-  return Error(ErrorKind::Internal, "none");
-}
 
 Session session_of(const Builder& b, Mode mode = Mode::Fast) {
   SessionOptions o;

@@ -16,19 +16,9 @@
 namespace onemodel {
 namespace {
 
-using test::testdata;
+using test::expect_error;
 
-template <class F>
-Error expect_error(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown, expected " << error_kind_name(kind);
-  return Error(ErrorKind::Internal, "none");
-}
+using test::testdata;
 
 // Independent reference for scorer.onnx.
 void scorer_reference(const std::vector<float>& f, const std::vector<float>& b, std::vector<float>& score,

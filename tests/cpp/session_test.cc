@@ -17,19 +17,9 @@
 namespace onemodel {
 namespace {
 
-using test::testdata;
+using test::expect_error;
 
-template <class F>
-Error expect_error(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown, expected " << error_kind_name(kind);
-  return Error(ErrorKind::Internal, "none");
-}
+using test::testdata;
 
 std::vector<float> values(const Tensor& t) {
   auto d = t.data<float>();

@@ -4,6 +4,10 @@
 #include <filesystem>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "onemodel/error.h"
+
 namespace onemodel::test {
 
 // The repository root (tests read testdata/ from there).
@@ -12,5 +16,18 @@ inline std::filesystem::path source_dir() {
   return ONEMODEL_SOURCE_DIR;
 }
 inline std::filesystem::path testdata(const std::string& name) { return source_dir() / "testdata" / name; }
+
+// Runs f, expects an onemodel::Error of `kind` and returns it for further checks (message, node, ...).
+template <class F>
+Error expect_error(ErrorKind kind, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no error thrown, expected " << error_kind_name(kind);
+  return Error(ErrorKind::Internal, "none");
+}
 
 }  // namespace onemodel::test
