@@ -302,6 +302,8 @@ void describe_case(const fs::path& dir, CaseResult& c) {
     }
   }
   if (c.attributed_op.empty()) c.attributed_op = c.ops.empty() ? "(unreadable model)" : c.ops.front().op;
+  for (const OpUse& u : c.ops)
+    if (u.op == c.attributed_op) c.attributed_opset = u.opset;
 }
 
 }  // namespace onemodel::conformance

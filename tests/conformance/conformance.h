@@ -32,6 +32,7 @@ struct CaseResult {
   std::string id() const { return group + "/" + name; }
   std::vector<OpUse> ops;  // distinct, in model order
   std::string attributed_op;  // the operator the case counts under in the report
+  long long attributed_opset = 0;
   bool ran_fast = false, ran_exact = false;
   ModeResult fast, exact;
 };
