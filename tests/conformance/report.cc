@@ -197,7 +197,10 @@ void write_report(const std::filesystem::path& out, const std::vector<CaseResult
         "anything else that is not a pass, including wrong values and untyped errors; a fail fails "
         "`tools/test.sh`.\n"
         "- **Hashes.** For each exact-mode pass, SHA-256 over the engine's output hashes (one line per output and "
-        "data set) is written to `build/conformance-hashes.txt`; the wasm build must give the same lines.\n";
+        "data set) is written to `build/conformance-hashes.txt`.\n"
+        "- **WebAssembly.** `tools/conformance.sh` then runs the same runner built with Emscripten under Node "
+        "(reading the data directory directly) and requires, for every case and mode, the native status, and "
+        "for every exact-mode pass, the native hash; a difference counts as a failure.\n";
 
   std::ofstream f(out, std::ios::binary);
   f << md.str();
