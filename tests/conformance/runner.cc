@@ -82,14 +82,9 @@ int main(int argc, char** argv) {
   bool do_fast = true, do_exact = true, list_status = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](const char* opt) -> const char* {
-      if (i + 1 >= argc) return nullptr;
-      (void)opt;
-      return argv[++i];
-    };
     if (a == "--filter" || a == "--mode" || a == "--report" || a == "--hashes") {
-      const char* v = value(a.c_str());
-      if (!v) return usage((a + " expects a value").c_str());
+      if (i + 1 >= argc) return usage((a + " expects a value").c_str());
+      const char* v = argv[++i];
       if (a == "--filter") filters.push_back(v);
       else if (a == "--report") report = v;
       else if (a == "--hashes") hashes = v;
@@ -178,7 +173,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!report.empty()) write_report(report, cases, do_fast, do_exact);
+  if (!report.empty()) {
+    try {
+      write_report(report, cases, do_fast, do_exact);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "conformance_runner: %s\n", e.what());
+      return 2;
+    }
+  }
 
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("conformance: %ld passed, %ld failed\n", passed, fails);
