@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up whatever is missing, then runs every suite:
 #   1. C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, preset native-asan)
-#   2. JS tests of the npm package in Node (Vitest)
-#   3. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
+#   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
+#   3. JS tests of the npm package in Node (Vitest)
+#   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,14 @@ if ! ./tools/setup.sh; then
   exit 1
 fi
 
+# The ONNX backend-test data (generated once into a cache outside the repository): CTest's
+# conformance_backend entry runs every case under ASan/UBSan, tools/conformance.sh below runs the report.
+if data=$(/usr/bin/python3 tools/gen_backend_data.py); then
+  export ONEMODEL_BACKEND_DATA=$data
+else
+  echo "generating the ONNX backend-test data failed"; failed=$((failed + 1)); suite_failed+=("backend data")
+fi
+
 # 1. C++ under ASan/UBSan -------------------------------------------------------------------------------
 note "C++ tests (native-asan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
@@ -31,15 +40,29 @@ if cmake --preset native-asan >/dev/null && cmake --build --preset native-asan -
   c_fail=$(grep -cE 'status="fail"' build/ctest-junit.xml 2>/dev/null || true)
   summary=$(grep -E 'tests passed, [0-9]+ tests failed out of' build/ctest.log || true)
   if [ -z "$summary" ]; then c_fail=$((c_fail + 1)); fi
-  c_pass=$((c_pass - c_fail)); ((c_pass < 0)) && c_pass=0
-  echo "C++: $c_pass passed, $c_fail failed"
+  c_skip=$(grep -cE 'status="(notrun|disabled)"' build/ctest-junit.xml 2>/dev/null || true)
+  c_pass=$((c_pass - c_fail - c_skip)); ((c_pass < 0)) && c_pass=0
+  echo "C++: $c_pass passed, $c_fail failed, $c_skip skipped"
   passed=$((passed + c_pass)); failed=$((failed + c_fail))
   ((c_fail)) && suite_failed+=("C++")
 else
   echo "C++ build failed"; failed=$((failed + 1)); suite_failed+=("C++ build")
 fi
 
-# 2. JS in Node ----------------------------------------------------------------------------------------
+# 2. ONNX conformance (native Release, fast + exact; the wasm runner must agree case by case) -----------
+note "ONNX backend conformance (tools/conformance.sh)"
+./tools/conformance.sh | tee build/conformance-summary.log
+k_line=$(grep -E '^conformance: [0-9]+ passed, [0-9]+ failed$' build/conformance-summary.log | tail -1)
+if [ -n "$k_line" ]; then
+  k_pass=$(sed -E 's/^conformance: ([0-9]+) passed.*/\1/' <<<"$k_line")
+  k_fail=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$k_line")
+else
+  k_pass=0; k_fail=1
+fi
+passed=$((passed + k_pass)); failed=$((failed + k_fail))
+((k_fail)) && suite_failed+=("conformance")
+
+# 3. JS in Node ----------------------------------------------------------------------------------------
 note "JS tests (Vitest, Node $(node --version))"
 rm -f build/vitest.json
 npm run --silent test -- --reporter=default --reporter=json --outputFile="$root/build/vitest.json"
@@ -55,7 +78,7 @@ echo "JS: $j_pass passed, $j_fail failed"
 passed=$((passed + j_pass)); failed=$((failed + j_fail))
 ((j_fail)) && suite_failed+=("JS")
 
-# 3. Browser ------------------------------------------------------------------------------------------
+# 4. Browser ------------------------------------------------------------------------------------------
 note "Browser test (headless Chromium)"
 npm run --silent test:browser | tee build/browser.log
 b_line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' build/browser.log | tail -1)
