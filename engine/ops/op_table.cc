@@ -92,6 +92,14 @@ constexpr std::array kTable = {
     OpDef{"", "OneHot", 9, 10, make_one_hot},
     OpDef{"", "OneHot", 11, kLatest, make_one_hot},       // negative indices
     OpDef{"", "Trilu", 14, kLatest, make_trilu},
+    OpDef{"", "NonZero", 9, 12, make_non_zero},
+    OpDef{"", "NonZero", 13, kLatest, make_non_zero},
+    OpDef{"", "TopK", 1, 9, make_top_k},                  // k attribute
+    OpDef{"", "TopK", 10, 10, make_top_k},                // K input
+    OpDef{"", "TopK", 11, kLatest, make_top_k},           // largest, sorted
+    OpDef{"", "Compress", 9, 10, make_compress},
+    OpDef{"", "Compress", 11, kLatest, make_compress},    // negative axis
+    OpDef{"", "Unique", 11, kLatest, make_unique_op},
     // ---- end of shape and indexing family ----
 };
 
