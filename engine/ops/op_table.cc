@@ -100,6 +100,7 @@ constexpr std::array kTable = {
     OpDef{"", "Compress", 9, 10, make_compress},
     OpDef{"", "Compress", 11, kLatest, make_compress},    // negative axis
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
+    OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
 };
 

@@ -35,5 +35,6 @@ std::unique_ptr<Kernel> make_non_zero(const NodeInfo& info);         // selectio
 std::unique_ptr<Kernel> make_top_k(const NodeInfo& info);
 std::unique_ptr<Kernel> make_compress(const NodeInfo& info);
 std::unique_ptr<Kernel> make_unique_op(const NodeInfo& info);
+std::unique_ptr<Kernel> make_einsum(const NodeInfo& info);           // einsum.cc
 
 }  // namespace onemodel::rt
