@@ -53,6 +53,15 @@ Rows rows_of(const Shape& s, int a) {
   return r;
 }
 
+// Rows around `axis`, or the flattened input as one row when there is no axis (Compress, Unique).
+Rows axis_rows(const RunContext& ctx, const Tensor& x, bool has_axis, int64_t axis, int& a) {
+  a = 0;
+  if (!has_axis) return Rows{1, x.numel(), 1};
+  if (x.rank() == 0) ctx.fail(ErrorKind::InvalidModel, "input must have rank >= 1 with an axis");
+  a = normalize_axis(ctx.info, axis, x.rank());
+  return rows_of(x.shape(), a);
+}
+
 class NonZeroKernel final : public Kernel {
  public:
   NonZeroKernel() : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}) {}
@@ -152,13 +161,8 @@ class CompressKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& c = ctx.input(1);
     if (c.dtype() != DType::Bool || c.rank() != 1) ctx.fail(ErrorKind::InvalidModel, "condition must be a 1-D bool tensor");
-    Rows rw{1, x.numel(), 1};
     int a = 0;
-    if (has_axis_) {
-      if (x.rank() == 0) ctx.fail(ErrorKind::InvalidModel, "input must have rank >= 1 with an axis");
-      a = normalize_axis(ctx.info, axis_, x.rank());
-      rw = rows_of(x.shape(), a);
-    }
+    const Rows rw = axis_rows(ctx, x, has_axis_, axis_, a);
     if (c.numel() > rw.n)
       ctx.fail(ErrorKind::InvalidInput, "condition has " + std::to_string(c.numel()) + " entries for extent " + std::to_string(rw.n));
     std::vector<int64_t> keep;
@@ -197,13 +201,8 @@ class UniqueKernel final : public Kernel {
   void run(RunContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input");
     const Tensor& x = ctx.input(0);
-    Rows rw{1, x.numel(), 1};
     int a = 0;
-    if (has_axis_) {
-      if (x.rank() == 0) ctx.fail(ErrorKind::InvalidModel, "input must have rank >= 1 with an axis");
-      a = normalize_axis(ctx.info, axis_, x.rank());
-      rw = rows_of(x.shape(), a);
-    }
+    const Rows rw = axis_rows(ctx, x, has_axis_, axis_, a);
     // Slice s holds the elements (o, s, i) for all o, i; compare slices lexicographically in (o, i) order.
     std::vector<int64_t> order(static_cast<size_t>(rw.n));
     std::iota(order.begin(), order.end(), int64_t{0});
