@@ -140,8 +140,8 @@ class EyeLikeKernel final : public Kernel {
     const ElemBytes one = elem_from_double(ctx.info, o.dtype(), 1.0);
     const int64_t rows = o.shape()[0], cols = o.shape()[1];
     for (int64_t i = 0; i < rows; ++i) {
-      const int64_t j = i + k_;
-      if (j >= 0 && j < cols) copy_elem(out_bytes(ctx, 0) + static_cast<size_t>(i * cols + j) * esz, one.b, esz);
+      if (k_ < -i || k_ >= cols - i) continue;  // j = i + k outside [0, cols), compared without overflow
+      copy_elem(out_bytes(ctx, 0) + static_cast<size_t>(i * cols + i + k_) * esz, one.b, esz);
     }
   }
 

@@ -1,7 +1,10 @@
 // Layout operators (ops-shape-indexing.md section 2): Transpose, Expand, Tile, DepthToSpace, SpaceToDepth and
 // ReverseSequence. Each is a pure element move, expressed as per-axis offset maps for map_copy (index_util.h)
 // where it can be, so every element type shares one loop and the bits are the same in fast and exact mode.
+#include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "ops/index_util.h"
 #include "ops/shape_ops.h"
@@ -9,17 +12,79 @@
 namespace onemodel::rt {
 namespace {
 
-// Copies `in` (contiguous, logical shape `in_dims`) permuted by `perm` into dst.
+// Batched 2-D transpose out[b][c][r] = in[b][r][c] in 32x32 tiles, so reads and writes both stay in cache.
+template <class T>
+void transpose_tiles(T* out, const T* in, int64_t batch, int64_t rows, int64_t cols) {
+  constexpr int64_t kTile = 32;
+  for (int64_t b = 0; b < batch; ++b, in += rows * cols, out += rows * cols)
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+        for (int64_t c = c0; c < c1; ++c)
+          for (int64_t r = r0; r < r1; ++r) out[c * rows + r] = in[r * cols + c];
+      }
+}
+
+// Copies `in` (contiguous, logical shape `in_dims`) permuted by `perm` into dst. Extent-1 axes are dropped
+// and input axes that stay adjacent in the output are merged first; what remains is a plain copy, a
+// batched 2-D transpose (tiled) or, in general, a map_copy.
 void permute_copy(void* dst, const void* src, size_t esz, const std::vector<int64_t>& in_dims, const std::vector<int>& perm) {
-  const Shape in = shape_of(in_dims);
-  const std::vector<int64_t> st = row_strides(in);
+  int64_t total = 1;
+  for (int64_t d : in_dims) total *= d;
+  if (total == 0) return;
+  std::vector<int> keep(in_dims.size(), -1);
+  std::vector<int64_t> kept;
+  for (size_t a = 0; a < in_dims.size(); ++a)
+    if (in_dims[a] != 1) {
+      keep[a] = static_cast<int>(kept.size());
+      kept.push_back(in_dims[a]);
+    }
+  std::vector<std::pair<int, int>> groups;  // runs of input axes [first, last], in output order
+  for (int a : perm) {
+    const int k = keep[static_cast<size_t>(a)];
+    if (k < 0) continue;
+    if (!groups.empty() && groups.back().second + 1 == k)
+      groups.back().second = k;
+    else
+      groups.emplace_back(k, k);
+  }
+  std::vector<size_t> by_input(groups.size());
+  std::iota(by_input.begin(), by_input.end(), size_t{0});
+  std::sort(by_input.begin(), by_input.end(), [&](size_t x, size_t y) { return groups[x].first < groups[y].first; });
+  std::vector<int64_t> dims(groups.size());
+  std::vector<int> p(groups.size());
+  for (size_t i = 0; i < by_input.size(); ++i) {
+    const auto& g = groups[by_input[i]];
+    dims[i] = 1;
+    for (int k = g.first; k <= g.second; ++k) dims[i] *= kept[static_cast<size_t>(k)];
+    p[by_input[i]] = static_cast<int>(i);
+  }
+  const size_t r = p.size();
+  bool identity = true;
+  for (size_t i = 0; i < r; ++i) identity = identity && p[i] == static_cast<int>(i);
+  if (identity) {
+    std::memcpy(dst, src, static_cast<size_t>(total) * esz);
+    return;
+  }
+  bool swap_last = r >= 2 && p[r - 1] == static_cast<int>(r - 2) && p[r - 2] == static_cast<int>(r - 1);
+  for (size_t i = 0; i + 2 < r; ++i) swap_last = swap_last && p[i] == static_cast<int>(i);
+  if (swap_last) {
+    const int64_t rows = dims[r - 2], cols = dims[r - 1], batch = total / (rows * cols);
+    switch (esz) {
+      case 1: transpose_tiles(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), batch, rows, cols); return;
+      case 2: transpose_tiles(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), batch, rows, cols); return;
+      case 4: transpose_tiles(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), batch, rows, cols); return;
+      default: transpose_tiles(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), batch, rows, cols); return;
+    }
+  }
+  const std::vector<int64_t> st = row_strides(shape_of(dims));
   std::vector<int64_t> out_dims;
   std::vector<std::vector<int64_t>> maps;
-  for (int p : perm) {
-    const int64_t n = in_dims[static_cast<size_t>(p)];
+  for (int a : p) {
+    const int64_t n = dims[static_cast<size_t>(a)];
     out_dims.push_back(n);
     std::vector<int64_t> m(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) m[static_cast<size_t>(i)] = i * st[static_cast<size_t>(p)];
+    for (int64_t i = 0; i < n; ++i) m[static_cast<size_t>(i)] = i * st[static_cast<size_t>(a)];
     maps.push_back(std::move(m));
   }
   map_copy(dst, src, esz, shape_of(out_dims), maps, nullptr);

@@ -1,6 +1,7 @@
 // Shape and indexing operators: what the ONNX backend cases do not cover (bad indices, negative indices,
 // Slice's end sentinels, empty tensors, Pad reflect beyond one period, Split forms). Expected values are
 // hand-computed (numpy one-liners quoted where used).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -180,6 +181,34 @@ TEST(OpsShapeTransposeTest, AnyElementSizeMovesBits) {
   EXPECT_EQ(values<int8_t>(r.outputs[0]), (std::vector<int8_t>{1, 4, 2, 5, 3, 6}));
   r = run_op(op("Transpose", {i64v({1, 2, 3, 4, 5, 6}, {2, 3})}));
   EXPECT_EQ(values<int64_t>(r.outputs[0]), (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(OpsShapeTransposeTest, AllRank4PermutationsMatchANaiveReference) {
+  // Extents with a 1 (dropped), and 33/35 > 32 so the tiled path has partial tiles.
+  const std::vector<int64_t> dims{2, 1, 33, 35};
+  std::vector<int32_t> v(2 * 33 * 35);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
+  const Tensor x = Tensor::from_values(std::span<const int32_t>(v), Shape{2, 1, 33, 35});
+  std::vector<int64_t> perm{0, 1, 2, 3};
+  do {
+    OpResult r = run_op(op("Transpose", {x}, {attr_ints("perm", perm)}));
+    const std::vector<int32_t> got = values<int32_t>(r.outputs[0]);
+    const int64_t in_st[4] = {35 * 33, 35 * 33, 35, 1};
+    int64_t od[4];
+    for (int d = 0; d < 4; ++d) od[d] = dims[static_cast<size_t>(perm[static_cast<size_t>(d)])];
+    size_t k = 0;
+    bool ok = true;
+    for (int64_t a = 0; a < od[0]; ++a)
+      for (int64_t b = 0; b < od[1]; ++b)
+        for (int64_t c = 0; c < od[2]; ++c)
+          for (int64_t e = 0; e < od[3]; ++e, ++k) {
+            const int64_t idx[4] = {a, b, c, e};
+            int64_t src = 0;
+            for (int d = 0; d < 4; ++d) src += idx[d] * in_st[perm[static_cast<size_t>(d)]];
+            ok = ok && got[k] == v[static_cast<size_t>(src)];
+          }
+    EXPECT_TRUE(ok) << perm[0] << perm[1] << perm[2] << perm[3];
+  } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 }  // namespace
