@@ -115,8 +115,7 @@ inline int64_t fix_index(const RunContext& ctx, int64_t i, int64_t n, const char
   return i < 0 ? i + n : i;
 }
 
-// Checks that a run output matches what Infer planned (a dynamic node is re-inferred, so this only fails on
-// an internal mismatch) and returns its byte pointer.
+// Byte pointers of a run's output / input i (contiguous by the kernel contract), for the by-size copies.
 inline std::byte* out_bytes(const RunContext& ctx, size_t i) { return static_cast<std::byte*>(ctx.output(i).raw_mut()); }
 inline const std::byte* in_bytes(const RunContext& ctx, size_t i) { return static_cast<const std::byte*>(ctx.input(i).raw()); }
 
