@@ -6,6 +6,7 @@
 
 #include "ops/common.h"
 #include "ops/ops.h"
+#include "ops/shape_ops.h"
 
 namespace onemodel::rt {
 namespace {
@@ -96,7 +97,22 @@ class ShapeKernel final : public Kernel {
   bool has_end_;
 };
 
+// Size: the element count as an int64 scalar, a constant of the plan.
+class SizeKernel final : public Kernel {
+ public:
+  SizeKernel() : Kernel(KernelFlags{.exact = true}) {}
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
+    ctx.set_constant_output(0, Tensor::from_values<int64_t>({ctx.input(0).shape.numel()}, Shape{}));
+  }
+  void run(RunContext& ctx) const override {
+    copy_value(ctx, Tensor::from_values<int64_t>({ctx.input(0).numel()}, Shape{}));
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<Kernel> make_size(const NodeInfo&) { return std::make_unique<SizeKernel>(); }
 
 std::unique_ptr<Kernel> make_constant(const NodeInfo& info) { return std::make_unique<ConstantKernel>(constant_value(info)); }
 

@@ -46,6 +46,61 @@ constexpr std::array kTable = {
     OpDef{"", "Constant", 1, kLatest, make_constant},
     OpDef{"", "Shape", 1, 14, make_shape},
     OpDef{"", "Shape", 15, kLatest, make_shape},         // start / end
+    OpDef{"", "Size", 1, 12, make_size},
+    OpDef{"", "Size", 13, 18, make_size},
+    OpDef{"", "Size", 19, kLatest, make_size},
+    OpDef{"", "Squeeze", 1, 12, make_squeeze},            // axes attribute
+    OpDef{"", "Squeeze", 13, kLatest, make_squeeze},      // axes input
+    OpDef{"", "Unsqueeze", 1, 12, make_unsqueeze},        // axes attribute
+    OpDef{"", "Unsqueeze", 13, kLatest, make_unsqueeze},  // axes input
+    OpDef{"", "Flatten", 1, kLatest, make_flatten},
+    OpDef{"", "Dropout", 1, 11, make_dropout},            // ratio attribute
+    OpDef{"", "Dropout", 12, kLatest, make_dropout},      // ratio and training_mode inputs
+    OpDef{"", "Transpose", 1, kLatest, make_transpose},
+    OpDef{"", "Expand", 8, kLatest, make_expand},
+    OpDef{"", "Tile", 6, kLatest, make_tile},
+    OpDef{"", "DepthToSpace", 1, 10, make_depth_to_space},
+    OpDef{"", "DepthToSpace", 11, kLatest, make_depth_to_space},  // mode
+    OpDef{"", "SpaceToDepth", 1, kLatest, make_space_to_depth},
+    OpDef{"", "ReverseSequence", 10, kLatest, make_reverse_sequence},
+    OpDef{"", "Concat", 1, kLatest, make_concat},
+    OpDef{"", "Split", 1, 12, make_split},                // split attribute
+    OpDef{"", "Split", 13, 17, make_split},               // split input
+    OpDef{"", "Split", 18, kLatest, make_split},          // num_outputs
+    OpDef{"", "Slice", 1, 9, make_slice},                 // attributes
+    OpDef{"", "Slice", 10, kLatest, make_slice},          // inputs, steps
+    OpDef{"", "Pad", 1, 10, make_pad},                    // attributes
+    OpDef{"", "Pad", 11, 17, make_pad},                   // pads / constant_value inputs
+    OpDef{"", "Pad", 18, kLatest, make_pad},              // axes input; wrap from 19
+    OpDef{"", "Gather", 1, 10, make_gather},
+    OpDef{"", "Gather", 11, 12, make_gather},             // negative indices
+    OpDef{"", "Gather", 13, kLatest, make_gather},
+    OpDef{"", "GatherElements", 11, 12, make_gather_elements},
+    OpDef{"", "GatherElements", 13, kLatest, make_gather_elements},
+    OpDef{"", "GatherND", 11, 11, make_gather_nd},
+    OpDef{"", "GatherND", 12, kLatest, make_gather_nd},   // batch_dims
+    OpDef{"", "Scatter", 9, 10, make_scatter_elements},   // deprecated alias of ScatterElements
+    OpDef{"", "ScatterElements", 11, 15, make_scatter_elements},
+    OpDef{"", "ScatterElements", 16, 17, make_scatter_elements},  // reduction add/mul
+    OpDef{"", "ScatterElements", 18, kLatest, make_scatter_elements},  // reduction max/min
+    OpDef{"", "ScatterND", 11, 15, make_scatter_nd},
+    OpDef{"", "ScatterND", 16, 17, make_scatter_nd},      // reduction add/mul
+    OpDef{"", "ScatterND", 18, kLatest, make_scatter_nd}, // reduction max/min
+    OpDef{"", "ConstantOfShape", 9, kLatest, make_constant_of_shape},
+    OpDef{"", "Range", 11, kLatest, make_range},
+    OpDef{"", "EyeLike", 9, kLatest, make_eye_like},
+    OpDef{"", "OneHot", 9, 10, make_one_hot},
+    OpDef{"", "OneHot", 11, kLatest, make_one_hot},       // negative indices
+    OpDef{"", "Trilu", 14, kLatest, make_trilu},
+    OpDef{"", "NonZero", 9, 12, make_non_zero},
+    OpDef{"", "NonZero", 13, kLatest, make_non_zero},
+    OpDef{"", "TopK", 1, 9, make_top_k},                  // k attribute
+    OpDef{"", "TopK", 10, 10, make_top_k},                // K input
+    OpDef{"", "TopK", 11, kLatest, make_top_k},           // largest, sorted
+    OpDef{"", "Compress", 9, 10, make_compress},
+    OpDef{"", "Compress", 11, kLatest, make_compress},    // negative axis
+    OpDef{"", "Unique", 11, kLatest, make_unique_op},
+    OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
 };
 

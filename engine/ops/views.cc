@@ -4,7 +4,11 @@
 // asks for run-time values; the runtime then shapes the node again in every run.
 #include <cstring>
 
+#include <algorithm>
+
 #include "ops/common.h"
+#include "ops/index_util.h"
+#include "ops/shape_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -107,7 +111,136 @@ class IdentityKernel final : public Kernel {
   }
 };
 
+// Squeeze: axes from the attribute (before 13) or the optional input (13+); none = every extent-1 axis.
+class SqueezeKernel final : public Kernel {
+ public:
+  explicit SqueezeKernel(std::vector<int64_t> attr_axes, bool axes_input)
+      : Kernel(KernelFlags{.exact = true, .view_of_input = true}), attr_axes_(std::move(attr_axes)), axes_input_(axes_input) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
+    std::vector<int64_t> axes = attr_axes_;
+    if (axes_input_ && ctx.has_input(1)) {
+      if (!have_values(ctx, {1})) return;
+      axes = ints_of(ctx, 1, "axes");
+    }
+    const Shape& in = ctx.input(0).shape;
+    std::vector<bool> drop(static_cast<size_t>(in.rank()), false);
+    if (axes.empty()) {
+      for (int d = 0; d < in.rank(); ++d) drop[static_cast<size_t>(d)] = in[d] == 1;
+    }
+    for (int64_t a : axes) {
+      const int d = normalize_axis(ctx.info, a, in.rank());
+      if (drop[static_cast<size_t>(d)]) ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
+      if (in[d] != 1)
+        ctx.fail(ErrorKind::InvalidModel, "cannot squeeze axis " + std::to_string(a) + " of extent " + std::to_string(in[d]));
+      drop[static_cast<size_t>(d)] = true;
+    }
+    std::vector<int64_t> dims;
+    for (int d = 0; d < in.rank(); ++d)
+      if (!drop[static_cast<size_t>(d)]) dims.push_back(in[d]);
+    ctx.set_output(0, ctx.input(0).dtype, shape_of(dims));
+  }
+  void run(RunContext& ctx) const override { copy_into(ctx); }
+
+ private:
+  std::vector<int64_t> attr_axes_;
+  bool axes_input_;
+};
+
+// Unsqueeze: axes index the output (negative counts from the output's end); duplicates are an error.
+class UnsqueezeKernel final : public Kernel {
+ public:
+  explicit UnsqueezeKernel(std::vector<int64_t> attr_axes, bool axes_input)
+      : Kernel(KernelFlags{.exact = true, .view_of_input = true}), attr_axes_(std::move(attr_axes)), axes_input_(axes_input) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
+    std::vector<int64_t> axes = attr_axes_;
+    if (axes_input_) {
+      if (!ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects an axes input");
+      if (!have_values(ctx, {1})) return;
+      axes = ints_of(ctx, 1, "axes");
+    }
+    const Shape& in = ctx.input(0).shape;
+    const int64_t out_rank = in.rank() + static_cast<int64_t>(axes.size());
+    if (out_rank > kMaxRank)
+      ctx.fail(ErrorKind::Unsupported, "output rank " + std::to_string(out_rank) + " exceeds " + std::to_string(kMaxRank));
+    std::vector<bool> ins(static_cast<size_t>(out_rank), false);
+    for (int64_t a : axes) {
+      const int d = normalize_axis(ctx.info, a, static_cast<int>(out_rank));
+      if (ins[static_cast<size_t>(d)]) ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
+      ins[static_cast<size_t>(d)] = true;
+    }
+    std::vector<int64_t> dims;
+    int next = 0;
+    for (int64_t d = 0; d < out_rank; ++d) dims.push_back(ins[static_cast<size_t>(d)] ? 1 : in[next++]);
+    ctx.set_output(0, ctx.input(0).dtype, shape_of(dims));
+  }
+  void run(RunContext& ctx) const override { copy_into(ctx); }
+
+ private:
+  std::vector<int64_t> attr_axes_;
+  bool axes_input_;
+};
+
+// Flatten: [prod(dims before axis), prod(dims from axis)], axis in [-rank, rank].
+class FlattenKernel final : public Kernel {
+ public:
+  explicit FlattenKernel(int64_t axis) : Kernel(KernelFlags{.exact = true, .view_of_input = true}), axis_(axis) {}
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
+    const Shape& in = ctx.input(0).shape;
+    const int a = normalize_axis(ctx.info, axis_, in.rank(), 1);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < in.rank(); ++d) (d < a ? outer : inner) *= in[d];
+    ctx.set_output(0, ctx.input(0).dtype, Shape{outer, inner});
+  }
+  void run(RunContext& ctx) const override { copy_into(ctx); }
+
+ private:
+  int64_t axis_;
+};
+
+// Dropout at inference: the output is the input. With a mask output it cannot be a view (the view contract
+// covers output 0 only), so that form copies and fills the mask with true. A training_mode that is true is
+// Unsupported; one that is not a plan-time constant makes the node shaped (and so checked) in every run.
+class DropoutKernel final : public Kernel {
+ public:
+  explicit DropoutKernel(bool view) : Kernel(KernelFlags{.exact = true, .view_of_input = view}) {}
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
+    if (ctx.has_input(2)) {
+      if (!have_values(ctx, {2})) return;
+      const Tensor& t = *ctx.input(2).value;
+      if (t.dtype() != DType::Bool || t.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "training_mode must be a bool scalar");
+      if (*static_cast<const uint8_t*>(t.raw()) != 0) ctx.fail(ErrorKind::Unsupported, "training_mode true is not supported");
+    }
+    ctx.set_output(0, ctx.input(0).dtype, ctx.input(0).shape);
+    if (ctx.outputs.size() > 1) ctx.set_output(1, DType::Bool, ctx.input(0).shape);
+  }
+  void run(RunContext& ctx) const override {
+    copy_into(ctx);
+    if (ctx.outputs.size() > 1 && !ctx.output(1).empty() && ctx.output(1).nbytes() != 0)
+      std::memset(ctx.output(1).raw_mut(), 1, ctx.output(1).nbytes());
+  }
+};
+
 }  // namespace
+
+std::unique_ptr<Kernel> make_squeeze(const NodeInfo& info) {
+  return std::make_unique<SqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{}, info.opset() >= 13);
+}
+std::unique_ptr<Kernel> make_unsqueeze(const NodeInfo& info) {
+  if (info.opset() < 13 && !info.has("axes")) info.fail(ErrorKind::InvalidModel, "needs the axes attribute");
+  return std::make_unique<UnsqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{}, info.opset() >= 13);
+}
+std::unique_ptr<Kernel> make_flatten(const NodeInfo& info) { return std::make_unique<FlattenKernel>(info.get_int("axis", 1)); }
+std::unique_ptr<Kernel> make_dropout(const NodeInfo& info) {
+  const bool mask = info.num_outputs() > 1 && info.node().outputs[1] != ir::kNoValue;
+  return std::make_unique<DropoutKernel>(!mask);
+}
+
 
 std::unique_ptr<Kernel> make_reshape(const NodeInfo& info) {
   const bool allowzero = info.opset() >= 14 && info.get_int("allowzero", 0) != 0;
