@@ -35,8 +35,42 @@ constexpr std::array kTable = {
     // ---- normalisation, softmax and reduction family (ops-norms.md): keep its lines inside this block ----
     OpDef{"", "Softmax", 1, 12, make_softmax},           // coerce to 2-D at axis (default 1)
     OpDef{"", "Softmax", 13, kLatest, make_softmax},     // one axis (default -1)
-    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},      // axes attribute
-    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},  // axes input, noop_with_empty_axes
+    OpDef{"", "LogSoftmax", 1, 12, make_log_softmax},
+    OpDef{"", "LogSoftmax", 13, kLatest, make_log_softmax},
+    OpDef{"", "Hardmax", 1, 12, make_hardmax},
+    OpDef{"", "Hardmax", 13, kLatest, make_hardmax},
+    OpDef{"", "ReduceSum", 1, 12, make_reduce_sum},      // axes attribute
+    OpDef{"", "ReduceSum", 13, kLatest, make_reduce_sum},  // axes input, noop_with_empty_axes
+    OpDef{"", "ReduceMean", 1, 17, make_reduce_mean},    // axes attribute (all Reduce* below: 18+ axes input)
+    OpDef{"", "ReduceMean", 18, kLatest, make_reduce_mean},
+    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},
+    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},
+    OpDef{"", "ReduceMin", 1, 17, make_reduce_min},
+    OpDef{"", "ReduceMin", 18, kLatest, make_reduce_min},
+    OpDef{"", "ReduceProd", 1, 17, make_reduce_prod},
+    OpDef{"", "ReduceProd", 18, kLatest, make_reduce_prod},
+    OpDef{"", "ReduceL1", 1, 17, make_reduce_l1},
+    OpDef{"", "ReduceL1", 18, kLatest, make_reduce_l1},
+    OpDef{"", "ReduceL2", 1, 17, make_reduce_l2},
+    OpDef{"", "ReduceL2", 18, kLatest, make_reduce_l2},
+    OpDef{"", "ReduceSumSquare", 1, 17, make_reduce_sum_square},
+    OpDef{"", "ReduceSumSquare", 18, kLatest, make_reduce_sum_square},
+    OpDef{"", "ReduceLogSum", 1, 17, make_reduce_log_sum},
+    OpDef{"", "ReduceLogSum", 18, kLatest, make_reduce_log_sum},
+    OpDef{"", "ReduceLogSumExp", 1, 17, make_reduce_log_sum_exp},
+    OpDef{"", "ReduceLogSumExp", 18, kLatest, make_reduce_log_sum_exp},
+    OpDef{"", "ArgMax", 1, 11, make_argmax},
+    OpDef{"", "ArgMax", 12, kLatest, make_argmax},       // select_last_index
+    OpDef{"", "ArgMin", 1, 11, make_argmin},
+    OpDef{"", "ArgMin", 12, kLatest, make_argmin},       // select_last_index
+    OpDef{"", "CumSum", 11, kLatest, make_cumsum},       // exclusive, reverse; axis input
+    OpDef{"", "LayerNormalization", 17, kLatest, make_layer_normalization},
+    OpDef{"", "RMSNormalization", 23, kLatest, make_rms_normalization},
+    OpDef{"", "InstanceNormalization", 6, kLatest, make_instance_normalization},
+    OpDef{"", "GroupNormalization", 18, 20, make_group_normalization},     // scale and bias per group
+    OpDef{"", "GroupNormalization", 21, kLatest, make_group_normalization},  // scale and bias per channel
+    OpDef{"", "MeanVarianceNormalization", 9, kLatest, make_mean_variance_normalization},
+    OpDef{"", "LpNormalization", 1, kLatest, make_lp_normalization},
     // ---- end of normalisation family ----
 
     // ---- shape and indexing family (ops-shape-indexing.md): keep its lines inside this block ----
