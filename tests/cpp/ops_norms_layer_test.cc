@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "ops_norms_ref.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {
@@ -12,15 +13,6 @@ namespace {
 
 Tensor f32(std::vector<float> v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const float>(v), Shape(std::span<const int64_t>(s)));
-}
-
-float ref_sum16(const std::vector<float>& t) {
-  float p[16] = {};
-  for (size_t j = 0; j < t.size(); ++j) p[j % 16] = p[j % 16] + t[j];
-  float a[8], b[4];
-  for (int k = 0; k < 8; ++k) a[k] = p[k] + p[k + 8];
-  for (int k = 0; k < 4; ++k) b[k] = a[k] + a[k + 4];
-  return (b[0] + b[2]) + (b[1] + b[3]);
 }
 
 struct RefRow {

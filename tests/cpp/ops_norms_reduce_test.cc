@@ -7,6 +7,7 @@
 
 #include "kernels/exact_log.h"
 #include "kernels/exact_math.h"
+#include "ops_norms_ref.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {
@@ -96,12 +97,7 @@ float ref_sum(const std::vector<float>& t, bool row_layout) {
     for (float v : t) acc = acc + v;
     return acc;
   }
-  float p[16] = {};
-  for (size_t j = 0; j < t.size(); ++j) p[j % 16] = p[j % 16] + t[j];
-  float a[8], b[4];
-  for (int k = 0; k < 8; ++k) a[k] = p[k] + p[k + 8];
-  for (int k = 0; k < 4; ++k) b[k] = a[k] + a[k + 4];
-  return (b[0] + b[2]) + (b[1] + b[3]);
+  return ref_sum16(t);
 }
 
 TEST(OpsNormsReduceTest, RandomShapesMatchTheReferenceBitForBit) {

@@ -7,6 +7,7 @@
 
 #include "kernels/exact_log.h"
 #include "kernels/exact_math.h"
+#include "ops_norms_ref.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {
@@ -35,12 +36,7 @@ std::vector<float> ref_log_softmax(const std::vector<float>& x, bool exact) {
     d.push_back(v - m);
     e.push_back(exact ? kernels::exact_exp_nonpositive(v - m) : kernels::fast_exp(v - m));
   }
-  float p[16] = {};
-  for (size_t j = 0; j < e.size(); ++j) p[j % 16] = p[j % 16] + e[j];
-  float a[8], b[4];
-  for (int k = 0; k < 8; ++k) a[k] = p[k] + p[k + 8];
-  for (int k = 0; k < 4; ++k) b[k] = a[k] + a[k + 4];
-  const float l = kernels::exact_log((b[0] + b[2]) + (b[1] + b[3]));
+  const float l = kernels::exact_log(ref_sum16(e));
   std::vector<float> y;
   for (float v : d) y.push_back(v - l);
   return y;
