@@ -8,6 +8,7 @@
 // (exact-transcendentals.md); the log is the library's. NaN results are 0x7FC00000 in both modes. Rows with
 // NaN, +inf or only -inf come out all-NaN by the arithmetic itself (inf - inf and -inf - -inf are NaN, and
 // NaN reaches l).
+#include <algorithm>
 #include <limits>
 
 #include "kernels/exact_log.h"
@@ -100,6 +101,13 @@ class RowKernel final : public Kernel {
     Tensor tmp = ctx.scratch(DType::F32, Shape{2 * n});
     float* row = tmp.mutable_data<float>().data();
     float* aux = row + n;
+    if (inner == 1) {  // contiguous rows: treat them in the output directly
+      for (int64_t o = 0; o < outer; ++o) {
+        std::copy(px + o * n, px + (o + 1) * n, py + o * n);
+        treat(py + o * n, aux, n, ctx.exact);
+      }
+      return;
+    }
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t base = o * n * inner + i;
