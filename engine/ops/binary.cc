@@ -63,8 +63,8 @@ class PowKernel final : public Kernel {
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
     const std::array<const Shape*, 2> s{&a.shape(), &b.shape()};
-    if (broadcast_all(ctx.info, s, ErrorKind::InvalidInput) != out.shape() || out.dtype() != a.dtype())
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    check_run_shapes(ctx, s, out);
+    if (out.dtype() != a.dtype()) ctx.fail(ErrorKind::InvalidInput, "input type differs from the planned output");
     bool ok = false;
     visit<kPowBase>(a.dtype(), [&](auto btag) {
       ok = visit<kPowExp>(b.dtype(), [&](auto etag) {

@@ -17,6 +17,11 @@ Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, 
   return s;
 }
 
+void check_run_shapes(const RunContext& ctx, std::span<const Shape* const> shapes, const Tensor& out) {
+  if (broadcast_all(ctx.info, shapes, ErrorKind::InvalidInput) != out.shape())
+    ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+}
+
 void check_type(const NodeInfo& info, DType t, uint32_t types, const char* what) {
   if (static_cast<int>(t) < 0 || static_cast<int>(t) >= 32 || !(types & bit(t)))
     info.fail(ErrorKind::Unsupported, std::string(what) + " " + type_str(t) + " is not supported");

@@ -124,6 +124,9 @@ void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f)
 // The broadcast shape of the inputs, or Error(kind) naming them.
 Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, ErrorKind kind);
 
+// Run time: the inputs of `shapes` must still broadcast to the planned output (InvalidInput otherwise).
+void check_run_shapes(const RunContext& ctx, std::span<const Shape* const> shapes, const Tensor& out);
+
 // Checks the type of input i against a set: Unsupported naming the type otherwise.
 void check_type(const NodeInfo& info, DType t, uint32_t types, const char* what = "element type");
 // Requires inputs 0..n-1 to be present (InvalidModel otherwise).
@@ -194,8 +197,8 @@ class BinaryKernel final : public Kernel {
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
     const std::array<const Shape*, 2> s{&a.shape(), &b.shape()};
-    if (broadcast_all(ctx.info, s, ErrorKind::InvalidInput) != out.shape() || a.dtype() != b.dtype())
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    check_run_shapes(ctx, s, out);
+    if (a.dtype() != b.dtype()) ctx.fail(ErrorKind::InvalidInput, "input types differ");
     const bool exact = ctx.exact;
     if (!visit<Types>(a.dtype(), [&](auto tag) {
           using E = Elem<decltype(tag)>;

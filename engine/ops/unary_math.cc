@@ -92,19 +92,45 @@ std::unique_ptr<Kernel> make_bitwise_not(const NodeInfo&) {
 }
 
 // Trigonometric and hyperbolic functions: the platform's libm, which is not bit-reproducible (no exact flavour).
-#define OM_EW_LIBM(NAME, FN) \
-  std::unique_ptr<Kernel> NAME(const NodeInfo&) { return unary<kFloats>([](auto x) { return std::FN(x); }, false); }
-OM_EW_LIBM(make_sin, sin)
-OM_EW_LIBM(make_cos, cos)
-OM_EW_LIBM(make_tan, tan)
-OM_EW_LIBM(make_asin, asin)
-OM_EW_LIBM(make_acos, acos)
-OM_EW_LIBM(make_atan, atan)
-OM_EW_LIBM(make_sinh, sinh)
-OM_EW_LIBM(make_cosh, cosh)
-OM_EW_LIBM(make_asinh, asinh)
-OM_EW_LIBM(make_acosh, acosh)
-OM_EW_LIBM(make_atanh, atanh)
-#undef OM_EW_LIBM
+namespace {
+template <class F>
+std::unique_ptr<Kernel> libm(F f) {
+  return unary<kFloats>(f, false);
+}
+}  // namespace
+
+std::unique_ptr<Kernel> make_sin(const NodeInfo&) {
+  return libm([](auto x) { return std::sin(x); });
+}
+std::unique_ptr<Kernel> make_cos(const NodeInfo&) {
+  return libm([](auto x) { return std::cos(x); });
+}
+std::unique_ptr<Kernel> make_tan(const NodeInfo&) {
+  return libm([](auto x) { return std::tan(x); });
+}
+std::unique_ptr<Kernel> make_asin(const NodeInfo&) {
+  return libm([](auto x) { return std::asin(x); });
+}
+std::unique_ptr<Kernel> make_acos(const NodeInfo&) {
+  return libm([](auto x) { return std::acos(x); });
+}
+std::unique_ptr<Kernel> make_atan(const NodeInfo&) {
+  return libm([](auto x) { return std::atan(x); });
+}
+std::unique_ptr<Kernel> make_sinh(const NodeInfo&) {
+  return libm([](auto x) { return std::sinh(x); });
+}
+std::unique_ptr<Kernel> make_cosh(const NodeInfo&) {
+  return libm([](auto x) { return std::cosh(x); });
+}
+std::unique_ptr<Kernel> make_asinh(const NodeInfo&) {
+  return libm([](auto x) { return std::asinh(x); });
+}
+std::unique_ptr<Kernel> make_acosh(const NodeInfo&) {
+  return libm([](auto x) { return std::acosh(x); });
+}
+std::unique_ptr<Kernel> make_atanh(const NodeInfo&) {
+  return libm([](auto x) { return std::atanh(x); });
+}
 
 }  // namespace onemodel::rt

@@ -46,8 +46,8 @@ class VariadicKernel final : public Kernel {
       if (t.dtype() != out.dtype()) ctx.fail(ErrorKind::InvalidInput, "input types differ from the planned output");
       s.push_back(&t.shape());
     }
-    if (s.empty() || broadcast_all(ctx.info, s, ErrorKind::InvalidInput) != out.shape())
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    if (s.empty()) ctx.fail(ErrorKind::InvalidInput, "expects at least one input");
+    check_run_shapes(ctx, s, out);
     const bool exact = ctx.exact;
     const bool ok = visit<kNumeric>(out.dtype(), [&](auto tag) {
       using E = Elem<decltype(tag)>;

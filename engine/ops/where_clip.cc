@@ -33,9 +33,9 @@ class WhereKernel final : public Kernel {
     const Tensor& y = ctx.input(2);
     Tensor& out = ctx.output(0);
     const std::array<const Shape*, 3> s{&c.shape(), &x.shape(), &y.shape()};
-    if (broadcast_all(ctx.info, s, ErrorKind::InvalidInput) != out.shape() || c.dtype() != DType::Bool ||
-        x.dtype() != y.dtype() || out.dtype() != x.dtype())
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    check_run_shapes(ctx, s, out);
+    if (c.dtype() != DType::Bool || x.dtype() != y.dtype() || out.dtype() != x.dtype())
+      ctx.fail(ErrorKind::InvalidInput, "input types differ from the planned ones");
     const bool exact = ctx.exact;
     auto select = [&](auto tag) {
       using E = Elem<decltype(tag)>;
