@@ -4,7 +4,6 @@
 // the geometry, the transcendentals are the library's own, NaN results are 0x7FC00000 in both modes.
 #include <limits>
 
-#include "kernels/exact_log.h"
 #include "ops/norm_ops.h"
 #include "ops/ops.h"
 #include "ops/reduce_walk.h"

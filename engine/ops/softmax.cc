@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "kernels/exact_log.h"
 #include "ops/common.h"
 #include "ops/norm_ops.h"
 #include "ops/ops.h"

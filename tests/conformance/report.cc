@@ -56,7 +56,7 @@ std::string summarize(const std::vector<std::string>& causes) {
 }
 
 struct OpRow {
-  std::set<long long> opsets_passing;
+  std::set<long long> opsets, opsets_passing;
   int cases = 0, pass = 0, fail = 0, gap = 0, known = 0, exact_pass = 0, not_exact = 0;
   std::vector<std::string> causes;
 };
@@ -113,6 +113,7 @@ void write_report(const std::filesystem::path& out, const std::vector<CaseResult
     ++r.cases;
     const ModeResult& f = c.ran_fast ? c.fast : c.exact;
     long long opset = c.attributed_opset;
+    r.opsets.insert(opset);
     if (f.status == Status::Pass) {
       ++r.pass;
       r.opsets_passing.insert(opset);
@@ -133,16 +134,19 @@ void write_report(const std::filesystem::path& out, const std::vector<CaseResult
   std::sort(names.begin(), names.end(), less_nocase);
   md << "\n## Operators (node cases)\n\n"
         "A case counts under its operator (for a case with several operators, such as an `_expanded` function "
-        "body, the longest operator name the case name starts with). `Opsets passing` lists the opsets of the "
-        "cases that pass; `pass` and `gap` are fast mode; `exact pass` and `not-exact` are exact mode; `fail` "
-        "counts cases failing in either mode.\n\n"
-        "| Operator | Opsets passing | Cases | pass | fail | gap | exact pass | not-exact | Gap and fail causes |\n"
-        "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+        "body, the longest operator name the case name starts with). `Opsets` lists the opsets of its cases, "
+        "`Opsets passing` those of the cases that pass; `pass` and `gap` are fast mode; `exact pass` and "
+        "`not-exact` are exact mode; `fail` counts cases failing in either mode.\n\n"
+        "| Operator | Opsets | Opsets passing | Cases | pass | fail | gap | exact pass | not-exact | Gap and fail causes |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const std::string& op : names) {
     const OpRow& r = rows[op];
-    std::string opsets;
-    for (long long o : r.opsets_passing) opsets += (opsets.empty() ? "" : ", ") + std::to_string(o);
-    md << "| " << cell(op) << " | " << (opsets.empty() ? "-" : opsets) << " | " << r.cases << " | " << r.pass
+    auto list = [](const std::set<long long>& v) {
+      std::string s;
+      for (long long o : v) s += (s.empty() ? "" : ", ") + std::to_string(o);
+      return s.empty() ? std::string("-") : s;
+    };
+    md << "| " << cell(op) << " | " << list(r.opsets) << " | " << list(r.opsets_passing) << " | " << r.cases << " | " << r.pass
        << " | " << r.fail << " | " << r.gap << " | " << r.exact_pass << " | " << r.not_exact << " | "
        << cell(summarize(r.causes)) << " |\n";
   }

@@ -5,7 +5,6 @@
 #include <limits>
 #include <random>
 
-#include "kernels/exact_log.h"
 #include "kernels/exact_math.h"
 #include "ops_norms_ref.h"
 #include "ops_test_util.h"

@@ -1,11 +1,10 @@
-// LogSoftmax and Hardmax (Softmax itself is in ops_softmax_test.cc), and the exact log they rely on:
-// exact bits of LogSoftmax against a reference written here, the NaN and -inf rules, both opset
-// conventions, Hardmax's first maximum and NaN rows; log special values and accuracy against std::log.
+// LogSoftmax and Hardmax (Softmax itself is in ops_softmax_test.cc): exact bits of LogSoftmax against a
+// reference written here (the exact log itself is tested with the other transcendentals), the NaN and -inf
+// rules, both opset conventions, Hardmax's first maximum and NaN rows.
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "kernels/exact_log.h"
 #include "kernels/exact_math.h"
 #include "ops_norms_ref.h"
 #include "ops_test_util.h"
@@ -90,25 +89,6 @@ TEST(OpsNormsSoftmaxTest, Hardmax) {
   // Opset 13, axis 0: per column.
   auto a = values<float>(row_op("Hardmax", f32({1, 9, 8, 3}, {2, 2}), 13, 0, true).outputs[0]);
   EXPECT_EQ(a, (std::vector<float>{0, 1, 1, 0}));
-}
-
-TEST(OpsNormsSoftmaxTest, ExactLogSpecialValuesAndAccuracy) {
-  const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(kernels::exact_log(0.0f), -inf);
-  EXPECT_EQ(kernels::exact_log(-0.0f), -inf);
-  EXPECT_EQ(kernels::exact_log(inf), inf);
-  EXPECT_EQ(fbits(kernels::exact_log(-1.0f)), 0x7FC00000u);
-  EXPECT_EQ(fbits(kernels::exact_log(from_fbits(0xFFC00001u))), 0x7FC00000u);
-  EXPECT_EQ(kernels::exact_log(1.0f), 0.0f);
-  // Within 2.1 ulp of the double-precision log (the documented bound), normal and subnormal inputs.
-  std::mt19937 rng(5);
-  for (int i = 0; i < 20000; ++i) {
-    const float x = from_fbits(1u + static_cast<uint32_t>(rng() % 0x7F7FFFFFu));
-    const double ref = std::log(static_cast<double>(x));
-    const float rf = static_cast<float>(ref);
-    const double ulp = std::nextafter(std::fabs(rf), inf) - std::fabs(rf);
-    ASSERT_LE(std::fabs(kernels::exact_log(x) - ref) / ulp, 2.1) << x;
-  }
 }
 
 }  // namespace
