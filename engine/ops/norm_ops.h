@@ -28,7 +28,7 @@ std::unique_ptr<Kernel> make_layer_normalization(const NodeInfo& info);
 std::unique_ptr<Kernel> make_rms_normalization(const NodeInfo& info);
 std::unique_ptr<Kernel> make_instance_normalization(const NodeInfo& info);
 std::unique_ptr<Kernel> make_group_normalization(const NodeInfo& info);
-// lp_mvn.cc
+// norms.cc (not in ops-norms.md)
 std::unique_ptr<Kernel> make_lp_normalization(const NodeInfo& info);
 std::unique_ptr<Kernel> make_mean_variance_normalization(const NodeInfo& info);
 
