@@ -86,3 +86,127 @@ float sum16(const float* x, size_t n) noexcept {
 }
 
 }  // namespace onemodel::kernels
+
+namespace onemodel::kernels {
+namespace {
+constexpr float kFltMax = 3.40282347e+38f;
+constexpr float kInf = __builtin_inff();
+
+float bits_or_sign(float v, float sign_of) noexcept {
+  return from_bits(bits(v) | (bits(sign_of) & 0x80000000u));
+}
+float fabs_bits(float x) noexcept { return from_bits(bits(x) & 0x7FFFFFFFu); }
+
+// erf(|x|) for |x| < 0.5 (odd polynomial in |x|).
+float erf_small(float ax, float z) noexcept {
+  float p = -0.0007692853f * z + 0.0052003083f;
+  p = p * z - 0.02686312f;
+  p = p * z + 0.11283774f;
+  p = p * z - 0.37612638f;
+  p = p * z + 1.1283792f;
+  return ax * p;
+}
+
+// erfc(|x|) for |x| >= 0.5: exp(-x^2) with x^2 carried as z + zLo, times t*G(1/|x| - 1).
+float erfc_large(float ax, float z) noexcept {
+  static constexpr float kG[17] = {-0.00057763467f, 0.0017893383f,  -0.00010074016f, -0.004373198f, 0.0034639547f,
+                                   0.0015023724f,   -0.0009413088f, -0.0018891813f,  -0.0002586738f, 0.0052144383f,
+                                   -0.0103428485f,  0.015788378f,   -0.018338649f,   0.008167262f,  0.035529688f,
+                                   -0.1543716f,     0.42758358f};
+  const float t = 1.0f / ax;
+  const float s = t - 1.0f;
+  float g = kG[0];
+  for (int k = 1; k < 17; ++k) g = g * s + kG[k];
+  const float split = ax * 4097.0f;
+  const float hi = split - (split - ax);
+  const float lo = ax - hi;
+  float z_lo = ((hi * hi - z) + 2.0f * (hi * lo)) + lo * lo;
+  if (ax >= 64.0f) z_lo = 0.0f;
+  const float exp_neg_z = exact_exp(0.0f - z) * (1.0f - z_lo);
+  return exp_neg_z * (t * g);
+}
+}  // namespace
+
+float exact_log(float x) noexcept {
+  const bool sub = x < 1.17549435e-38f;
+  const float xs = sub ? x * 16777216.0f : x;
+  const uint32_t ix = bits(xs) - 0x3F3504F3u;
+  const int32_t e = static_cast<int32_t>(ix) >> 23;
+  const float m = from_bits((ix & 0x007FFFFFu) + 0x3F3504F3u);
+  float ef = from_bits(static_cast<uint32_t>(e) + 0x4B400000u) - kRound;
+  if (sub) ef = ef - 24.0f;
+  const float f = m - 1.0f;
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  float w = 0.0909090936f * z + 0.111111112f;
+  w = w * z + 0.142857149f;
+  w = w * z + 0.200000003f;
+  w = w * z + 0.333333343f;
+  const float s2 = s + s;
+  const float logm = s2 + s2 * (z * w);
+  const float r = ef * kLn2Hi + (logm + ef * kLn2Lo);
+  if (x != x || x < 0.0f) return canonical_nan_f32();
+  if (x == 0.0f) return -kInf;
+  if (x > kFltMax) return kInf;
+  return r;
+}
+
+float exact_sigmoid(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  const float s = exact_exp(0.0f - fabs_bits(x));
+  const float num = x >= 0.0f ? 1.0f : s;
+  return num / (1.0f + s);
+}
+
+float exact_tanh(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  const float ax = fabs_bits(x);
+  const float z = ax * ax;
+  float r;
+  if (ax < 0.6f) {
+    float p = -0.0058951583f * z + 0.020795971f;
+    p = p * z - 0.05378383f;
+    p = p * z + 0.13331924f;
+    p = p * z - 0.333333f;
+    r = ax + ax * (z * p);
+  } else {
+    const float e = exact_exp(ax + ax);
+    r = 1.0f - 2.0f / (e + 1.0f);
+  }
+  return bits_or_sign(r, x);
+}
+
+float exact_erf(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  const float ax = fabs_bits(x);
+  const float z = ax * ax;
+  const float e = ax < 0.5f ? erf_small(ax, z) : 1.0f - erfc_large(ax, z);
+  return bits_or_sign(e, x);
+}
+
+float exact_one_plus_erf(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  const float ax = fabs_bits(x);
+  const float z = ax * ax;
+  if (ax < 0.5f) return 1.0f + bits_or_sign(erf_small(ax, z), x);
+  const float erfc = erfc_large(ax, z);
+  return x < 0.0f ? erfc : 2.0f - erfc;
+}
+
+float exact_gelu_erf(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  if (x == -kInf) return -0.0f;
+  if (x == kInf) return kInf;
+  const float y = x * 0.70710677f;
+  return (0.5f * x) * exact_one_plus_erf(y);
+}
+
+float exact_gelu_tanh(float x) noexcept {
+  if (x != x) return canonical_nan_f32();
+  if (x == -kInf) return -0.0f;
+  if (x == kInf) return kInf;
+  const float u = 0.79788456f * (x + 0.044715f * ((x * x) * x));
+  return x * exact_sigmoid(u + u);
+}
+
+}  // namespace onemodel::kernels

@@ -34,6 +34,17 @@ float exact_exp_nonpositive(float x) noexcept;
 // FastMath.Exp of exact-transcendentals.md "Fast exponential", written without fma (fast mode only).
 float fast_exp(float x) noexcept;
 
+// The other exact fp32 functions of exact-transcendentals.md, operation for operation as written there.
+// Special values are chosen at the end; every NaN result is the canonical NaN.
+float exact_log(float x) noexcept;
+float exact_sigmoid(float x) noexcept;
+float exact_tanh(float x) noexcept;
+float exact_erf(float x) noexcept;
+// 1 + erf(x) without cancellation for negative x (the erf form of GELU needs it).
+float exact_one_plus_erf(float x) noexcept;
+float exact_gelu_erf(float x) noexcept;   // (0.5x)(1 + erf(x * 0.70710677))
+float exact_gelu_tanh(float x) noexcept;  // x * sigmoid(2u), u = 0.79788456 (x + 0.044715 x^3)
+
 // RowReduce.Sum16: term j goes to partial j mod 16 in increasing j from +0, then the fixed pairwise tree.
 float sum16(const float* x, size_t n) noexcept;
 

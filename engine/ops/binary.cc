@@ -1,130 +1,161 @@
-// Add, Sub, Mul, Div (opset 7+): NumPy multidirectional broadcasting over f16, f32, f64 and every integer
-// type (ops-elementwise.md). Each output element is one correctly rounded IEEE operation, so fast and exact
-// differ only in NaN bits, which exact mode canonicalises. Integers wrap; Div truncates, x/0 = 0 and
-// MIN/-1 = MIN. Half precision computes in float32 and rounds once (exact for + - * /).
-#include <limits>
-#include <type_traits>
-
-#include "ops/common.h"
+// Arithmetic on two broadcast inputs (ops-elementwise.md): Add, Sub, Mul, Div (7+), Mod (10+), Pow (7+),
+// BitShift (11+) and BitwiseAnd/Or/Xor (18+). Floats: each element is one correctly rounded IEEE operation
+// (f16 in float, rounded once), so fast and exact differ only in NaN bits. Integers wrap; Div truncates;
+// x/0 and x%0 are 0; MIN/-1 wraps to MIN and MIN%-1 is 0 (the spec's choice where C would trap).
+// Pow is the one inexact operator: it calls the platform pow.
+#include "ops/elementwise_common.h"
+#include "ops/elementwise_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
 
-enum class BinOp { Add, Sub, Mul, Div };
+using namespace ew;
 
 template <class T>
-T apply_int(BinOp op, T a, T b) {
-  // Arithmetic on uint64_t wraps by definition; converting back to T keeps the low bits (C++20).
-  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-  switch (op) {
-    case BinOp::Add: return static_cast<T>(ua + ub);
-    case BinOp::Sub: return static_cast<T>(ua - ub);
-    case BinOp::Mul: return static_cast<T>(ua * ub);
-    case BinOp::Div:
-      if (b == 0) return T{0};
-      if constexpr (std::is_signed_v<T>) {
-        if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
-      }
-      return static_cast<T>(a / b);
+T int_div(T a, T b) {
+  if (b == 0) return T{0};
+  if constexpr (std::is_signed_v<T>) {
+    if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
   }
-  return T{0};
+  return static_cast<T>(a / b);
 }
 
+// Truncated remainder (sign of the dividend), 0 for the trapping cases.
 template <class T>
-T apply_float(BinOp op, T a, T b) {
-  switch (op) {
-    case BinOp::Add: return a + b;
-    case BinOp::Sub: return a - b;
-    case BinOp::Mul: return a * b;
-    case BinOp::Div: return a / b;
+T int_rem(T a, T b) {
+  if (b == 0) return T{0};
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T{0};
   }
-  return a;
+  return static_cast<T>(a % b);
 }
 
-template <class T>
-void run_typed(BinOp op, bool exact, const Tensor& a, const Tensor& b, Tensor& out) {
-  const T* pa = a.data<T>().data();
-  const T* pb = b.data<T>().data();
-  T* po = out.mutable_data<T>().data();
-  broadcast_loop(out.shape(), a.shape(), b.shape(),
-                 [&](int64_t o, int64_t ia, int64_t ib, int64_t n, int64_t sa, int64_t sb) {
-                   for (int64_t k = 0; k < n; ++k) {
-                     const T x = pa[ia + k * sa], y = pb[ib + k * sb];
-                     if constexpr (std::is_floating_point_v<T>) {
-                       const T r = apply_float(op, x, y);
-                       po[o + k] = exact ? kernels::canon(r) : r;
-                     } else {
-                       po[o + k] = apply_int(op, x, y);
-                     }
-                   }
-                 });
+// ---- Pow: base and exponent of different types ----
+constexpr uint32_t kPowBase = bit(DType::F16) | bit(DType::F32) | bit(DType::F64) | bit(DType::I32) | bit(DType::I64);
+constexpr uint32_t kPowExp = kPowBase | bit(DType::U32) | bit(DType::U64);
+
+template <class B, class E>
+B pow_one(B x, E e) {
+  if constexpr (std::is_same_v<B, float> || std::is_same_v<B, double>) {
+    const auto y = static_cast<B>(e);
+    return y == B(2) ? x * x : std::pow(x, y);
+  } else {
+    const double xd = static_cast<double>(x), y = static_cast<double>(e);
+    return saturate_cast<B>(y == 2.0 ? xd * xd : std::pow(xd, y));
+  }
 }
 
-void run_half(BinOp op, bool exact, const Tensor& a, const Tensor& b, Tensor& out) {
-  const auto* pa = static_cast<const uint16_t*>(a.raw());
-  const auto* pb = static_cast<const uint16_t*>(b.raw());
-  auto* po = static_cast<uint16_t*>(out.raw_mut());
-  broadcast_loop(out.shape(), a.shape(), b.shape(),
-                 [&](int64_t o, int64_t ia, int64_t ib, int64_t n, int64_t sa, int64_t sb) {
-                   for (int64_t k = 0; k < n; ++k) {
-                     const float r = apply_float(op, half_to_float(pa[ia + k * sa]), half_to_float(pb[ib + k * sb]));
-                     po[o + k] = (exact && r != r) ? uint16_t{0x7E00} : float_to_half(r);
-                   }
-                 });
-}
-
-class BinaryKernel final : public Kernel {
+class PowKernel final : public Kernel {
  public:
-  explicit BinaryKernel(BinOp op) : Kernel(KernelFlags{.exact = true, .in_place_input = 0}), op_(op) {}
+  PowKernel() : Kernel(KernelFlags{.exact = false}) {}
 
   void infer(InferContext& ctx) const override {
-    if (ctx.inputs.size() != 2 || !ctx.has_input(0) || !ctx.has_input(1))
-      ctx.fail(ErrorKind::InvalidModel, "expects exactly two inputs");
-    const DType t = ctx.input(0).dtype;
-    if (ctx.input(1).dtype != t)
-      ctx.fail(ErrorKind::InvalidModel, "input types differ: " + type_str(t) + " and " + type_str(ctx.input(1).dtype));
-    if (!supported(t)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
-    Shape s;
-    try {
-      s = Shape::broadcast(ctx.input(0).shape, ctx.input(1).shape);
-    } catch (const Error&) {
-      ctx.fail(ErrorKind::InvalidModel, "inputs of shapes " + ctx.input(0).shape.to_string() + " and " +
-                                            ctx.input(1).shape.to_string() + " do not broadcast");
-    }
-    ctx.set_output(0, t, s);
+    require_inputs(ctx, 2);
+    check_type(ctx.info, ctx.input(0).dtype, kPowBase, "base type");
+    check_type(ctx.info, ctx.input(1).dtype, kPowExp, "exponent type");
+    const std::array<const Shape*, 2> s{&ctx.input(0).shape, &ctx.input(1).shape};
+    ctx.set_output(0, ctx.input(0).dtype, broadcast_all(ctx.info, s, ErrorKind::InvalidModel));
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     Tensor& out = ctx.output(0);
-    Shape s;
-    try {
-      s = Shape::broadcast(a.shape(), b.shape());
-    } catch (const Error&) {
-      ctx.fail(ErrorKind::InvalidInput, "inputs of shapes " + a.shape().to_string() + " and " +
-                                            b.shape().to_string() + " do not broadcast");
-    }
-    if (s != out.shape() || a.dtype() != b.dtype() || out.dtype() != a.dtype())
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
-    if (a.dtype() == DType::F16) return run_half(op_, ctx.exact, a, b, out);
-    if (!visit_numeric(a.dtype(), [&](auto tag) { run_typed<decltype(tag)>(op_, ctx.exact, a, b, out); }))
-      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
+    const std::array<const Shape*, 2> s{&a.shape(), &b.shape()};
+    check_run_shapes(ctx, s, out);
+    if (out.dtype() != a.dtype()) ctx.fail(ErrorKind::InvalidInput, "input type differs from the planned output");
+    bool ok = false;
+    visit<kPowBase>(a.dtype(), [&](auto btag) {
+      ok = visit<kPowExp>(b.dtype(), [&](auto etag) {
+        using EB = Elem<decltype(btag)>;
+        using EE = Elem<decltype(etag)>;
+        const auto* pa = in_ptr<typename EB::Store>(a);
+        const auto* pb = in_ptr<typename EE::Store>(b);
+        auto* po = out_ptr<typename EB::Store>(out);
+        broadcast_n<2>(out.shape(), s, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
+          for (int64_t k = 0; k < n; ++k)
+            po[o + k] = EB::store(pow_one(EB::load(pa[off[0] + k * st[0]]), EE::load(pb[off[1] + k * st[1]])), false);
+        });
+      });
+    });
+    if (!ok) ctx.fail(ErrorKind::Unsupported, "Pow of " + type_str(a.dtype()) + " by " + type_str(b.dtype()) + " is not supported");
   }
-
- private:
-  static bool supported(DType t) {
-    return t == DType::F16 || (t != DType::Bool && t != DType::BF16 && dtype_is_stored(t));
-  }
-  BinOp op_;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_add(const NodeInfo&) { return std::make_unique<BinaryKernel>(BinOp::Add); }
-std::unique_ptr<Kernel> make_sub(const NodeInfo&) { return std::make_unique<BinaryKernel>(BinOp::Sub); }
-std::unique_ptr<Kernel> make_mul(const NodeInfo&) { return std::make_unique<BinaryKernel>(BinOp::Mul); }
-std::unique_ptr<Kernel> make_div(const NodeInfo&) { return std::make_unique<BinaryKernel>(BinOp::Div); }
+std::unique_ptr<Kernel> make_add(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrap_add(a, b);
+    else return a + b;
+  });
+}
+std::unique_ptr<Kernel> make_sub(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrap_sub(a, b);
+    else return a - b;
+  });
+}
+std::unique_ptr<Kernel> make_mul(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return wrap_mul(a, b);
+    else return a * b;
+  });
+}
+std::unique_ptr<Kernel> make_div(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return int_div(a, b);
+    else return a / b;
+  });
+}
+
+std::unique_ptr<Kernel> make_mod(const NodeInfo& info) {
+  const int64_t fmod = info.get_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) info.fail(ErrorKind::InvalidModel, "fmod must be 0 or 1, got " + std::to_string(fmod));
+  if (fmod == 1)
+    return binary<kNumeric>([](auto a, auto b) {
+      using T = decltype(a);
+      if constexpr (std::is_integral_v<T>) return int_rem(a, b);
+      else return std::fmod(a, b);
+    });
+  // Floor modulus (sign of the divisor); floats need fmod = 1 and are reported by the type check.
+  return binary<kInts>([](auto a, auto b) {
+    using T = decltype(a);
+    T r = int_rem(a, b);
+    if constexpr (std::is_signed_v<T>) {
+      if (r != 0 && ((r < 0) != (b < 0))) r = wrap_add(r, b);
+    }
+    return r;
+  });
+}
+
+std::unique_ptr<Kernel> make_pow(const NodeInfo&) { return std::make_unique<PowKernel>(); }
+
+std::unique_ptr<Kernel> make_bit_shift(const NodeInfo& info) {
+  const std::string dir = info.get_string("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT")
+    info.fail(ErrorKind::InvalidModel, "direction must be LEFT or RIGHT, got '" + dir + "'");
+  // A shift by the width or more gives 0 (C++ leaves it undefined).
+  if (dir == "LEFT")
+    return binary<kUnsigned>([](auto a, auto b) {
+      using T = decltype(a);
+      return b >= sizeof(T) * 8 ? T{0} : static_cast<T>(a << b);
+    });
+  return binary<kUnsigned>([](auto a, auto b) {
+    using T = decltype(a);
+    return b >= sizeof(T) * 8 ? T{0} : static_cast<T>(a >> b);
+  });
+}
+
+std::unique_ptr<Kernel> make_bitwise_and(const NodeInfo&) {
+  return binary<kInts>([](auto a, auto b) { return static_cast<decltype(a)>(a & b); });
+}
+std::unique_ptr<Kernel> make_bitwise_or(const NodeInfo&) {
+  return binary<kInts>([](auto a, auto b) { return static_cast<decltype(a)>(a | b); });
+}
+std::unique_ptr<Kernel> make_bitwise_xor(const NodeInfo&) {
+  return binary<kInts>([](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); });
+}
 
 }  // namespace onemodel::rt

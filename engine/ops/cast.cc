@@ -1,4 +1,4 @@
-// Cast (opsets 6-12, 13-18, 19+): every pair of the 13 stored element types, by tensors.md section 10 and
+// Cast (opsets 6-12, 13-18, 19+) and CastLike (15+): every pair of the 13 stored element types, by tensors.md section 10 and
 // ops-elementwise.md "Cast". Floating sources go through double (holds f16/bf16/f32/f64 exactly), integer and
 // bool sources through a 64-bit integer:
 //   float -> float     round to nearest even (f64 -> f16/bf16 goes through f32, rounding twice, as specified)
@@ -12,7 +12,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "ops/common.h"
+#include "ops/elementwise_common.h"
+#include "ops/elementwise_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -69,20 +70,9 @@ float round_int_to_bits(uint64_t mag, bool neg, int bits) {
 }
 
 template <class T>
-T float_to_int(double d) {
-  if (d != d) return T{0};
-  const double t = std::trunc(d);
-  // 2^bits (or 2^(bits-1) for signed) is exact in double: compare against it, never against max itself.
-  const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
-  if (t >= hi) return std::numeric_limits<T>::max();
-  if (t < static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-  return static_cast<T>(t);
-}
-
-template <class T>
 void store_int(const Wide& w, std::byte* p) {
   T v;
-  if (w.kind == Wide::Float) v = float_to_int<T>(w.f);
+  if (w.kind == Wide::Float) v = ew::saturate_cast<T>(w.f);
   else if (w.kind == Wide::Signed) v = static_cast<T>(static_cast<uint64_t>(w.i));  // wrap modulo 2^bits
   else v = static_cast<T>(w.u);
   std::memcpy(p, &v, sizeof v);
@@ -142,28 +132,36 @@ void store(DType t, const Wide& w, bool exact, std::byte* p) {
 
 class CastKernel final : public Kernel {
  public:
+  // to = Undefined: CastLike (the target is input 1's element type).
   explicit CastKernel(DType to) : Kernel(KernelFlags{.exact = true}), to_(to) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
     const DType from = ctx.input(0).dtype;
     if (!dtype_is_stored(from)) ctx.fail(ErrorKind::Unsupported, "cast from " + type_str(from) + " is not supported");
-    ctx.set_output(0, to_, ctx.input(0).shape);
+    DType to = to_;
+    if (to == DType::Undefined) {  // CastLike: the type of input 1, whose values are never read
+      if (!ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects two inputs (input and target_type)");
+      to = ctx.input(1).dtype;
+      if (!dtype_is_stored(to)) ctx.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
+    }
+    ctx.set_output(0, to, ctx.input(0).shape);
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
-    if (x.shape() != y.shape() || y.dtype() != to_)
+    const DType to = to_ == DType::Undefined ? y.dtype() : to_;
+    if (x.shape() != y.shape() || y.dtype() != to || !dtype_is_stored(to))
       ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
     const DType from = x.dtype();
     if (!dtype_is_stored(from)) ctx.fail(ErrorKind::Unsupported, "cast from " + type_str(from) + " is not supported");
-    const size_t in_size = dtype_size(from), out_size = dtype_size(to_);
+    const size_t in_size = dtype_size(from), out_size = dtype_size(to);
     const auto* src = static_cast<const std::byte*>(x.raw());
     auto* dst = static_cast<std::byte*>(y.raw_mut());
     const int64_t n = x.numel();
     for (int64_t i = 0; i < n; ++i)
-      store(to_, load(from, src + static_cast<size_t>(i) * in_size), ctx.exact, dst + static_cast<size_t>(i) * out_size);
+      store(to, load(from, src + static_cast<size_t>(i) * in_size), ctx.exact, dst + static_cast<size_t>(i) * out_size);
   }
 
  private:
@@ -181,5 +179,7 @@ std::unique_ptr<Kernel> make_cast(const NodeInfo& info) {
     info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
   return std::make_unique<CastKernel>(to);
 }
+
+std::unique_ptr<Kernel> make_cast_like(const NodeInfo&) { return std::make_unique<CastKernel>(DType::Undefined); }
 
 }  // namespace onemodel::rt

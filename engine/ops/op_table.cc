@@ -26,17 +26,113 @@ constexpr std::array kTable = {
     OpDef{"", "Sub", 7, kLatest, make_sub},
     OpDef{"", "Mul", 7, kLatest, make_mul},
     OpDef{"", "Div", 7, kLatest, make_div},
+    OpDef{"", "Mod", 10, kLatest, make_mod},  // fmod = 0 integers only
+    OpDef{"", "Pow", 7, kLatest, make_pow},  // not exact
+    OpDef{"", "BitShift", 11, kLatest, make_bit_shift},
+    OpDef{"", "BitwiseAnd", 18, kLatest, make_bitwise_and},
+    OpDef{"", "BitwiseOr", 18, kLatest, make_bitwise_or},
+    OpDef{"", "BitwiseXor", 18, kLatest, make_bitwise_xor},
+    OpDef{"", "BitwiseNot", 18, kLatest, make_bitwise_not},
+    OpDef{"", "Max", 6, kLatest, make_max},
+    OpDef{"", "Min", 6, kLatest, make_min},
+    OpDef{"", "Sum", 6, kLatest, make_sum},
+    OpDef{"", "Mean", 6, kLatest, make_mean},
+    OpDef{"", "Neg", 6, kLatest, make_neg},
+    OpDef{"", "Abs", 6, kLatest, make_abs},
+    OpDef{"", "Sign", 9, kLatest, make_sign},
+    OpDef{"", "Reciprocal", 6, kLatest, make_reciprocal},
+    OpDef{"", "Sqrt", 6, kLatest, make_sqrt},
+    OpDef{"", "Floor", 6, kLatest, make_floor},
+    OpDef{"", "Ceil", 6, kLatest, make_ceil},
+    OpDef{"", "Round", 11, kLatest, make_round},
+    OpDef{"", "Exp", 6, kLatest, make_exp},
+    OpDef{"", "Log", 6, kLatest, make_log},
+    OpDef{"", "Tanh", 6, kLatest, make_tanh},
+    OpDef{"", "Sigmoid", 6, kLatest, make_sigmoid},
+    OpDef{"", "Erf", 9, kLatest, make_erf},
+    OpDef{"", "IsNaN", 9, kLatest, make_is_nan},
+    OpDef{"", "IsInf", 10, kLatest, make_is_inf},
+    OpDef{"", "Not", 1, kLatest, make_not},
+    OpDef{"", "Sin", 7, kLatest, make_sin},  // libm: fast mode only (also the next ten)
+    OpDef{"", "Cos", 7, kLatest, make_cos},
+    OpDef{"", "Tan", 7, kLatest, make_tan},
+    OpDef{"", "Asin", 7, kLatest, make_asin},
+    OpDef{"", "Acos", 7, kLatest, make_acos},
+    OpDef{"", "Atan", 7, kLatest, make_atan},
+    OpDef{"", "Sinh", 9, kLatest, make_sinh},
+    OpDef{"", "Cosh", 9, kLatest, make_cosh},
+    OpDef{"", "Asinh", 9, kLatest, make_asinh},
+    OpDef{"", "Acosh", 9, kLatest, make_acosh},
+    OpDef{"", "Atanh", 9, kLatest, make_atanh},
     OpDef{"", "Relu", 6, kLatest, make_relu},
+    OpDef{"", "Gelu", 20, kLatest, make_gelu},
+    OpDef{"", "LeakyRelu", 6, kLatest, make_leaky_relu},
+    OpDef{"", "HardSigmoid", 6, kLatest, make_hard_sigmoid},
+    OpDef{"", "HardSwish", 14, kLatest, make_hard_swish},
+    OpDef{"", "Softsign", 1, kLatest, make_softsign},
+    OpDef{"", "ThresholdedRelu", 10, kLatest, make_thresholded_relu},
+    OpDef{"", "Shrink", 9, kLatest, make_shrink},
+    OpDef{"", "PRelu", 7, kLatest, make_prelu},
+    OpDef{"", "Elu", 6, kLatest, make_elu},  // libm: fast mode only (also Selu, Celu, Softplus)
+    OpDef{"", "Selu", 6, kLatest, make_selu},
+    OpDef{"", "Celu", 12, kLatest, make_celu},
+    OpDef{"", "Softplus", 1, kLatest, make_softplus},
+    OpDef{"", "Equal", 7, kLatest, make_equal},
+    OpDef{"", "Less", 7, kLatest, make_less},
+    OpDef{"", "Greater", 7, kLatest, make_greater},
+    OpDef{"", "LessOrEqual", 12, kLatest, make_less_or_equal},
+    OpDef{"", "GreaterOrEqual", 12, kLatest, make_greater_or_equal},
+    OpDef{"", "And", 7, kLatest, make_and},
+    OpDef{"", "Or", 7, kLatest, make_or},
+    OpDef{"", "Xor", 7, kLatest, make_xor},
+    OpDef{"", "Where", 9, kLatest, make_where},
+    OpDef{"", "Clip", 6, 10, make_clip},                 // bounds are the attributes min / max
+    OpDef{"", "Clip", 11, kLatest, make_clip},           // bounds are optional scalar inputs
     OpDef{"", "Cast", 6, 12, make_cast},
     OpDef{"", "Cast", 13, 18, make_cast},
     OpDef{"", "Cast", 19, kLatest, make_cast},           // saturate (float8 only; those types are Unsupported)
+    OpDef{"", "CastLike", 15, kLatest, make_cast_like},
     // ---- end of element-wise family ----
 
     // ---- normalisation, softmax and reduction family (ops-norms.md): keep its lines inside this block ----
     OpDef{"", "Softmax", 1, 12, make_softmax},           // coerce to 2-D at axis (default 1)
     OpDef{"", "Softmax", 13, kLatest, make_softmax},     // one axis (default -1)
-    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},      // axes attribute
-    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},  // axes input, noop_with_empty_axes
+    OpDef{"", "LogSoftmax", 1, 12, make_log_softmax},
+    OpDef{"", "LogSoftmax", 13, kLatest, make_log_softmax},
+    OpDef{"", "Hardmax", 1, 12, make_hardmax},
+    OpDef{"", "Hardmax", 13, kLatest, make_hardmax},
+    OpDef{"", "ReduceSum", 1, 12, make_reduce_sum},      // axes attribute
+    OpDef{"", "ReduceSum", 13, kLatest, make_reduce_sum},  // axes input, noop_with_empty_axes
+    OpDef{"", "ReduceMean", 1, 17, make_reduce_mean},    // axes attribute (all Reduce* below: 18+ axes input)
+    OpDef{"", "ReduceMean", 18, kLatest, make_reduce_mean},
+    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},
+    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},
+    OpDef{"", "ReduceMin", 1, 17, make_reduce_min},
+    OpDef{"", "ReduceMin", 18, kLatest, make_reduce_min},
+    OpDef{"", "ReduceProd", 1, 17, make_reduce_prod},
+    OpDef{"", "ReduceProd", 18, kLatest, make_reduce_prod},
+    OpDef{"", "ReduceL1", 1, 17, make_reduce_l1},
+    OpDef{"", "ReduceL1", 18, kLatest, make_reduce_l1},
+    OpDef{"", "ReduceL2", 1, 17, make_reduce_l2},
+    OpDef{"", "ReduceL2", 18, kLatest, make_reduce_l2},
+    OpDef{"", "ReduceSumSquare", 1, 17, make_reduce_sum_square},
+    OpDef{"", "ReduceSumSquare", 18, kLatest, make_reduce_sum_square},
+    OpDef{"", "ReduceLogSum", 1, 17, make_reduce_log_sum},
+    OpDef{"", "ReduceLogSum", 18, kLatest, make_reduce_log_sum},
+    OpDef{"", "ReduceLogSumExp", 1, 17, make_reduce_log_sum_exp},
+    OpDef{"", "ReduceLogSumExp", 18, kLatest, make_reduce_log_sum_exp},
+    OpDef{"", "ArgMax", 1, 11, make_argmax},
+    OpDef{"", "ArgMax", 12, kLatest, make_argmax},       // select_last_index
+    OpDef{"", "ArgMin", 1, 11, make_argmin},
+    OpDef{"", "ArgMin", 12, kLatest, make_argmin},       // select_last_index
+    OpDef{"", "CumSum", 11, kLatest, make_cumsum},       // exclusive, reverse; axis input
+    OpDef{"", "LayerNormalization", 17, kLatest, make_layer_normalization},
+    OpDef{"", "RMSNormalization", 23, kLatest, make_rms_normalization},
+    OpDef{"", "InstanceNormalization", 6, kLatest, make_instance_normalization},
+    OpDef{"", "GroupNormalization", 18, 20, make_group_normalization},     // scale and bias per group
+    OpDef{"", "GroupNormalization", 21, kLatest, make_group_normalization},  // scale and bias per channel
+    OpDef{"", "MeanVarianceNormalization", 9, kLatest, make_mean_variance_normalization},
+    OpDef{"", "LpNormalization", 1, kLatest, make_lp_normalization},
     // ---- end of normalisation family ----
 
     // ---- shape and indexing family (ops-shape-indexing.md): keep its lines inside this block ----

@@ -1,23 +1,34 @@
-// Softmax: opsets 1-12 flatten to 2-D at `axis` (default 1) and normalise each row; 13+ normalise along one
-// axis (default -1). float32 only (ops-norms.md). Per row (kernels-attention.md "Softmax"):
-//   m = max ignoring NaN, e[j] = expNonPositive(x[j] - m), l = Sum16(e), y[j] = e[j] / l   (exact)
-//   the same with kernels::fast_exp and y[j] = e[j] * (1/l)                                   (fast)
-// fast_exp is the "Fast exponential" of exact-transcendentals.md (degree-3 polynomial, flush below -87.3)
-// evaluated without fma, so the fast flavour is also reproducible across platforms; it is ~2.3 ulp.
-// NaN results are 0x7FC00000 in both modes. Rows with NaN, +inf or only -inf come out all-NaN by the
-// arithmetic itself (inf - inf and -inf - -inf are NaN, and NaN reaches l).
+// Softmax, LogSoftmax and Hardmax (ops-norms.md "Softmax, LogSoftmax, Hardmax"): opsets 1-12 flatten to 2-D
+// at `axis` (default 1) and treat each row; 13+ work along one axis (default -1). float32 only. A strided
+// row (axis not last) is gathered into scratch, treated and scattered back. Per row:
+//   Softmax    m = max ignoring NaN, e[j] = exp(x[j] - m), l = Sum16(e), y[j] = e[j] / l (fast: e[j] * (1/l))
+//   LogSoftmax d[j] = x[j] - m, l = Sum16(exp(d)), y[j] = d[j] - log(l)
+//   Hardmax    1 at the first maximum, 0 elsewhere; a row holding NaN is all zeros
+// The exponential is ExpNonPositive in exact mode and the fast exponential in fast mode
+// (exact-transcendentals.md); the log is the library's. NaN results are 0x7FC00000 in both modes. Rows with
+// NaN, +inf or only -inf come out all-NaN by the arithmetic itself (inf - inf and -inf - -inf are NaN, and
+// NaN reaches l).
+#include <algorithm>
 #include <limits>
 
 #include "ops/common.h"
+#include "ops/norm_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
 
-void softmax_row(float* row, int64_t n, bool exact) {
+enum class RowOp { Softmax, LogSoftmax, Hardmax };
+
+float row_max(const float* row, int64_t n) {
   float m = -std::numeric_limits<float>::infinity();
   for (int64_t j = 0; j < n; ++j)
     if (row[j] > m) m = row[j];  // NaN compares false: ignored
+  return m;
+}
+
+void softmax_row(float* row, int64_t n, bool exact) {
+  const float m = row_max(row, n);
   for (int64_t j = 0; j < n; ++j) {
     const float d = row[j] - m;
     row[j] = exact ? kernels::exact_exp_nonpositive(d) : kernels::fast_exp(d);
@@ -31,9 +42,33 @@ void softmax_row(float* row, int64_t n, bool exact) {
   }
 }
 
-class SoftmaxKernel final : public Kernel {
+// `tmp` holds n floats of scratch for the exponentials (the row itself keeps the differences).
+void log_softmax_row(float* row, float* tmp, int64_t n, bool exact) {
+  const float m = row_max(row, n);
+  for (int64_t j = 0; j < n; ++j) {
+    row[j] = row[j] - m;
+    tmp[j] = exact ? kernels::exact_exp_nonpositive(row[j]) : kernels::fast_exp(row[j]);
+  }
+  const float ll = kernels::exact_log(kernels::sum16(tmp, static_cast<size_t>(n)));
+  for (int64_t j = 0; j < n; ++j) row[j] = kernels::canon(row[j] - ll);
+}
+
+void hardmax_row(float* row, int64_t n) {
+  int64_t best = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    if (row[j] != row[j]) {  // NaN anywhere: the row is all zeros
+      best = -1;
+      break;
+    }
+    if (best < 0 || row[j] > row[best]) best = j;
+  }
+  for (int64_t j = 0; j < n; ++j) row[j] = j == best ? 1.0f : 0.0f;
+}
+
+class RowKernel final : public Kernel {
  public:
-  SoftmaxKernel(int64_t axis, bool coerce_2d) : Kernel(KernelFlags{.exact = true}), axis_(axis), coerce_2d_(coerce_2d) {}
+  RowKernel(RowOp op, int64_t axis, bool coerce_2d)
+      : Kernel(KernelFlags{.exact = true}), op_(op), axis_(axis), coerce_2d_(coerce_2d) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
@@ -62,37 +97,48 @@ class SoftmaxKernel final : public Kernel {
     if (x.numel() == 0) return;
     const float* px = x.data<float>().data();
     float* py = y.mutable_data<float>().data();
-    if (inner == 1) {
+    Tensor tmp = ctx.scratch(DType::F32, Shape{2 * n});
+    float* row = tmp.mutable_data<float>().data();
+    float* aux = row + n;
+    if (inner == 1) {  // contiguous rows: treat them in the output directly
       for (int64_t o = 0; o < outer; ++o) {
-        float* row = py + o * n;
-        if (row != px + o * n)
-          for (int64_t j = 0; j < n; ++j) row[j] = px[o * n + j];
-        softmax_row(row, n, ctx.exact);
+        std::copy(px + o * n, px + (o + 1) * n, py + o * n);
+        treat(py + o * n, aux, n, ctx.exact);
       }
       return;
     }
-    // Axis not last: gather each strided row into scratch, normalise, scatter back.
-    Tensor tmp = ctx.scratch(DType::F32, Shape{n});
-    float* row = tmp.mutable_data<float>().data();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t base = o * n * inner + i;
         for (int64_t j = 0; j < n; ++j) row[j] = px[base + j * inner];
-        softmax_row(row, n, ctx.exact);
+        treat(row, aux, n, ctx.exact);
         for (int64_t j = 0; j < n; ++j) py[base + j * inner] = row[j];
       }
   }
 
  private:
+  void treat(float* row, float* aux, int64_t n, bool exact) const {
+    switch (op_) {
+      case RowOp::Softmax: softmax_row(row, n, exact); break;
+      case RowOp::LogSoftmax: log_softmax_row(row, aux, n, exact); break;
+      case RowOp::Hardmax: hardmax_row(row, n); break;
+    }
+  }
+
+  RowOp op_;
   int64_t axis_;
   bool coerce_2d_;
 };
 
+std::unique_ptr<Kernel> make_row_op(const NodeInfo& info, RowOp op) {
+  const bool coerce = info.opset() < 13;
+  return std::make_unique<RowKernel>(op, info.get_int("axis", coerce ? 1 : -1), coerce);
+}
+
 }  // namespace
 
-std::unique_ptr<Kernel> make_softmax(const NodeInfo& info) {
-  const bool coerce = info.opset() < 13;
-  return std::make_unique<SoftmaxKernel>(info.get_int("axis", coerce ? 1 : -1), coerce);
-}
+std::unique_ptr<Kernel> make_softmax(const NodeInfo& info) { return make_row_op(info, RowOp::Softmax); }
+std::unique_ptr<Kernel> make_log_softmax(const NodeInfo& info) { return make_row_op(info, RowOp::LogSoftmax); }
+std::unique_ptr<Kernel> make_hardmax(const NodeInfo& info) { return make_row_op(info, RowOp::Hardmax); }
 
 }  // namespace onemodel::rt

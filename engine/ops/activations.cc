@@ -1,0 +1,141 @@
+// Activation functions (ops-elementwise.md "Function definitions"): Relu, Gelu, LeakyRelu, HardSigmoid,
+// HardSwish, Softsign, ThresholdedRelu, Shrink and PRelu are compares, selects and rounded IEEE operations in
+// a fixed order (Gelu through the exact transcendentals), hence exact. Elu, Selu, Celu and Softplus call the
+// platform exp/log1p and have no exact flavour. Attribute defaults are the ONNX ones.
+#include "kernels/exact_math.h"
+#include "ops/elementwise_common.h"
+#include "ops/elementwise_ops.h"
+#include "ops/ops.h"
+
+namespace onemodel::rt {
+
+using namespace ew;
+
+// -0 becomes +0 (a compare and select); NaN passes through.
+std::unique_ptr<Kernel> make_relu(const NodeInfo&) {
+  return unary<kNumeric>([](auto x) {
+    using T = decltype(x);
+    return (x < T(0) || x == T(0)) ? T(0) : x;
+  });
+}
+
+std::unique_ptr<Kernel> make_gelu(const NodeInfo& info) {
+  const std::string approx = info.get_string("approximate", "none");
+  if (approx == "none") return unary<kF32>([](float x) { return kernels::exact_gelu_erf(x); });
+  if (approx == "tanh") return unary<kF32>([](float x) { return kernels::exact_gelu_tanh(x); });
+  info.fail(ErrorKind::InvalidModel, "approximate must be 'none' or 'tanh', got '" + approx + "'");
+}
+
+std::unique_ptr<Kernel> make_leaky_relu(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 0.01f);
+  return unary<kFloats>([alpha](auto x) {
+    using T = decltype(x);
+    return x < T(0) ? static_cast<T>(alpha) * x : x;
+  });
+}
+
+// clamp(v, 0, 1) with NaN passing through.
+template <class T>
+T clamp01(T v) {
+  return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+}
+
+std::unique_ptr<Kernel> make_hard_sigmoid(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 0.2f), beta = info.get_float("beta", 0.5f);
+  return unary<kFloats>([alpha, beta](auto x) {
+    using T = decltype(x);
+    return clamp01(static_cast<T>(alpha) * x + static_cast<T>(beta));
+  });
+}
+
+std::unique_ptr<Kernel> make_hard_swish(const NodeInfo&) {
+  return unary<kFloats>([](auto x) {
+    using T = decltype(x);
+    return x * clamp01(x * static_cast<T>(0.16666667f) + static_cast<T>(0.5f));
+  });
+}
+
+std::unique_ptr<Kernel> make_softsign(const NodeInfo&) {
+  return unary<kFloats>([](auto x) {
+    using T = decltype(x);
+    return x / (T(1) + std::fabs(x));
+  });
+}
+
+std::unique_ptr<Kernel> make_thresholded_relu(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 1.0f);
+  return unary<kFloats>([alpha](auto x) {
+    using T = decltype(x);
+    return x > static_cast<T>(alpha) ? x : T(0);
+  });
+}
+
+// Integers compute in double and convert back (bias and lambd are floats).
+std::unique_ptr<Kernel> make_shrink(const NodeInfo& info) {
+  const float bias = info.get_float("bias", 0.0f), lambd = info.get_float("lambd", 0.5f);
+  return unary<kNumeric>([bias, lambd](auto x) {
+    using T = decltype(x);
+    using W = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+    const W v = static_cast<W>(x), b = static_cast<W>(bias), l = static_cast<W>(lambd);
+    if (v < -l) return static_cast<T>(v + b);
+    if (v > l) return static_cast<T>(v - b);
+    return T(0);
+  });
+}
+
+std::unique_ptr<Kernel> make_prelu(const NodeInfo&) {
+  return binary<kNumeric>([](auto x, auto slope) {
+    using T = decltype(x);
+    if constexpr (std::is_integral_v<T>) return x < T(0) ? wrap_mul(slope, x) : x;
+    else return x < T(0) ? slope * x : x;
+  });
+}
+
+// ---- platform-libm activations (fast mode only) ----
+
+std::unique_ptr<Kernel> make_elu(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 1.0f);
+  return unary<kFloats>(
+      [alpha](auto x) {
+        using T = decltype(x);
+        return x < T(0) ? static_cast<T>(alpha) * (std::exp(x) - T(1)) : x;
+      },
+      false);
+}
+
+std::unique_ptr<Kernel> make_selu(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 1.67326319217681884765625f);
+  const float gamma = info.get_float("gamma", 1.05070102214813232421875f);
+  return unary<kFloats>(
+      [alpha, gamma](auto x) {
+        using T = decltype(x);
+        const T a = static_cast<T>(alpha), g = static_cast<T>(gamma);
+        return x > T(0) ? g * x : g * (a * std::exp(x) - a);
+      },
+      false);
+}
+
+std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 1.0f);
+  if (alpha == 0.0f) info.fail(ErrorKind::InvalidModel, "alpha must not be 0");
+  return unary<kFloats>(
+      [alpha](auto x) {
+        using T = decltype(x);
+        const T a = static_cast<T>(alpha);
+        const T neg = a * (std::exp(x / a) - T(1));
+        return x > T(0) ? x : (x != x ? x : neg);
+      },
+      false);
+}
+
+// log(1 + exp(x)) in the form that neither overflows for large x nor loses small results for negative x.
+std::unique_ptr<Kernel> make_softplus(const NodeInfo&) {
+  return unary<kFloats>(
+      [](auto x) {
+        using T = decltype(x);
+        return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+      },
+      false);
+}
+
+}  // namespace onemodel::rt

@@ -1,0 +1,268 @@
+// Shared machinery of the element-wise family (ops-elementwise.md): element-type sets, a per-type view of
+// storage (f16 computes in float and rounds once, bool is a byte), an N-input broadcasting loop, and two
+// generic kernels (unary map, same-type binary map) that every simple operator instantiates with a lambda.
+// Type sets are template parameters so a lambda is only ever compiled for the types it accepts (no
+// bit operations on floats, no sqrt on bools), and exact-mode NaN canonicalisation lives in one place.
+#pragma once
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "ops/common.h"
+
+namespace onemodel::rt::ew {
+
+// ---- element-type sets (bit i = DType code i) ----
+constexpr uint32_t bit(DType t) { return 1u << static_cast<int>(t); }
+constexpr uint32_t kF32 = bit(DType::F32);
+constexpr uint32_t kFloats = bit(DType::F16) | bit(DType::F32) | bit(DType::F64);
+constexpr uint32_t kSigned = bit(DType::I8) | bit(DType::I16) | bit(DType::I32) | bit(DType::I64);
+constexpr uint32_t kUnsigned = bit(DType::U8) | bit(DType::U16) | bit(DType::U32) | bit(DType::U64);
+constexpr uint32_t kInts = kSigned | kUnsigned;
+constexpr uint32_t kNumeric = kFloats | kInts;
+constexpr uint32_t kBool = bit(DType::Bool);
+constexpr uint32_t kStored = kNumeric | kBool | bit(DType::BF16);
+
+// Tag types for the two element types whose storage differs from their arithmetic type.
+struct Half {};
+struct Boolean {};
+
+// Storage and arithmetic type of one element type. load() widens; store() narrows (f16: one rounding) and,
+// in exact mode, writes NaN as the positive quiet NaN of the type.
+template <class Tag>
+struct Elem {
+  using Store = Tag;
+  using Calc = Tag;
+  static Calc load(Store s) { return s; }
+  static Store store(Calc c, bool exact) {
+    if constexpr (std::is_floating_point_v<Calc>) return exact ? kernels::canon(c) : c;
+    return c;
+  }
+};
+template <>
+struct Elem<Half> {
+  using Store = uint16_t;
+  using Calc = float;
+  static Calc load(Store s) { return half_to_float(s); }
+  static Store store(Calc c, bool exact) { return (exact && c != c) ? uint16_t{0x7E00} : float_to_half(c); }
+};
+template <>
+struct Elem<Boolean> {
+  using Store = uint8_t;
+  using Calc = bool;
+  static Calc load(Store s) { return s != 0; }
+  static Store store(Calc c, bool) { return c ? 1 : 0; }
+};
+
+// Calls f(Tag{}) for t when t is in Types; returns false otherwise (the caller reports the type).
+template <uint32_t Types, class F>
+bool visit(DType t, F&& f) {
+  if (static_cast<uint32_t>(t) >= 32 || !(Types & bit(t))) return false;
+  switch (t) {
+#define OM_EW_CASE(D, T) \
+  case DType::D:         \
+    if constexpr (Types & bit(DType::D)) f(T{}); \
+    return true;
+    OM_EW_CASE(F32, float)
+    OM_EW_CASE(F64, double)
+    OM_EW_CASE(F16, Half)
+    OM_EW_CASE(I8, int8_t)
+    OM_EW_CASE(I16, int16_t)
+    OM_EW_CASE(I32, int32_t)
+    OM_EW_CASE(I64, int64_t)
+    OM_EW_CASE(U8, uint8_t)
+    OM_EW_CASE(U16, uint16_t)
+    OM_EW_CASE(U32, uint32_t)
+    OM_EW_CASE(U64, uint64_t)
+    OM_EW_CASE(Bool, Boolean)
+#undef OM_EW_CASE
+    default: return false;
+  }
+}
+
+template <class S>
+const S* in_ptr(const Tensor& t) { return static_cast<const S*>(t.raw()); }
+template <class S>
+S* out_ptr(Tensor& t) { return static_cast<S*>(t.raw_mut()); }
+
+// Calls f(out_offset, offsets, n, steps) once per run of the innermost output dimension, where offsets[i]
+// and steps[i] locate input i (NumPy broadcasting, right-aligned, extent 1 repeats). Row-major order.
+template <size_t N, class F>
+void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f) {
+  if (out.numel() == 0) return;
+  std::array<int64_t, N> off{}, step{};
+  if (out.rank() == 0) {
+    f(int64_t{0}, off, int64_t{1}, step);
+    return;
+  }
+  std::array<std::array<int64_t, kMaxRank>, N> st;
+  for (size_t i = 0; i < N; ++i) st[i] = broadcast_strides(*in[i], out);
+  const int r = out.rank();
+  const auto last = static_cast<size_t>(r - 1);
+  for (size_t i = 0; i < N; ++i) step[i] = st[i][last];
+  const int64_t inner = out[r - 1];
+  const int64_t outer = out.numel() / inner;
+  std::array<int64_t, kMaxRank> idx{};
+  int64_t o = 0;
+  for (int64_t it = 0; it < outer; ++it) {
+    f(o, off, inner, step);
+    o += inner;
+    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
+      const auto du = static_cast<size_t>(d);
+      ++idx[du];
+      for (size_t i = 0; i < N; ++i) off[i] += st[i][du];
+      if (idx[du] < out[d]) break;
+      for (size_t i = 0; i < N; ++i) off[i] -= st[i][du] * out[d];
+      idx[du] = 0;
+    }
+  }
+}
+
+// The broadcast shape of the inputs, or Error(kind) naming them.
+Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, ErrorKind kind);
+
+// Run time: the inputs of `shapes` must still broadcast to the planned output (InvalidInput otherwise).
+void check_run_shapes(const RunContext& ctx, std::span<const Shape* const> shapes, const Tensor& out);
+
+// Checks the type of input i against a set: Unsupported naming the type otherwise.
+void check_type(const NodeInfo& info, DType t, uint32_t types, const char* what = "element type");
+// Requires inputs 0..n-1 to be present (InvalidModel otherwise).
+void require_inputs(const InferContext& ctx, size_t n);
+// Requires the inputs [first, last) to have the element type of input `first`.
+void require_same_type(const InferContext& ctx, size_t first, size_t last);
+
+// ---- unary map: y = f(x), output of x's type, or bool when f returns bool ----
+template <uint32_t Types, class F>
+class UnaryKernel final : public Kernel {
+ public:
+  UnaryKernel(F f, bool exact, bool bool_out)
+      : Kernel(KernelFlags{.exact = exact, .in_place_input = bool_out ? -1 : 0}), f_(f), bool_out_(bool_out) {}
+
+  void infer(InferContext& ctx) const override {
+    require_inputs(ctx, 1);
+    const DType t = ctx.input(0).dtype;
+    check_type(ctx.info, t, Types);
+    ctx.set_output(0, bool_out_ ? DType::Bool : t, ctx.input(0).shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (x.shape() != y.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    const bool exact = ctx.exact;
+    const int64_t n = x.numel();
+    if (!visit<Types>(x.dtype(), [&](auto tag) {
+          using E = Elem<decltype(tag)>;
+          using R = decltype(f_(typename E::Calc{}));
+          using O = std::conditional_t<std::is_same_v<R, bool>, Elem<Boolean>, E>;
+          const auto* px = in_ptr<typename E::Store>(x);
+          auto* py = out_ptr<typename O::Store>(y);
+          for (int64_t i = 0; i < n; ++i) py[i] = O::store(f_(E::load(px[i])), exact);
+        }))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype()) + " is not supported");
+  }
+
+ private:
+  F f_;
+  bool bool_out_;
+};
+
+// `f` maps one arithmetic value (float for f16) to a value of the same type or to bool.
+template <uint32_t Types, class F>
+std::unique_ptr<Kernel> unary(F f, bool exact = true, bool bool_out = false) {
+  return std::make_unique<UnaryKernel<Types, F>>(f, exact, bool_out);
+}
+
+// ---- binary map over two inputs of one type, broadcast: z = f(a, b) of that type, or bool ----
+template <uint32_t Types, class F>
+class BinaryKernel final : public Kernel {
+ public:
+  BinaryKernel(F f, bool exact, bool bool_out)
+      : Kernel(KernelFlags{.exact = exact, .in_place_input = bool_out ? -1 : 0}), f_(f), bool_out_(bool_out) {}
+
+  void infer(InferContext& ctx) const override {
+    require_inputs(ctx, 2);
+    require_same_type(ctx, 0, 2);
+    const DType t = ctx.input(0).dtype;
+    check_type(ctx.info, t, Types);
+    const std::array<const Shape*, 2> s{&ctx.input(0).shape, &ctx.input(1).shape};
+    ctx.set_output(0, bool_out_ ? DType::Bool : t, broadcast_all(ctx.info, s, ErrorKind::InvalidModel));
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    const std::array<const Shape*, 2> s{&a.shape(), &b.shape()};
+    check_run_shapes(ctx, s, out);
+    if (a.dtype() != b.dtype()) ctx.fail(ErrorKind::InvalidInput, "input types differ");
+    const bool exact = ctx.exact;
+    if (!visit<Types>(a.dtype(), [&](auto tag) {
+          using E = Elem<decltype(tag)>;
+          using C = typename E::Calc;
+          using R = decltype(f_(C{}, C{}));
+          using O = std::conditional_t<std::is_same_v<R, bool> && !std::is_same_v<C, bool>, Elem<Boolean>, E>;
+          const auto* pa = in_ptr<typename E::Store>(a);
+          const auto* pb = in_ptr<typename E::Store>(b);
+          auto* po = out_ptr<typename O::Store>(out);
+          broadcast_n<2>(out.shape(), s, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
+            for (int64_t k = 0; k < n; ++k)
+              po[o + k] = O::store(f_(E::load(pa[off[0] + k * st[0]]), E::load(pb[off[1] + k * st[1]])), exact);
+          });
+        }))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
+  }
+
+ private:
+  F f_;
+  bool bool_out_;
+};
+
+template <uint32_t Types, class F>
+std::unique_ptr<Kernel> binary(F f, bool exact = true, bool bool_out = false) {
+  return std::make_unique<BinaryKernel<Types, F>>(f, exact, bool_out);
+}
+
+// ---- small arithmetic helpers shared by several sub-families ----
+
+// Two's-complement wrap-around arithmetic for any integer type (no signed overflow UB).
+template <class T>
+T wrap_add(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+template <class T>
+T wrap_sub(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+template <class T>
+T wrap_mul(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+
+// Max/Min of ops-elementwise.md: NaN wins (the first operand's if both); equal operands give the second.
+template <class T>
+T nan_max(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a > b ? a : b;
+}
+template <class T>
+T nan_min(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? a : b;
+}
+
+// Float to integer by the Cast rule: truncate toward zero, saturate, NaN gives 0.
+template <class T>
+T saturate_cast(double d) {
+  if (d != d) return T{0};
+  const double t = std::trunc(d);
+  const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);  // 2^bits, exact in double
+  if (t >= hi) return std::numeric_limits<T>::max();
+  if (t < static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  return static_cast<T>(t);
+}
+
+}  // namespace onemodel::rt::ew
