@@ -122,17 +122,48 @@ void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f)
 }
 
 // The broadcast shape of the inputs, or Error(kind) naming them.
-Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, ErrorKind kind);
+inline Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, ErrorKind kind) {
+  Shape s = *shapes[0];
+  std::string listed = s.to_string();
+  for (size_t i = 1; i < shapes.size(); ++i) {
+    listed += " and " + shapes[i]->to_string();
+    try {
+      s = Shape::broadcast(s, *shapes[i]);
+    } catch (const Error&) {
+      info.fail(kind, "inputs of shapes " + listed + " do not broadcast");
+    }
+  }
+  return s;
+}
 
-// Run time: the inputs of `shapes` must still broadcast to the planned output (InvalidInput otherwise).
-void check_run_shapes(const RunContext& ctx, std::span<const Shape* const> shapes, const Tensor& out);
+// Run time: the inputs must still broadcast to the planned output (InvalidInput otherwise).
+inline void check_run_shapes(const RunContext& ctx, std::span<const Shape* const> shapes, const Tensor& out) {
+  if (broadcast_all(ctx.info, shapes, ErrorKind::InvalidInput) != out.shape())
+    ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+}
 
-// Checks the type of input i against a set: Unsupported naming the type otherwise.
-void check_type(const NodeInfo& info, DType t, uint32_t types, const char* what = "element type");
-// Requires inputs 0..n-1 to be present (InvalidModel otherwise).
-void require_inputs(const InferContext& ctx, size_t n);
-// Requires the inputs [first, last) to have the element type of input `first`.
-void require_same_type(const InferContext& ctx, size_t first, size_t last);
+// Unsupported naming the type unless t is in the set.
+inline void check_type(const NodeInfo& info, DType t, uint32_t types, const char* what = "element type") {
+  if (static_cast<int>(t) < 0 || static_cast<int>(t) >= 32 || !(types & bit(t)))
+    info.fail(ErrorKind::Unsupported, std::string(what) + " " + type_str(t) + " is not supported");
+}
+
+// Inputs 0..n-1 must be present (InvalidModel otherwise).
+inline void require_inputs(const InferContext& ctx, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!ctx.has_input(i))
+      ctx.fail(ErrorKind::InvalidModel, "expects " + std::to_string(n) + " input" + (n == 1 ? "" : "s") +
+                                            ", input " + std::to_string(i) + " is missing");
+}
+
+// Inputs [first, last) must have the element type of input `first`.
+inline void require_same_type(const InferContext& ctx, size_t first, size_t last) {
+  const DType t = ctx.input(first).dtype;
+  for (size_t i = first + 1; i < last; ++i)
+    if (ctx.has_input(i) && ctx.input(i).dtype != t)
+      ctx.fail(ErrorKind::InvalidModel, "input types differ: " + type_str(t) + " and " + type_str(ctx.input(i).dtype));
+}
+
 
 // ---- unary map: y = f(x), output of x's type, or bool when f returns bool ----
 template <uint32_t Types, class F>

@@ -60,7 +60,7 @@ std::unique_ptr<Kernel> make_elu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_selu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_celu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_softplus(const NodeInfo& info);
-// compare_logic.cc
+// compare_select.cc
 std::unique_ptr<Kernel> make_equal(const NodeInfo& info);
 std::unique_ptr<Kernel> make_less(const NodeInfo& info);
 std::unique_ptr<Kernel> make_greater(const NodeInfo& info);
@@ -69,7 +69,7 @@ std::unique_ptr<Kernel> make_greater_or_equal(const NodeInfo& info);
 std::unique_ptr<Kernel> make_and(const NodeInfo& info);
 std::unique_ptr<Kernel> make_or(const NodeInfo& info);
 std::unique_ptr<Kernel> make_xor(const NodeInfo& info);
-// where_clip.cc
+// compare_select.cc (Where, Clip)
 std::unique_ptr<Kernel> make_where(const NodeInfo& info);
 std::unique_ptr<Kernel> make_clip(const NodeInfo& info);
 // cast.cc (make_cast is in ops.h)

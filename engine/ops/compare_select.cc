@@ -1,4 +1,7 @@
-// Where (9+) and Clip (6+), the two selects with more than two operands (ops-elementwise.md).
+// Comparisons, boolean logic and selects (ops-elementwise.md).
+// Equal (7+, numeric and bool), Less and Greater (7+), LessOrEqual and GreaterOrEqual (12+), And, Or, Xor
+// (7+, bool): broadcast NumPy style, bool output. NaN compares false with everything, itself included (the
+// C++ operators already behave so; f16 is compared after the exact widening to float).
 // Where: out = cond ? X : Y with three-way NumPy broadcasting, any stored type (bfloat16 is copied as bits).
 // Clip: min(max(x, lo), hi) with the upper bound winning when lo > hi; an omitted bound is the type's finite
 // extreme (so Clip(+inf) is the largest finite value); NaN passes through. Bounds are the attributes min/max
@@ -130,6 +133,32 @@ class ClipKernel final : public Kernel {
 };
 
 }  // namespace
+
+std::unique_ptr<Kernel> make_equal(const NodeInfo&) {
+  return binary<kNumeric | kBool>([](auto a, auto b) { return a == b; }, true, true);
+}
+std::unique_ptr<Kernel> make_less(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) { return a < b; }, true, true);
+}
+std::unique_ptr<Kernel> make_greater(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) { return a > b; }, true, true);
+}
+std::unique_ptr<Kernel> make_less_or_equal(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) { return a <= b; }, true, true);
+}
+std::unique_ptr<Kernel> make_greater_or_equal(const NodeInfo&) {
+  return binary<kNumeric>([](auto a, auto b) { return a >= b; }, true, true);
+}
+
+std::unique_ptr<Kernel> make_and(const NodeInfo&) {
+  return binary<kBool>([](bool a, bool b) { return a && b; }, true, true);
+}
+std::unique_ptr<Kernel> make_or(const NodeInfo&) {
+  return binary<kBool>([](bool a, bool b) { return a || b; }, true, true);
+}
+std::unique_ptr<Kernel> make_xor(const NodeInfo&) {
+  return binary<kBool>([](bool a, bool b) { return a != b; }, true, true);
+}
 
 std::unique_ptr<Kernel> make_where(const NodeInfo&) { return std::make_unique<WhereKernel>(); }
 
