@@ -1,7 +1,7 @@
 // Activation functions (ops-elementwise.md "Function definitions"): Relu, Gelu, LeakyRelu, HardSigmoid,
 // HardSwish, Softsign, ThresholdedRelu, Shrink and PRelu are compares, selects and rounded IEEE operations in
-// a fixed order (Gelu through the exact transcendentals), hence exact. Elu, Selu, Celu and Softplus call the
-// platform exp/log1p and have no exact flavour. Attribute defaults are the ONNX ones.
+// a fixed order (Gelu through the exact transcendentals), hence exact. Elu, Selu, Celu and Softplus use the
+// exact exponential and logarithm and are exact too (float32 only). Attribute defaults are the ONNX ones.
 #include "kernels/exact_math.h"
 #include "ops/elementwise_common.h"
 #include "ops/elementwise_ops.h"
@@ -91,51 +91,42 @@ std::unique_ptr<Kernel> make_prelu(const NodeInfo&) {
   });
 }
 
-// ---- platform-libm activations (fast mode only) ----
+// ---- activations over the exact exponential and logarithm (float32, like Exp and Log) ----
+// Each output is a fixed sequence of rounded IEEE operations and exact-transcendentals.md functions, so
+// these are exact; the double-precision forms are not served, as for Exp (ops-elementwise.md).
 
 std::unique_ptr<Kernel> make_elu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 1.0f);
-  return unary<kFloats>(
-      [alpha](auto x) {
-        using T = decltype(x);
-        return x < T(0) ? static_cast<T>(alpha) * (std::exp(x) - T(1)) : x;
-      },
-      false);
+  return unary<kF32>([alpha](float x) { return x < 0.0f ? alpha * (kernels::exact_exp(x) - 1.0f) : x; });
 }
 
 std::unique_ptr<Kernel> make_selu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 1.67326319217681884765625f);
   const float gamma = info.get_float("gamma", 1.05070102214813232421875f);
-  return unary<kFloats>(
-      [alpha, gamma](auto x) {
-        using T = decltype(x);
-        const T a = static_cast<T>(alpha), g = static_cast<T>(gamma);
-        return x > T(0) ? g * x : g * (a * std::exp(x) - a);
-      },
-      false);
+  return unary<kF32>(
+      [alpha, gamma](float x) { return x > 0.0f ? gamma * x : gamma * (alpha * kernels::exact_exp(x) - alpha); });
 }
 
 std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 1.0f);
   if (alpha == 0.0f) info.fail(ErrorKind::InvalidModel, "alpha must not be 0");
-  return unary<kFloats>(
-      [alpha](auto x) {
-        using T = decltype(x);
-        const T a = static_cast<T>(alpha);
-        const T neg = a * (std::exp(x / a) - T(1));
-        return x > T(0) ? x : (x != x ? x : neg);
-      },
-      false);
+  return unary<kF32>([alpha](float x) {
+    if (x != x || x > 0.0f) return x;
+    return alpha * (kernels::exact_exp(x / alpha) - 1.0f);
+  });
 }
 
-// log(1 + exp(x)) in the form that neither overflows for large x nor loses small results for negative x.
+// softplus(x) = max(x, 0) + log1p(exp(-|x|)): neither overflows. log1p(t) is computed as
+// log(u) * t / (u - 1) with u = 1 + t rounded (u - 1 is exact, and the quotient corrects the rounding of u),
+// which keeps small results that log(1 + t) alone would lose; u == 1 means t < 2^-24 and log1p(t) = t.
 std::unique_ptr<Kernel> make_softplus(const NodeInfo&) {
-  return unary<kFloats>(
-      [](auto x) {
-        using T = decltype(x);
-        return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-      },
-      false);
+  return unary<kF32>([](float x) {
+    if (x != x) return x;
+    const float t = kernels::exact_exp(x > 0.0f ? -x : x);
+    const float u = 1.0f + t;
+    const float l = u == 1.0f ? t : kernels::exact_log(u) * t / (u - 1.0f);
+    return (x > 0.0f ? x : 0.0f) + l;
+  });
 }
 
 }  // namespace onemodel::rt

@@ -13,11 +13,26 @@ namespace {
 
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
 
-// Element types served (ops-norms.md table): float32/64 and the 8-, 32- and 64-bit integers; L2 on floats
-// only; the logarithmic reductions on float32 only.
+template <class T>
+struct log_exp_fn;
+template <>
+struct log_exp_fn<float> {
+  static float exp(float x) { return kernels::exact_exp(x); }
+  static float log(float x) { return kernels::exact_log(x); }
+};
+template <>
+struct log_exp_fn<double> {
+  static double exp(double x) { return std::exp(x); }
+  static double log(double x) { return std::log(x); }
+};
+
+bool is_log_reduction(ReduceOp op) { return op == ReduceOp::LogSum || op == ReduceOp::LogSumExp; }
+
+// Element types served (ops-norms.md table): float32/64 and the 8-, 32- and 64-bit integers; L2 and the
+// logarithmic reductions on floats only. The logarithmic ones on float64 use the platform's double log and
+// exp, so they have no exact flavour: exact mode refuses them when the plan learns the type.
 bool type_served(ReduceOp op, DType t) {
-  if (op == ReduceOp::LogSum || op == ReduceOp::LogSumExp) return t == DType::F32;
-  if (op == ReduceOp::L2) return t == DType::F32 || t == DType::F64;
+  if (op == ReduceOp::L2 || is_log_reduction(op)) return t == DType::F32 || t == DType::F64;
   switch (t) {
     case DType::F32: case DType::F64: case DType::I8: case DType::U8:
     case DType::I32: case DType::I64: case DType::U32: case DType::U64: return true;
@@ -58,23 +73,25 @@ T scan_extreme(const ReduceGeometry& g, const T* x, int64_t o, bool max) {
 }
 
 // m + log(sum of exp(x - m)) with m the maximum (NaN if any element is NaN), the sum sequential in sequence
-// order; infinite maxima are returned as they are.
-float log_sum_exp(const ReduceGeometry& g, const float* x, int64_t o) {
-  float m = -std::numeric_limits<float>::infinity();
+// order; infinite maxima are returned as they are. float32 uses the library's exact exp and log, float64 the
+// platform's (fast mode only).
+template <class T>
+T log_sum_exp(const ReduceGeometry& g, const T* x, int64_t o) {
+  T m = -std::numeric_limits<T>::infinity();
   bool nan = false;
-  walk_sequence(g, x, o, [&](const float* p, int64_t n) {
+  walk_sequence(g, x, o, [&](const T* p, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
       if (p[j] != p[j]) nan = true;
       else if (p[j] > m) m = p[j];
     }
   });
-  if (nan) return kernels::canonical_nan_f32();
+  if (nan) return std::numeric_limits<T>::quiet_NaN();
   if (std::isinf(m)) return m;
-  float s = 0.0f;
-  walk_sequence(g, x, o, [&](const float* p, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) s = s + kernels::exact_exp(p[j] - m);
+  T s = T(0);
+  walk_sequence(g, x, o, [&](const T* p, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) s = s + log_exp_fn<T>::exp(p[j] - m);
   });
-  return m + kernels::exact_log(s);
+  return m + log_exp_fn<T>::log(s);
 }
 
 template <class T>
@@ -103,10 +120,10 @@ T reduce_one(ReduceOp op, const ReduceGeometry& g, const T* x, int64_t o) {
       if constexpr (std::is_floating_point_v<T>) return std::sqrt(reduce_sum(g, x, o, [](T v) { return v * v; }));
       break;
     case ReduceOp::LogSum:
-      if constexpr (std::is_same_v<T, float>) return kernels::exact_log(reduce_sum(g, x, o, [](T v) { return v; }));
+      if constexpr (std::is_floating_point_v<T>) return log_exp_fn<T>::log(reduce_sum(g, x, o, [](T v) { return v; }));
       break;
     case ReduceOp::LogSumExp:
-      if constexpr (std::is_same_v<T, float>) return log_sum_exp(g, x, o);
+      if constexpr (std::is_floating_point_v<T>) return log_sum_exp(g, x, o);
       break;
   }
   return T(0);  // unreachable: type_served() rejected the combination at plan time
@@ -126,6 +143,11 @@ class ReduceKernel final : public Kernel {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
     const DType t = ctx.input(0).dtype;
     if (!type_served(op_, t)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (ctx.exact && t == DType::F64 && is_log_reduction(op_))
+      throw Error(ErrorKind::ExactModeUnavailable,
+                  "Exact mode is not available: float64 " + ctx.info.op_type() + " has no exact kernel.")
+          .with_node(ctx.info.name())
+          .with_operators({ctx.info.op_type()});
     std::vector<int64_t> axes = attr_axes_;
     if (axes_from_input_ && ctx.has_input(1)) {
       if (!ctx.input(1).value) {

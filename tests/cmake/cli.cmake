@@ -32,6 +32,11 @@ if(TARGET onemodel_cli)
   add_test(NAME cli_run_unsupported COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/unsupported.onnx" -DEXPECT_RC=1
            "-DSTDERR_RE=^error: UnsupportedOperator: .*DeformConv \\(opset 22\\).*TfIdfVectorizer \\(opset 22\\)"
            -P ${expect})
+  # cookbook missing-operators: wave.onnx (Cos) runs in fast mode, exact mode names Cos.
+  add_test(NAME cli_run_wave_fast COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/wave.onnx" -DEXPECT_RC=0
+           "-DSTDOUT_RE=output y: F32 \\[4\\]" -P ${expect})
+  add_test(NAME cli_run_wave_exact COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/wave.onnx|--mode|exact"
+           -DEXPECT_RC=1 "-DSTDERR_RE=^error: ExactModeUnavailable: .*no exact kernel exists for Cos" -P ${expect})
   add_test(NAME cli_run_bad_npy COMMAND ${CMAKE_COMMAND}
            "-DCMD=${cli}|run|${td}/classifier.onnx|--input|x=${td}/classifier.onnx" -DEXPECT_RC=1
            "-DSTDERR_RE=^error: Malformed: .*magic.*classifier.onnx" -P ${expect})

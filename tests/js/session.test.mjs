@@ -137,6 +137,19 @@ describe('errors', () => {
     expect(err.message).toMatch(/^UnsupportedOperator: /);
   });
 
+  test('wave.onnx (Cos) runs in fast mode and is refused in exact mode naming Cos', async () => {
+    const fast = await InferenceSession.create(model('wave.onnx'));
+    const { y } = await fast.run({ t: new Tensor('float32', new Float32Array([0, 1, 2, 3]), [4]) });
+    // cos(0..3) from the cookbook: 1.000000, 0.540302, -0.416147, -0.989992
+    const want = [1.0, 0.540302, -0.416147, -0.989992];
+    Array.from(y.data).forEach((v, i) => expect(Math.abs(v - want[i])).toBeLessThan(1e-6));
+    await fast.release();
+    const err = await rejection(InferenceSession.create(model('wave.onnx'), { mode: 'exact' }));
+    expect(err).toBeInstanceOf(OneModelError);
+    expect(err.kind).toBe('ExactModeUnavailable');
+    expect(err.operators).toEqual(['Cos']);
+  });
+
   test('bytes that are not a model reject with Malformed', async () => {
     const err = await rejection(InferenceSession.create(new Uint8Array([0xff, 0xff, 0xff, 0xff])));
     expect(err).toBeInstanceOf(OneModelError);
