@@ -218,7 +218,12 @@ class UniqueKernel final : public Kernel {
           }
         return 0;
       };
-      std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) { return cmp(p, q) < 0; });
+      // Ties keep index order: the same result as a stable sort of 0..n-1, without libstdc++'s temporary
+      // buffer (GCC 12 frees it with a call ASan reports as an alloc-dealloc mismatch).
+      std::sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+        const int c = cmp(p, q);
+        return c != 0 ? c < 0 : p < q;
+      });
       for (size_t j = 0; j < order.size(); ++j) {
         if (j == 0 || cmp(order[j - 1], order[j]) != 0) firsts.push_back(order[j]);
         group_of[static_cast<size_t>(order[j])] = static_cast<int64_t>(firsts.size()) - 1;

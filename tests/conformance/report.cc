@@ -44,7 +44,10 @@ std::string summarize(const std::vector<std::string>& causes) {
   std::map<std::string, int> n;
   for (const std::string& c : causes) ++n[c];
   std::vector<std::pair<std::string, int>> v(n.begin(), n.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  // Most frequent first, ties in name order (v comes sorted by name from the map).
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
   std::string s;
   for (size_t i = 0; i < v.size() && i < 3; ++i) {
     if (i) s += "; ";
