@@ -40,11 +40,13 @@ ValueInfo describe(const ir::Value& v) {
 }  // namespace
 
 std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact,
-                                                           OpLookup lookup) {
+                                                           OpLookup lookup, int threads) {
   if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->model_ = std::move(model);
   g->exact_ = exact;
+  g->isa_ = kern::session_isa();
+  g->pool_ = std::make_unique<ThreadPool>(threads);
   g->collect_live_nodes();
   g->describe_io();
   g->resolve_operators(lookup);

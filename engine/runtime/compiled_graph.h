@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "base/thread_pool.h"
+#include "kernels/isa.h"
 #include "runtime/kernel.h"
 
 namespace onemodel::rt {
@@ -25,9 +27,13 @@ class CompiledGraph {
  public:
   // Resolves operators, checks the mode, prepares weights. `model.graph` must be set.
   static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
-                                                     OpLookup lookup = &find_op);
+                                                     OpLookup lookup = &find_op, int threads = 1);
 
   bool exact() const { return exact_; }
+  // The instruction-set target every kernel of this session runs on (chosen once, at creation).
+  kern::Isa isa() const { return isa_; }
+  // The intra-op pool every run of this session shares (never null; threads() == 1 means no workers).
+  ThreadPool* pool() const { return pool_.get(); }
   const ir::Model& model() const { return *model_; }
   const ir::Graph& graph() const { return *model_->graph; }
   size_t num_values() const { return graph().values.size(); }
@@ -52,6 +58,8 @@ class CompiledGraph {
 
   std::shared_ptr<const ir::Model> model_;
   bool exact_ = false;
+  kern::Isa isa_ = kern::Isa::Scalar;
+  std::unique_ptr<ThreadPool> pool_;
   std::vector<int> live_;  // indices into graph().nodes
   std::vector<CompiledNode> nodes_;
   std::vector<Tensor> weights_;

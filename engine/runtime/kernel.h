@@ -8,14 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "ir/graph.h"
+#include "kernels/isa.h"
 #include "onemodel/error.h"
 #include "onemodel/tensor.h"
 
 namespace onemodel::rt {
 
 class Arena;
-class ThreadPool;
 
 // What a factory sees: the node, its opset and typed attribute readers. Readers throw Error(InvalidModel)
 // naming the node when an attribute has the wrong type.
@@ -87,6 +88,7 @@ struct PrepareContext {
   std::span<const InputMeta> inputs;
   std::span<const OutputMeta> outputs;
   bool exact = false;
+  kern::Isa isa = kern::Isa::Scalar;  // packed layouts may depend on the target's vector width
 };
 
 // Scratch memory for one run: bump allocation, 64-byte aligned, reset at the start of every run.
@@ -104,6 +106,7 @@ struct RunContext {
   const void* state = nullptr;     // what prepare() returned
   Arena* arena = nullptr;
   ThreadPool* pool = nullptr;      // may be null: run on the calling thread
+  kern::Isa isa = kern::Isa::Scalar;  // the session's target (kernels/isa.h)
 
   bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
   const Tensor& input(size_t i) const { return inputs[i]; }

@@ -177,7 +177,7 @@ void ExecutionPlan::infer_all() {
 
     if (all_constant && try_constant_eval(cn, metas, outs)) continue;
 
-    PrepareContext pctx{cn.info, metas, outs, g.exact()};
+    PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};
     step.state = cn.kernel->prepare(pctx);
     for (int v : cn.outputs)
       if (v >= 0) source_[static_cast<size_t>(v)] = ValueSource::Slab;
@@ -202,7 +202,7 @@ bool ExecutionPlan::try_constant_eval(const CompiledNode& cn, std::vector<InputM
   if (out_bytes > kFoldLimit && out_bytes > max_in) return false;
 
   const CompiledGraph& g = *graph_;
-  PrepareContext pctx{cn.info, metas, outs, g.exact()};
+  PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};
   std::shared_ptr<const void> state = cn.kernel->prepare(pctx);
   std::vector<Tensor> ins(metas.size()), results(cn.outputs.size());
   for (size_t i = 0; i < metas.size(); ++i)
@@ -210,7 +210,7 @@ bool ExecutionPlan::try_constant_eval(const CompiledNode& cn, std::vector<InputM
   for (size_t o = 0; o < cn.outputs.size(); ++o)
     if (cn.outputs[o] >= 0) results[o] = Tensor::zeros(outs[o].dtype, outs[o].shape);
   BumpArena arena;
-  RunContext rctx{cn.info, ins, results, g.exact(), state.get(), &arena, nullptr};
+  RunContext rctx{cn.info, ins, results, g.exact(), state.get(), &arena, nullptr, g.isa()};
   cn.kernel->run(rctx);
   for (size_t o = 0; o < cn.outputs.size(); ++o) {
     int v = cn.outputs[o];

@@ -102,7 +102,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
         int v = cn.outputs[o];
         step_outputs[o] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
       }
-      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, nullptr};
+      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, g.pool(), g.isa()};
       cn.kernel->run(ctx);
       return;
     }
@@ -138,13 +138,13 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
       } else {
         for (size_t o = 0; o < nout; ++o)
           if (cn.outputs[o] >= 0) step_outputs[o] = arena.allocate(out_metas[o].dtype, out_metas[o].shape);
-        PrepareContext pctx{cn.info, metas, out_metas, g.exact()};
+        PrepareContext pctx{cn.info, metas, out_metas, g.exact(), g.isa()};
         state = cn.kernel->prepare(pctx);
-        RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), state.get(), &arena, nullptr};
+        RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), state.get(), &arena, g.pool(), g.isa()};
         cn.kernel->run(ctx);
       }
     } else {
-      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, nullptr};
+      RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, g.pool(), g.isa()};
       cn.kernel->run(ctx);
     }
     for (size_t o = 0; o < nout; ++o) {

@@ -62,7 +62,7 @@ void Session::Impl::release() {
 
 Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options, rt::OpLookup lookup) {
   rt::validate_options(options);
-  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup);
+  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup, options.intra_op_threads);
   auto impl = std::make_shared<Session::Impl>();
   impl->options = options;
   impl->inputs = graph->input_infos();
@@ -112,17 +112,9 @@ const std::vector<std::pair<std::string, int64_t>>& Session::opsets() const {
   return impl_->opsets;
 }
 
-// The kernel path is fixed for the life of the session. Only the portable scalar kernels exist so far
-// (compiled to wasm SIMD128 under Emscripten); when the SIMD kernels arrive, this will report the target
-// Highway's dynamic dispatch picked at session creation (Avx512, Avx2, Sse4).
-std::string_view Session::kernel_path() const {
-  impl_->core();
-#ifdef __EMSCRIPTEN__
-  return "Wasm128";
-#else
-  return "Scalar";
-#endif
-}
+// The kernel path is fixed for the life of the session: the target chosen when it was created (best the CPU
+// offers, capped by ONEMODEL_ISA).
+std::string_view Session::kernel_path() const { return kern::isa_name(impl_->core()->graph->isa()); }
 
 void Session::release() { impl_->release(); }
 

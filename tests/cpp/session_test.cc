@@ -3,6 +3,8 @@
 // reference computed in the test from the model's own weights.
 #include <gtest/gtest.h>
 
+#include "kernels/isa.h"
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -35,7 +37,8 @@ TEST(Session, ClassifierHappyPath) {
   EXPECT_NEAR(p[0], 0.23228599f, 2e-6);
   EXPECT_NEAR(p[1], 0.28132826f, 2e-6);
   EXPECT_NEAR(p[2], 0.4863858f, 2e-6);
-  EXPECT_EQ(m.session().kernel_path(), "Scalar");
+  // The best target this machine offers, unless ONEMODEL_ISA caps it.
+  EXPECT_EQ(m.session().kernel_path(), kern::isa_name(kern::session_isa()));
   ASSERT_EQ(m.session().inputs().size(), 1u);
   EXPECT_EQ(m.session().inputs()[0].name, "x");
   EXPECT_EQ(m.session().inputs()[0].dtype, DType::F32);
@@ -256,6 +259,45 @@ TEST(Session, WaveRunsFastAndRefusesExactNamingCos) {
   EXPECT_EQ(e.message(),
             "Exact mode is not available: no exact kernel exists for Cos. Use fast mode or remove these operators.");
 }
+
+// ONEMODEL_ISA caps the target per session: "scalar" always gives the scalar path natively, and an unknown
+// value fails session creation with InvalidArgument naming the value.
+class IsaEnv {
+ public:
+  explicit IsaEnv(const char* v) {
+    const char* old = std::getenv("ONEMODEL_ISA");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("ONEMODEL_ISA", v, 1);
+  }
+  ~IsaEnv() {
+    if (had_) setenv("ONEMODEL_ISA", old_.c_str(), 1);
+    else unsetenv("ONEMODEL_ISA");
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+TEST(SessionIsa, ScalarCapAndUnknownValue) {
+  {
+    IsaEnv env("scalar");
+    Session s = Session::load(testdata("classifier.onnx"));
+    EXPECT_EQ(s.kernel_path(), "Scalar");
+  }
+  {
+    IsaEnv env("avx9000");
+    try {
+      Session::load(testdata("classifier.onnx"));
+      FAIL() << "an unknown ONEMODEL_ISA must fail";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("avx9000"), std::string::npos);
+    }
+  }
+}
+
 
 }  // namespace
 }  // namespace onemodel

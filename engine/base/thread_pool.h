@@ -1,0 +1,69 @@
+// The intra-op thread pool (kernels-gemm.md, "Fixed chunks and thread independence"). A kernel splits its work
+// into chunks whose sizes are constants of the kernel and the shape, never of the thread count, and every chunk
+// writes its own outputs; the pool only decides who runs which chunk. So results cannot depend on how many
+// threads there are, and the kernel tests check exactly that (1, 2 and 7 threads).
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace onemodel {
+
+class ThreadPool {
+ public:
+  // `threads` counts the calling thread: 1 means no workers. 0 means one per logical core.
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return threads_; }
+
+  // About 80 µs of work per woken thread: below that, waking a thread costs more than it saves.
+  static constexpr double kWorkPerThreadNs = 80000.0;
+
+  using ChunkFn = void (*)(void* ctx, int64_t chunk);
+  // Calls fn(ctx, c) once for every c in [0, chunks) and returns when all have finished. `work_ns` is the
+  // caller's estimate of the whole call's work; it caps how many workers wake (none below 2 x 80 µs). Runs on
+  // the calling thread alone when the pool is already busy with another call (concurrent Session::run calls
+  // share one pool) or when called from inside a chunk. No heap allocation. fn must not throw.
+  void parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* ctx);
+
+ private:
+  void worker_loop();
+  void run_chunks();
+
+  int threads_ = 1;
+  std::vector<std::thread> workers_;
+  std::mutex job_mutex_;  // one job at a time
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  int wanted_ = 0;   // workers that may join the current job
+  int active_ = 0;   // workers still inside the current job
+  ChunkFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int64_t chunks_ = 0;
+  std::atomic<int64_t> next_{0};
+};
+
+// parallel_for on `pool`, or on the calling thread when pool is null. f(int64_t chunk) is any callable.
+template <class F>
+void parallel_for(ThreadPool* pool, int64_t chunks, double work_ns, F&& f) {
+  if (chunks <= 0) return;
+  if (pool == nullptr || pool->threads() == 1 || chunks == 1) {
+    for (int64_t c = 0; c < chunks; ++c) f(c);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  pool->parallel_for(
+      chunks, work_ns, [](void* ctx, int64_t c) { (*static_cast<Fn*>(ctx))(c); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+}  // namespace onemodel

@@ -1,0 +1,33 @@
+// Instruction-set targets (kernels-gemm.md "Dispatch"). Every kernel is one Highway source compiled for each
+// target of the build; a session picks one target when it is created and keeps it, so a session's results and
+// its reported kernel_path() never change under it.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace onemodel::kern {
+
+// Order matters only within one architecture: a later x86 entry is a superset of an earlier one.
+enum class Isa : uint8_t { Scalar, Sse4, Avx2, Avx512, Neon, Wasm128 };
+
+// "Scalar", "Sse4", "Avx2", "Avx512", "Neon", "Wasm128" (what Session::kernel_path() reports).
+std::string_view isa_name(Isa isa) noexcept;
+
+// Targets this build compiled AND this CPU (and OS) can run, worst first. Never empty.
+std::span<const Isa> available_isas() noexcept;
+
+// The best available target.
+Isa best_isa() noexcept;
+
+// The target a new session uses: best_isa(), capped by the environment variable ONEMODEL_ISA
+// (scalar | sse4 | avx2 | avx512; case-insensitive). Unknown values throw Error(InvalidArgument). A cap above
+// what the machine offers falls back to the best available target (the cap is a ceiling, not a demand).
+// On wasm and Arm the variable is accepted and ignored except "scalar", which selects the scalar target when
+// that target is compiled in.
+Isa session_isa();
+
+// The same rule for a given value (empty = no cap); exposed for tests.
+Isa isa_for_cap(std::string_view cap);
+
+}  // namespace onemodel::kern

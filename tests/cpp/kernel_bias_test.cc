@@ -1,0 +1,82 @@
+// add_channel_bias on every target this machine runs, against a plain loop: one rounding per element, so
+// every target must give the reference's bits (canonical NaN in exact mode, payloads kept in fast mode).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/bias.h"
+#include "kernels/isa.h"
+#include "onemodel/error.h"
+
+namespace onemodel::kern {
+namespace {
+
+TEST(KernelBias, EveryTargetMatchesPlainLoop) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.f, -0.f, 1e-40f, -1e-40f,
+                            std::bit_cast<float>(0xFFC12345u)};
+  for (Isa isa : available_isas()) {
+    for (bool exact : {false, true}) {
+      for (int64_t channels : {0, 1, 3}) {
+        for (int64_t spatial = 0; spatial <= 70; ++spatial) {
+          std::vector<float> y(static_cast<size_t>(channels * spatial)), bias(static_cast<size_t>(channels));
+          for (size_t i = 0; i < y.size(); ++i) y[i] = (i % 11 == 3) ? specials[i % 8] : u(rng);
+          for (size_t i = 0; i < bias.size(); ++i) bias[i] = (i == 2) ? specials[(spatial + 1) % 8] : u(rng);
+          // Guard elements after the data: the kernel must not touch them.
+          std::vector<float> buf = y;
+          buf.push_back(12345.f);
+          add_channel_bias(isa, exact, buf.data(), bias.data(), channels, spatial);
+          ASSERT_EQ(buf.back(), 12345.f);
+          for (int64_t c = 0; c < channels; ++c)
+            for (int64_t s = 0; s < spatial; ++s) {
+              const size_t i = static_cast<size_t>(c * spatial + s);
+              float want = y[i] + bias[static_cast<size_t>(c)];
+              uint32_t want_bits = std::bit_cast<uint32_t>(want);
+              if (exact && std::isnan(want)) want_bits = 0x7FC00000u;
+              if (!exact && std::isnan(want)) {
+                ASSERT_TRUE(std::isnan(buf[i])) << isa_name(isa);
+                continue;
+              }
+              ASSERT_EQ(std::bit_cast<uint32_t>(buf[i]), want_bits)
+                  << isa_name(isa) << " exact=" << exact << " c=" << c << " s=" << s;
+            }
+        }
+      }
+    }
+  }
+}
+
+TEST(KernelIsa, CapRules) {
+  EXPECT_EQ(isa_for_cap(""), best_isa());
+  EXPECT_THROW(isa_for_cap("avx3"), Error);
+  try {
+    isa_for_cap("neon2");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("neon2"), std::string::npos);
+  }
+#if defined(__x86_64__)
+  EXPECT_EQ(isa_for_cap("scalar"), Isa::Scalar);
+  EXPECT_EQ(isa_for_cap("SCALAR"), Isa::Scalar);
+  // A cap is a ceiling: the chosen target is available and not above it.
+  for (const char* cap : {"sse4", "avx2", "avx512"}) {
+    const Isa got = isa_for_cap(cap);
+    bool found = false;
+    for (Isa i : available_isas()) found |= (i == got);
+    EXPECT_TRUE(found) << cap;
+  }
+  EXPECT_LE(static_cast<int>(isa_for_cap("sse4")), static_cast<int>(Isa::Sse4));
+  EXPECT_LE(static_cast<int>(isa_for_cap("avx2")), static_cast<int>(Isa::Avx2));
+#endif
+}
+
+}  // namespace
+}  // namespace onemodel::kern
