@@ -7,6 +7,8 @@
 
 #include "ops/elementwise_ops.h"
 
+#include "ops/misc_ops.h"
+
 #include "ops/norm_ops.h"
 
 #include "ops/shape_ops.h"
@@ -198,6 +200,11 @@ constexpr std::array kTable = {
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
     OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
+
+    // ---- losses, Det and signal operators (ops-coverage.md) ----
+    OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},
+    OpDef{"", "SoftmaxCrossEntropyLoss", 12, kLatest, make_softmax_cross_entropy_loss},  // fast only
+    // ---- end of losses, Det and signal operators ----
 };
 
 bool same_domain(std::string_view a, std::string_view b) {
