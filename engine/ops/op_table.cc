@@ -204,6 +204,13 @@ constexpr std::array kTable = {
     // ---- losses, Det and signal operators (ops-coverage.md) ----
     OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},
     OpDef{"", "SoftmaxCrossEntropyLoss", 12, kLatest, make_softmax_cross_entropy_loss},  // fast only
+    OpDef{"", "Det", 11, kLatest, make_det},
+    OpDef{"", "DFT", 17, 19, make_dft},  // fast only (also the next five)
+    OpDef{"", "STFT", 17, kLatest, make_stft},
+    OpDef{"", "HannWindow", 17, kLatest, make_hann_window},
+    OpDef{"", "HammingWindow", 17, kLatest, make_hamming_window},
+    OpDef{"", "BlackmanWindow", 17, kLatest, make_blackman_window},
+    OpDef{"", "MelWeightMatrix", 17, kLatest, make_mel_weight_matrix},
     // ---- end of losses, Det and signal operators ----
 };
 
