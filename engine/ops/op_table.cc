@@ -29,7 +29,7 @@ constexpr std::array kTable = {
     OpDef{"", "Mul", 7, kLatest, make_mul},
     OpDef{"", "Div", 7, kLatest, make_div},
     OpDef{"", "Mod", 10, kLatest, make_mod},  // fmod = 0 integers only
-    OpDef{"", "Pow", 7, kLatest, make_pow},  // not exact
+    OpDef{"", "Pow", 7, kLatest, make_pow},  // exact only for a constant exponent of 2
     OpDef{"", "BitShift", 11, kLatest, make_bit_shift},
     OpDef{"", "BitwiseAnd", 18, kLatest, make_bitwise_and},
     OpDef{"", "BitwiseOr", 18, kLatest, make_bitwise_or},
