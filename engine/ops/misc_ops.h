@@ -9,6 +9,7 @@ namespace onemodel::rt {
 
 std::unique_ptr<Kernel> make_negative_log_likelihood_loss(const NodeInfo& info);  // loss.cc
 std::unique_ptr<Kernel> make_softmax_cross_entropy_loss(const NodeInfo& info);
+std::unique_ptr<Kernel> make_tfidf_vectorizer(const NodeInfo& info);  // tfidf.cc
 std::unique_ptr<Kernel> make_det(const NodeInfo& info);  // det.cc
 std::unique_ptr<Kernel> make_dft(const NodeInfo& info);  // signal.cc
 std::unique_ptr<Kernel> make_stft(const NodeInfo& info);

@@ -205,6 +205,7 @@ constexpr std::array kTable = {
     OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},
     OpDef{"", "SoftmaxCrossEntropyLoss", 12, kLatest, make_softmax_cross_entropy_loss},  // fast only
     OpDef{"", "Det", 11, kLatest, make_det},
+    OpDef{"", "TfIdfVectorizer", 9, kLatest, make_tfidf_vectorizer},  // integer pools
     OpDef{"", "DFT", 17, 19, make_dft},  // fast only (also the next five)
     OpDef{"", "STFT", 17, kLatest, make_stft},
     OpDef{"", "HannWindow", 17, kLatest, make_hann_window},
