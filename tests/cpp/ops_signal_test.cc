@@ -81,3 +81,58 @@ TEST(OpsSignalTest, WindowsByHand) {
 
 }  // namespace
 }  // namespace onemodel::test
+
+namespace onemodel::test {
+namespace {
+
+ir::Attribute attr_s(const std::string& n, const std::string& v) {
+  ir::Attribute a;
+  a.name = n;
+  a.type = ir::AttrType::String;
+  a.s = v;
+  return a;
+}
+ir::Attribute attr_fs(const std::string& n, std::vector<float> v) {
+  ir::Attribute a;
+  a.name = n;
+  a.type = ir::AttrType::Floats;
+  a.floats = std::move(v);
+  return a;
+}
+
+// Pool: unigrams {5} -> column 1, {7} -> column 0; bigram {5, 7} -> column 2. Input 5 7 5 7 5.
+std::vector<float> tfidf(const std::string& mode, std::vector<float> weights, int64_t skip = 0) {
+  OpCase c;
+  c.op_type = "TfIdfVectorizer";
+  c.opset = 9;
+  c.attrs = {attr_s("mode", mode), attr_i("min_gram_length", 1), attr_i("max_gram_length", 2),
+             attr_i("max_skip_count", skip), attr_ints("ngram_counts", {0, 2}), attr_ints("ngram_indexes", {1, 0, 2}),
+             attr_ints("pool_int64s", {5, 7, 5, 7})};
+  if (!weights.empty()) c.attrs.push_back(attr_fs("weights", std::move(weights)));
+  const std::vector<int64_t> x = {5, 7, 5, 7, 5};
+  c.inputs = {Tensor::from_values(std::span<const int64_t>(x), Shape{5})};
+  return values<float>(run_op(c).outputs[0]);
+}
+
+TEST(OpsTfIdfTest, ModesWeightsAndSkips) {
+  // Counts: 7 twice (column 0), 5 three times (column 1), bigram 5 7 twice (column 2).
+  EXPECT_EQ(tfidf("TF", {}), (std::vector<float>{2, 3, 2}));
+  // Weights follow the pool order: {5}: 0.5, {7}: 4, {5, 7}: 10.
+  EXPECT_EQ(tfidf("TFIDF", {0.5f, 4.f, 10.f}), (std::vector<float>{8, 1.5f, 20}));
+  EXPECT_EQ(tfidf("IDF", {0.5f, 4.f, 10.f}), (std::vector<float>{4, 0.5f, 10}));
+  // Skip up to 1 also pairs tokens two apart: (5,5), (7,7), (5,5), none in the pool; unigrams still count once.
+  EXPECT_EQ(tfidf("TF", {}, 1), (std::vector<float>{2, 3, 2}));
+  expect_error([] {
+    OpCase c;
+    c.op_type = "TfIdfVectorizer";
+    c.opset = 9;
+    c.attrs = {attr_s("mode", "TF"), attr_i("min_gram_length", 2), attr_i("max_gram_length", 2),
+               attr_i("max_skip_count", 0), attr_ints("ngram_counts", {0, 1}), attr_ints("ngram_indexes", {0}),
+               attr_ints("pool_int64s", {5, 7})};
+    c.inputs = {Tensor::from_values(std::span<const int64_t>(std::vector<int64_t>{1}), Shape{1})};
+    run_op(c);
+  }, ErrorKind::InvalidModel, "whole 2-grams");
+}
+
+}  // namespace
+}  // namespace onemodel::test
