@@ -4,6 +4,7 @@
 //   node bench/run.mjs [--rows SUBSTR,...] [--engines ort-node,onemodel-native,ort-web,onemodel-wasm]
 //                      [--threads 1,2] [--modes fast,exact] [--seconds S] [--reps N] [--quick]
 //                      [--cli PATH] [--models DIR] [--timeout S] [--ignore-load] [--readme FILE | --no-readme]
+//   node bench/run.mjs --render build/bench/last-run.json [--readme FILE]   (re-renders a saved run)
 //
 // Two groups of engines, each row one model:
 //   native  ort-node (onnxruntime-node, all optimizations, intra-op threads N, inter-op 1, sequential)
@@ -19,9 +20,10 @@
 // The run holds the benchmark lock ($ONEMODEL_LOCK, default ~/WORKER-BENCH.lock) and refuses to start if it
 // exists or if the 1-minute load is above half the logical cores (--ignore-load measures anyway and marks
 // the table as taken under load). The markdown table goes to stdout and, for full runs (not --quick), into
-// bench/README.md between the results markers, with the command and the machine.
+// bench/README.md between the results markers, with the command and the machine. Every run's raw records are
+// saved to build/bench/last-run.json.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +41,7 @@ const TIME = '/usr/bin/time';
 function usage(message) {
   console.error(`run.mjs: ${message}\nusage: node bench/run.mjs [--rows SUBSTR,...] [--engines ${ENGINES.join(',')}]\n` +
     '  [--threads 1,2] [--modes fast,exact] [--seconds S] [--reps N] [--quick] [--cli PATH] [--models DIR]\n' +
-    '  [--timeout S] [--ignore-load] [--readme FILE | --no-readme]');
+    '  [--timeout S] [--ignore-load] [--readme FILE | --no-readme] | --render RUN.json [--readme FILE]');
   process.exit(2);
 }
 
@@ -47,7 +49,7 @@ function parseArgs(argv) {
   const o = {
     rows: [], engines: [...ENGINES], threads: [1, 2], modes: ['fast', 'exact'], seconds: undefined, reps: 3,
     quick: false, cli: join(root, 'build', 'native', 'onemodel'), models: undefined, timeout: 600,
-    ignoreLoad: false, readme: undefined, noReadme: false,
+    ignoreLoad: false, readme: undefined, noReadme: false, render: undefined,
   };
   const list = (v) => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (let i = 0; i < argv.length; i++) {
@@ -67,6 +69,7 @@ function parseArgs(argv) {
       case '--ignore-load': o.ignoreLoad = true; break;
       case '--readme': o.readme = resolve(take()); break;
       case '--no-readme': o.noReadme = true; break;
+      case '--render': o.render = resolve(take()); break;
       case '--help': case '-h': usage('help'); break;
       default: usage(`unknown argument '${a}'`);
     }
@@ -76,7 +79,7 @@ function parseArgs(argv) {
   for (const t of o.threads) if (!Number.isInteger(t) || t < 1 || t > 256) usage(`bad thread count '${t}'`);
   if (o.seconds === undefined) o.seconds = o.quick ? 0.1 : 1;
   if (!(o.seconds > 0) || !(o.timeout > 0) || !Number.isInteger(o.reps) || o.reps < 1) usage('bad --seconds, --timeout or --reps');
-  if (o.readme === undefined && !o.quick && !o.noReadme) o.readme = join(here, 'README.md');
+  if (o.readme === undefined && !o.quick && !o.noReadme && !o.render) o.readme = join(here, 'README.md');
   if (o.noReadme) o.readme = undefined;
   return o;
 }
@@ -215,8 +218,34 @@ function compare(rec, ref) {
   return worst;
 }
 
+// Replaces the results section of the README (between the markers) with the report.
+function writeReadme(file, report) {
+  const begin = '<!-- results:begin -->';
+  const finish = '<!-- results:end -->';
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : `${begin}\n${finish}\n`;
+  const a = old.indexOf(begin);
+  const b = old.indexOf(finish);
+  const next = a >= 0 && b > a
+    ? `${old.slice(0, a + begin.length)}\n${report}\n${old.slice(b)}`
+    : `${old.trimEnd()}\n\n${begin}\n${report}\n${finish}\n`;
+  writeFileSync(file, next);
+  console.error(`bench: results written to ${file}`);
+}
+
+function render(saved) {
+  // JSON has no Infinity (an unusable output's error): it comes back as null.
+  const records = saved.records.map((r) => (r.err === null ? { ...r, err: Infinity } : r));
+  return renderReport({ ...saved, records, start: new Date(saved.start), end: new Date(saved.end) });
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.render) {
+    const report = render(JSON.parse(readFileSync(o.render, 'utf8')));
+    console.log(report);
+    if (o.readme) writeReadme(o.readme, report);
+    return;
+  }
   const command = ['node', 'bench/run.mjs', ...process.argv.slice(2)].join(' ');
 
   if (o.engines.includes('onemodel-native') && !existsSync(o.cli)) {
@@ -281,23 +310,16 @@ async function main() {
   }
 
   const end = new Date();
-  const report = renderReport({
-    records, rows, info, command, bound: ERROR_BOUND, seconds: o.seconds, reps: o.reps,
-    loadStart, loadEnd: loadavg()[0], cores, start, end,
-  });
+  const saved = {
+    records: records.map(({ cmd, args, outDir, ...r }) => r), rows, info, command, bound: ERROR_BOUND,
+    seconds: o.seconds, reps: o.reps, loadStart, loadEnd: loadavg()[0], cores, start: start.toISOString(),
+    end: end.toISOString(),
+  };
+  mkdirSync(join(root, 'build', 'bench'), { recursive: true });
+  writeFileSync(join(root, 'build', 'bench', 'last-run.json'), `${JSON.stringify(saved, null, 1)}\n`);
+  const report = render(saved);
   console.log(report);
-  if (o.readme) {
-    const begin = '<!-- results:begin -->';
-    const finish = '<!-- results:end -->';
-    const old = existsSync(o.readme) ? readFileSync(o.readme, 'utf8') : `${begin}\n${finish}\n`;
-    const a = old.indexOf(begin);
-    const b = old.indexOf(finish);
-    const next = a >= 0 && b > a
-      ? `${old.slice(0, a + begin.length)}\n${report}\n${old.slice(b)}`
-      : `${old.trimEnd()}\n\n${begin}\n${report}\n${finish}\n`;
-    writeFileSync(o.readme, next);
-    console.error(`bench: results written to ${o.readme}`);
-  }
+  if (o.readme) writeReadme(o.readme, report);
   const wrong = records.filter((r) => r.wrong).length;
   const failed = records.filter((r) => r.error).length;
   console.error(`bench: done in ${((end - start) / 1000).toFixed(0)} s; ${failed} failed processes, ${wrong} outputs above the error bound`);

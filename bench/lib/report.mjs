@@ -13,12 +13,15 @@ function spreadPct(r) {
   return r.median_ms > 0 ? (100 * (r.max_ms - r.min_ms)) / r.median_ms : 0;
 }
 
-// A time cell: median and spread, or what went wrong.
+// A time cell: median and spread, or a numbered note saying what went wrong. `notes` maps each distinct
+// error message to its number and the processes that hit it, so 40 rows failing alike make one note.
 function timeCell(r, notes) {
   if (r === undefined) return '–';
   if (r.error) {
-    notes.push(`${r.row} ${r.engine}${r.mode === '-' ? '' : ` ${r.mode}`} t${r.threads}: ${r.error}`);
-    return `error [${notes.length}]`;
+    if (!notes.has(r.error)) notes.set(r.error, { n: notes.size + 1, count: 0 });
+    const note = notes.get(r.error);
+    note.count++;
+    return `error [${note.n}]`;
   }
   return `${ms(r.median_ms)} ±${spreadPct(r).toFixed(0)}%`;
 }
@@ -54,7 +57,7 @@ function criteria(pairs) {
 
 export function renderReport({ records, rows, info, command, bound, seconds, reps, loadStart, loadEnd, cores, start, end }) {
   const out = [];
-  const notes = [];
+  const notes = new Map();
   const loaded = Math.max(loadStart, loadEnd) > cores / 2;
   out.push('### Results', '');
   out.push(`Command: \`${command}\``, '');
@@ -116,9 +119,11 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
     out.push('', `Pass criteria: fast ${criteria(pairsFast)}; exact ${criteria(pairsExact)}.`, '');
   }
 
-  if (notes.length > 0) {
+  if (notes.size > 0) {
     out.push('Errors:', '');
-    notes.forEach((n, i) => out.push(`${i + 1}. ${n.replace(/\|/g, '\\|')}`));
+    for (const [message, { n, count }] of notes) {
+      out.push(`${n}. ${message.replace(/\|/g, '\\|')} (${count} process${count === 1 ? '' : 'es'})`);
+    }
     out.push('');
   }
 
