@@ -20,6 +20,7 @@ class UsageError : public std::runtime_error {
 // Commands; `args` excludes the program and command names. Return the exit status.
 int cmd_info(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
+int cmd_bench(const std::vector<std::string>& args);
 
 // The file name stem for an output: every character outside [A-Za-z0-9._-] becomes '_' (so "a/b:c" ->
 // "a_b_c"); an empty name becomes "_". Keeps saved outputs inside the chosen directory whatever the model

@@ -19,6 +19,10 @@ constexpr const char* kUsage =
     "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--save-outputs DIR]\n"
     "      runs once; inputs not given get deterministic random values (symbolic dims = 1);\n"
     "      prints each output's shape, first values and SHA-256; --save-outputs writes DIR/<output>.npy\n"
+    "  onemodel bench MODEL [--input NAME=FILE.npy]... [--dim NAME=VALUE]... [--mode fast|exact] [--threads N]\n"
+    "                [--seconds S] [--reps N] [--save-outputs DIR]\n"
+    "      times load, a cold call and N (3) repetitions of ~S (1) seconds after a warm-up; prints one line\n"
+    "      load_ms=.. first_ms=.. median_ms=.. min_ms=.. max_ms=.. (symbolic dims of random inputs need --dim)\n"
     "  onemodel help | --help\n"
     "  onemodel --version\n";
 
@@ -60,6 +64,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "info") return onemodel::cli::cmd_info(rest);
     if (cmd == "run") return onemodel::cli::cmd_run(rest);
+    if (cmd == "bench") return onemodel::cli::cmd_bench(rest);
     throw onemodel::cli::UsageError("unknown command '" + cmd + "'");
   } catch (const onemodel::cli::UsageError& e) {
     std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);
