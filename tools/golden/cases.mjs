@@ -1,7 +1,7 @@
 // The golden-hash case list (testdata/golden/cases.txt, written by make_cases.py) and its inputs: .npy files
 // read into {type, dims, bytes}, and the float32 bit-pattern sweep that is built here instead of being
 // stored (4 MB). Node only; the browser row receives the same bytes over HTTP.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Element type name (the package's Tensor type) -> ONNX TensorProto.DataType code (tensor/hash.h). */
@@ -72,13 +72,19 @@ export function sweepInput(step) {
 
 /**
  * Parses cases.txt: `NAME MODEL OUT[,OUT...] INPUT=SOURCE...`, SOURCE a path (relative to the repository
- * root) or sweep:STEP. Returns [{name, model, outputs, inputs: [{name, source}]}].
+ * root) or sweep:STEP; or `backend:node/test_x`, an ONNX backend-test case of the generated data directory.
+ * Returns [{name, model, outputs, inputs: [{name, source}]}] and [{name, backend}] for backend cases.
  */
 export function readCases(file) {
   const cases = [];
   for (const [n, raw] of readFileSync(file, 'utf8').split('\n').entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
+    const backend = /^backend:(\S+)$/.exec(line);
+    if (backend) {
+      cases.push({ name: backend[1], backend: backend[1] });
+      continue;
+    }
     const [name, model, outputs, ...inputs] = line.split(/\s+/);
     if (!outputs) throw new Error(`${file}:${n + 1}: expected NAME MODEL OUTPUTS INPUT=SOURCE...`);
     cases.push({
@@ -103,4 +109,68 @@ export function makeInputLoader(root) {
     }
     return cache.get(source);
   };
+}
+
+const CODE_TYPES = Object.fromEntries(Object.entries(TYPE_CODES).map(([t, c]) => [c, t]));
+
+/** Reads a serialized onnx.TensorProto holding raw_data (as the backend-test data are written). */
+export function readTensorProto(file) {
+  const buf = readFileSync(file);
+  let pos = 0;
+  const varint = () => {
+    let v = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      if (pos >= buf.length) throw new Error(`${file}: truncated varint`);
+      const b = buf[pos++];
+      v |= BigInt(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  const dims = [];
+  let code;
+  let name = '';
+  let raw;
+  while (pos < buf.length) {
+    const key = Number(varint());
+    const field = key >> 3;
+    const wire = key & 7;
+    if (wire === 0) {
+      const v = varint();
+      if (field === 1) dims.push(Number(v));
+      else if (field === 2) code = Number(v);
+    } else if (wire === 2) {
+      const len = Number(varint());
+      const body = buf.subarray(pos, pos + len);
+      pos += len;
+      if (field === 1) {  // packed dims
+        const end = pos;
+        pos -= len;
+        while (pos < end) dims.push(Number(varint()));
+      } else if (field === 8) name = body.toString('utf8');
+      else if (field === 9) raw = Uint8Array.from(body);
+      else if ([4, 5, 7, 10, 11].includes(field) && len > 0) throw new Error(`${file}: typed data fields are not read (raw_data only)`);
+    } else if (wire === 5) pos += 4;
+    else if (wire === 1) pos += 8;
+    else throw new Error(`${file}: unexpected wire type ${wire}`);
+  }
+  const type = CODE_TYPES[code];
+  if (!type) throw new Error(`${file}: element type ${code} is not read`);
+  const count = dims.reduce((a, b) => a * b, 1);
+  raw ??= new Uint8Array(0);
+  if (raw.length !== count * ELEMENT_SIZE[type]) throw new Error(`${file}: raw_data size does not match the dims`);
+  return { name, type, dims, bytes: raw };
+}
+
+/**
+ * A backend-test case as a golden case: model.onnx and test_data_set_0/input_*.pb (named inputs), the output
+ * names from output_*.pb. Throws when the case cannot be read (the harness then skips it with a note).
+ */
+export function loadBackendCase(dataDir, c) {
+  const dir = join(dataDir, c.backend);
+  const set = join(dir, 'test_data_set_0');
+  const files = readdirSync(set).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const inputs = files.filter((f) => /^input_\d+\.pb$/.test(f)).map((f) => readTensorProto(join(set, f)));
+  const outputs = files.filter((f) => /^output_\d+\.pb$/.test(f)).map((f) => readTensorProto(join(set, f)).name);
+  if (inputs.some((i) => !i.name) || outputs.some((o) => !o)) throw new Error(`${c.backend}: unnamed inputs or outputs`);
+  return { name: c.name, modelPath: join(dir, 'model.onnx'), outputs, inputs };
 }

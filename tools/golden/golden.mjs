@@ -5,11 +5,11 @@
 //   node tools/golden/golden.mjs [--rows native,node,chromium] [--filter SUBSTR]... [--cases FILE]
 //                                [--save FILE] [--check EXPECTED] [--write-expected FILE] [--merge FILE...]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, hostname } from 'node:os';
+import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { makeInputLoader, readCases } from './cases.mjs';
+import { loadBackendCase, makeInputLoader, readCases } from './cases.mjs';
 import { chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 
@@ -70,15 +70,9 @@ function formatRow(row) {
   return [...row].map(([k, v]) => `${k} ${v}`).join('\n') + '\n';
 }
 
-/** Runs the rows this machine offers; returns Map rowName -> Map key -> value, and the notes on skipped rows. */
-async function runRows(args, cases) {
+/** Runs the rows this machine offers on the loaded cases; returns Map rowName -> Map key -> value. */
+async function runRows(args, loaded, notes) {
   const rows = new Map();
-  const notes = [];
-  const load = makeInputLoader(root);
-  const loaded = cases.map((c) => ({
-    ...c, modelPath: c.model,
-    inputs: c.inputs.map((i) => ({ name: i.name, ...load(i.source) })),
-  }));
   const timed = async (label, fn) => {
     const t0 = Date.now();
     const r = await fn();
@@ -110,7 +104,38 @@ async function runRows(args, cases) {
     else if (!existsSync(chromiumPath) || !playwright) notes.push(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
     else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded, chromiumPath)));
   }
-  return { rows, notes };
+  return rows;
+}
+
+/**
+ * Loads every case's inputs. Backend-test cases come from $ONEMODEL_BACKEND_DATA (else the cache directory
+ * tools/gen_backend_data.py writes); when that data is absent they are skipped, and their lines are left
+ * out of every comparison. Returns {loaded, skipped: [case names]}.
+ */
+function loadCases(cases, notes) {
+  const load = makeInputLoader(root);
+  const dataDir = process.env.ONEMODEL_BACKEND_DATA || join(homedir(), '.cache', 'onemodel', 'onnx-backend-1.12.0');
+  const loaded = [];
+  const skipped = [];
+  for (const c of cases) {
+    if (!c.backend) {
+      loaded.push({ ...c, modelPath: c.model, inputs: c.inputs.map((i) => ({ name: i.name, ...load(i.source) })) });
+      continue;
+    }
+    if (!existsSync(join(dataDir, c.backend, 'model.onnx'))) {
+      skipped.push(c.name);
+      continue;
+    }
+    try {
+      loaded.push(loadBackendCase(dataDir, c));
+    } catch (e) {
+      notes.push(`backend case ${c.name} skipped: ${e.message}`);
+      skipped.push(c.name);
+    }
+  }
+  const absent = skipped.length - notes.filter((n) => n.startsWith('backend case')).length;
+  if (absent) notes.push(`${absent} backend-test cases skipped: no data in ${dataDir} (python3 tools/gen_backend_data.py)`);
+  return { loaded, skipped };
 }
 
 /**
@@ -161,6 +186,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   let rows = new Map();
   let keys = [];
+  let skippedCases = [];
   if (args.merge.length) {
     // Saved results of several machines: row names get the machine label (or the file's index).
     args.merge.forEach((file, fi) => {
@@ -177,10 +203,12 @@ async function main() {
     let cases = readCases(args.cases);
     if (args.filters.length) cases = cases.filter((c) => args.filters.some((f) => c.name.includes(f)));
     if (cases.length === 0) usage('no case matches');
-    const { rows: ran, notes } = await runRows(args, cases);
+    const notes = [];
+    const { loaded, skipped } = loadCases(cases, notes);
+    skippedCases = skipped;
+    rows = await runRows(args, loaded, notes);
     for (const n of notes) console.log(`golden: ${n}`);
-    rows = ran;
-    for (const c of cases) {
+    for (const c of loaded) {
       for (const i of c.inputs) keys.push(`${c.name}/input:${i.name}`);
       for (const o of c.outputs) keys.push(`${c.name}/${o}`);
     }
@@ -200,7 +228,9 @@ async function main() {
   if (args.check) {
     expected = parseLines(readFileSync(args.check, 'utf8'), args.check).sections.get('') ?? new Map();
     // Keys only the expected file has (a case that no longer ran) count as differences too.
-    if (!args.filters.length) for (const k of expected.keys()) if (!keys.includes(k)) keys.push(k);
+    // Lines of skipped backend-test cases (no data on this machine) are not compared.
+    const skippedKey = (k) => skippedCases.some((name) => k.startsWith(`${name}/`));
+    if (!args.filters.length) for (const k of expected.keys()) if (!keys.includes(k) && !skippedKey(k)) keys.push(k);
   }
   const bad = compare(rows, keys, expected);
   if (args.check) console.log(`golden: ${keys.length - bad} passed, ${bad} failed`);
@@ -211,7 +241,7 @@ async function main() {
     }
     const first = rows.get([...rows.keys()].find((n) => n.startsWith('native-scalar-')) ?? [...rows.keys()][0]);
     const text = '# Exact-mode golden hashes of testdata/golden/cases.txt (tools/golden/golden.mjs --write-expected).\n' +
-      '# Every row (native targets x threads, Node wasm, Chromium wasm) agreed when written; do not edit by hand.\n' +
+      `# Rows that agreed when written: ${[...rows.keys()].join(' ')}\n# Do not edit by hand.\n` +
       keys.map((k) => `${k} ${first.get(k)}`).join('\n') + '\n';
     writeFileSync(args.writeExpected, text);
     console.log(`golden: wrote ${keys.length} expected hashes to ${args.writeExpected}`);

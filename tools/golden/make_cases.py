@@ -163,6 +163,25 @@ r = rng_for("wide")
 add("wide", "testdata/wide.onnx", ["y"], [("x", save_npy("wide", "x", r.standard_normal((1, 256)).astype(np.float32)))])
 
 
+# --- A selection of ONNX backend-test cases, by path in the generated data directory -----------------------
+# (tools/gen_backend_data.py). The harness runs them only where that directory exists; their inputs and
+# output names come from test_data_set_0.
+BACKEND = [f"node/test_{n}" for n in """
+    conv_with_strides_padding conv_with_strides_no_padding conv_with_strides_and_asymmetric_padding
+    conv_with_autopad_same convtranspose convtranspose_pads
+    gemm_all_attributes gemm_alpha gemm_beta gemm_default_matrix_bias gemm_default_no_bias
+    gemm_default_scalar_bias gemm_default_single_elem_vector_bias gemm_default_vector_bias gemm_transposeA
+    gemm_transposeB matmul_2d matmul_3d matmul_4d
+    softmax_axis_0 softmax_axis_1 softmax_axis_2 softmax_default_axis softmax_example softmax_large_number
+    softmax_negative_axis softmax_axis_1_expanded logsoftmax_example_1 hardmax_example
+    exp log tanh sigmoid erf relu add mul
+    averagepool_2d_default averagepool_2d_pads averagepool_2d_strides maxpool_2d_default maxpool_2d_strides
+    globalaveragepool batchnorm_example instancenorm_example layer_normalization_2d_axis0
+    layer_normalization_4d_axis_negative_1 lrn reduce_mean_default_axes_keepdims_random
+    reduce_sum_default_axes_keepdims_random lstm_defaults gru_defaults rnn_seq_length
+""".split()]
+
+
 def declared_outputs(path):
     return [o.name for o in onnx.load(os.path.join(ROOT, path)).graph.output]
 
@@ -170,7 +189,10 @@ def declared_outputs(path):
 with open(os.path.join(OUT, "cases.txt"), "w") as f:
     f.write("# Golden-hash cases, written by tools/golden/make_cases.py (do not edit by hand).\n")
     f.write("# NAME MODEL OUTPUT[,OUTPUT...] INPUT=SOURCE...  (SOURCE: a .npy path, or sweep:STEP)\n")
+    f.write("# backend:PATH  an ONNX backend-test case (run only where the generated data exist)\n")
     for name, model, outputs, inputs in cases:
         assert outputs == declared_outputs(model), (name, outputs)
         f.write(" ".join([name, model, ",".join(outputs)] + [f"{i}={s}" for i, s in inputs]) + "\n")
-print(f"{len(cases)} cases in {os.path.relpath(os.path.join(OUT, 'cases.txt'), ROOT)}")
+    for path in BACKEND:
+        f.write(f"backend:{path}\n")
+print(f"{len(cases)} cases and {len(BACKEND)} backend-test cases in {os.path.relpath(os.path.join(OUT, 'cases.txt'), ROOT)}")

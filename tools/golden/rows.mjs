@@ -9,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { writeNpy } from './cases.mjs';
 import { CANNOT_RUN_KINDS, CANNOT_RUN_MARKER, runCase, tensorSha256 } from './run-case.mjs';
@@ -74,7 +74,7 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
         let next = 0;
         const worker = async () => {
           for (let i = next++; i < cases.length; i = next++) {
-            const args = ['run', join(root, cases[i].modelPath), '--mode', 'exact', '--threads', String(threads)];
+            const args = ['run', resolve(root, cases[i].modelPath), '--mode', 'exact', '--threads', String(threads)];
             for (const f of files[i]) args.push('--input', f);
             results[i] = await runCli(cli, args, { ONEMODEL_ISA: isa });
           }
@@ -106,7 +106,7 @@ export async function nodeRow(root, cases) {
   const api = await import('onemodel');
   const row = new Map();
   for (const c of cases) {
-    const model = new Uint8Array(readFileSync(join(root, c.modelPath)));
+    const model = new Uint8Array(readFileSync(resolve(root, c.modelPath)));
     for (const [k, v] of await runCase(api, { ...c, model })) row.set(k, v);
   }
   return row;
@@ -169,7 +169,7 @@ export async function chromiumRow(root, cases, chromiumPath) {
     blobs.set('/', ['text/html; charset=utf-8', Buffer.from(PAGE(entry))]);
     blobs.set('/golden/run-case.mjs', ['text/javascript; charset=utf-8', readFileSync(new URL('./run-case.mjs', import.meta.url))]);
     const list = cases.map((c, ci) => {
-      blobs.set(`/model/${ci}`, ['application/octet-stream', readFileSync(join(root, c.modelPath))]);
+      blobs.set(`/model/${ci}`, ['application/octet-stream', readFileSync(resolve(root, c.modelPath))]);
       return {
         name: c.name, outputs: c.outputs, modelUrl: `/model/${ci}`,
         inputs: c.inputs.map((inp, ii) => {
