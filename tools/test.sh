@@ -94,8 +94,8 @@ passed=$((passed + b_pass)); failed=$((failed + b_fail))
 ((b_fail)) && suite_failed+=("browser")
 
 # 5. Golden hashes -------------------------------------------------------------------------------------
-note "Golden hashes (tools/golden/golden.sh --check testdata/golden-exact.txt)"
-./tools/golden/golden.sh --check testdata/golden-exact.txt | tee build/golden.log
+note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
+./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
 g_line=$(grep -E '^golden: [0-9]+ passed, [0-9]+ failed' build/golden.log | tail -1)
 if [ -n "$g_line" ]; then
   g_pass=$(sed -E 's/^golden: ([0-9]+) passed.*/\1/' <<<"$g_line")

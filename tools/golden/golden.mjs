@@ -3,7 +3,7 @@
 // by line and prints a table <case>/<output> x row of `equal` / `UNEQUAL`. Exit status 1 on any difference.
 //
 //   node tools/golden/golden.mjs [--rows native,node,chromium] [--filter SUBSTR]... [--cases FILE]
-//                                [--save FILE] [--check EXPECTED] [--write-expected FILE] [--merge FILE...]
+//                                [--save FILE] [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,11 +14,12 @@ import { chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } f
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const skippedRows = [];  // notes on requested row kinds that could not run here
 
 function usage(msg) {
   if (msg) console.error(`golden: ${msg}`);
   console.error('usage: golden.mjs [--rows native,node,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
-    '                  [--check EXPECTED] [--write-expected FILE] [--merge FILE...]');
+    '                  [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]');
   process.exit(2);
 }
 
@@ -33,6 +34,7 @@ function parseArgs(argv) {
     else if (arg === '--save') a.save = resolve(value());
     else if (arg === '--check') a.check = resolve(value());
     else if (arg === '--write-expected') a.writeExpected = resolve(value());
+    else if (arg === '--strict') a.strict = true;
     else if (arg === '--merge') {
       while (i + 1 < argv.length && !argv[i + 1].startsWith('--')) a.merge.push(resolve(argv[++i]));
       if (a.merge.length === 0) usage('--merge needs at least one FILE');
@@ -73,6 +75,10 @@ function formatRow(row) {
 /** Runs the rows this machine offers on the loaded cases; returns Map rowName -> Map key -> value. */
 async function runRows(args, loaded, notes) {
   const rows = new Map();
+  const skip = (note) => {
+    notes.push(note);
+    skippedRows.push(note);
+  };
   const timed = async (label, fn) => {
     const t0 = Date.now();
     const r = await fn();
@@ -81,7 +87,7 @@ async function runRows(args, loaded, notes) {
   };
   if (args.rows.includes('native')) {
     const cli = findCli(root);
-    if (!cli) notes.push('native rows skipped: build/native/onemodel is not built (tools/setup.sh builds it)');
+    if (!cli) skip('native rows skipped: build/native/onemodel is not built (tools/setup.sh builds it)');
     else {
       const isas = await nativeIsas(cli, root);
       for (const [k, v] of await timed(`native rows (${isas.join(', ')}; 1 and 2 threads)`, () => nativeRows(cli, root, loaded, isas))) rows.set(k, v);
@@ -89,7 +95,7 @@ async function runRows(args, loaded, notes) {
   }
   const built = packageBuilt(root);
   if (args.rows.includes('node')) {
-    if (!built) notes.push('node row skipped: dist/ is not built (npm run build)');
+    if (!built) skip('node row skipped: dist/ is not built (npm run build)');
     else rows.set('node', await timed('node row', () => nodeRow(root, loaded)));
   }
   if (args.rows.includes('chromium')) {
@@ -100,8 +106,8 @@ async function runRows(args, loaded, notes) {
     } catch {
       playwright = false;
     }
-    if (!built) notes.push('chromium row skipped: dist/ is not built (npm run build)');
-    else if (!existsSync(chromiumPath) || !playwright) notes.push(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
+    if (!built) skip('chromium row skipped: dist/ is not built (npm run build)');
+    else if (!existsSync(chromiumPath) || !playwright) skip(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
     else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded, chromiumPath)));
   }
   return rows;
@@ -248,7 +254,12 @@ async function main() {
     const skippedKey = (k) => skippedCases.some((name) => k.startsWith(`${name}/`));
     if (!args.filters.length) for (const k of expected.keys()) if (!keys.includes(k) && !skippedKey(k)) keys.push(k);
   }
-  const bad = compare(rows, keys, expected);
+  let bad = compare(rows, keys, expected);
+  if (args.strict && skippedRows.length) {
+    // --strict (tools/test.sh): a row this machine should offer but could not run is a failure.
+    console.log(`golden: --strict: ${skippedRows.length} requested row kinds did not run`);
+    bad += skippedRows.length;
+  }
   if (args.check) console.log(`golden: ${keys.length - bad} passed, ${bad} failed`);
   if (args.writeExpected) {
     if (bad) {
