@@ -51,6 +51,8 @@ log "wasm build (build/wasm)"
 export NODE_PATH=/usr/share/nodejs
 cmake --preset wasm >/dev/null
 cmake --build --preset wasm -j "$jobs"
+# The C++ kernel tests as a Node program: the native CTest entry wasm_kernel_tests runs it (skipped if absent).
+cmake --build --preset wasm -j "$jobs" --target wasm_kernel_tests
 
 if [ -f package.json ]; then
   log "npm package (dist/)"

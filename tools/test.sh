@@ -4,6 +4,8 @@
 #   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
 #   3. JS tests of the npm package in Node (Vitest)
 #   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
+#   5. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
+#      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md)
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +92,19 @@ else
 fi
 passed=$((passed + b_pass)); failed=$((failed + b_fail))
 ((b_fail)) && suite_failed+=("browser")
+
+# 5. Golden hashes -------------------------------------------------------------------------------------
+note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
+./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
+g_line=$(grep -E '^golden: [0-9]+ passed, [0-9]+ failed' build/golden.log | tail -1)
+if [ -n "$g_line" ]; then
+  g_pass=$(sed -E 's/^golden: ([0-9]+) passed.*/\1/' <<<"$g_line")
+  g_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$g_line")
+else
+  g_pass=0; g_fail=1
+fi
+passed=$((passed + g_pass)); failed=$((failed + g_fail))
+((g_fail)) && suite_failed+=("golden")
 
 note "Summary ($(( $(date +%s) - start )) s)"
 if ((${#suite_failed[@]})); then echo "failing suites: ${suite_failed[*]}"; fi

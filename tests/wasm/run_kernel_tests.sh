@@ -1,0 +1,18 @@
+#!/bin/sh
+# CTest entry wasm_kernel_tests: runs the wasm build of the C++ kernel tests under Node.
+#   run_kernel_tests.sh NODE PROGRAM.cjs
+# Exit 77 (CTest: skipped) when Node or the wasm program is absent (the wasm build is optional for a native
+# developer; tools/setup.sh builds it, so tools/test.sh really runs it).
+node=$1
+program=$2
+if [ -z "$node" ] || ! command -v "$node" >/dev/null 2>&1; then
+  echo "wasm_kernel_tests: Node.js not found, skipped"; exit 77
+fi
+if [ ! -f "$program" ]; then
+  echo "wasm_kernel_tests: $program is not built (cmake --build --preset wasm --target wasm_kernel_tests), skipped"
+  exit 77
+fi
+# The wasm build has no threads (ThreadPool runs every chunk on the caller, engine/base/thread_pool.cc), so the
+# tests that assert a worker count above one or start std::threads of their own do not apply there.
+exec "$node" "$program" \
+  --gtest_filter=-ThreadPool.EveryChunkExactlyOnce:ThreadPool.NestedAndConcurrentCallsComplete

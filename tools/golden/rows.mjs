@@ -1,0 +1,224 @@
+// The rows of the golden table: ways of running the same cases that must give the same bits.
+//   native-<isa>-t<N>  the native CLI (build/native/onemodel run --mode exact) under ONEMODEL_ISA=<isa>,
+//                      --threads N, for every target this machine runs (probed through the CLI's
+//                      "kernels:" line: a cap above the machine falls back, so a fallback means "not offered")
+//   node               the npm package's Node entry (wasm) in this process
+//   chromium           the packed npm package in a page of headless Chromium (playwright-core)
+// Each row returns a Map `<case>/<output>` -> hash (or the cannot-run marker, or "error:<Kind>").
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { writeNpy } from './cases.mjs';
+import { CANNOT_RUN_KINDS, CANNOT_RUN_MARKER, runCase, tensorSha256 } from './run-case.mjs';
+
+const ISAS = ['scalar', 'sse4', 'avx2', 'avx512'];
+const KERNEL_NAMES = { scalar: 'Scalar', sse4: 'Sse4', avx2: 'Avx2', avx512: 'Avx512' };
+
+export function findCli(root) {
+  return [process.env.ONEMODEL_CLI, join(root, 'build', 'native', 'onemodel')].find((c) => c && existsSync(c));
+}
+
+function runCli(cli, args, env) {
+  return new Promise((resolve) => {
+    execFile(cli, args, { env: { ...process.env, ...env }, maxBuffer: 64 << 20, timeout: 300_000, encoding: 'utf8' },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 'signal') : 0, signal: err?.signal, stdout, stderr }));
+  });
+}
+
+/** The targets this machine runs, as the CLI reports them (ISA cap honoured exactly). */
+export async function nativeIsas(cli, root) {
+  const offered = [];
+  for (const isa of ISAS) {
+    const r = await runCli(cli, ['run', join(root, 'testdata', 'classifier.onnx'), '--mode', 'exact'], { ONEMODEL_ISA: isa });
+    if (/kernels: (\S+)/.exec(r.stdout)?.[1] === KERNEL_NAMES[isa]) offered.push(isa);
+  }
+  return offered;
+}
+
+/** Parses `onemodel run` output: {outputName: sha256}. */
+function parseCliHashes(text) {
+  const hashes = {};
+  let current;
+  for (const line of text.split('\n')) {
+    const out = /^output (.*): \S+ \[[^\]]*\]$/.exec(line);
+    if (out) current = out[1];
+    const h = /^ {2}sha256: ([0-9a-f]{64})$/.exec(line);
+    if (h && current !== undefined) hashes[current] = h[1];
+  }
+  return hashes;
+}
+
+/** Native rows: every offered target at 1 and 2 threads. `cases` carry their inputs ({type, dims, bytes}). */
+export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) {
+  const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-'));
+  try {
+    // The inputs as files the CLI reads (sweeps exist only in memory; .npy inputs are rewritten identically).
+    const files = cases.map((c, ci) => c.inputs.map((inp, ii) => {
+      const file = join(tmp, `${ci}_${ii}.npy`);
+      writeNpy(file, inp);
+      return `${inp.name}=${file}`;
+    }));
+    const inputLines = new Map();
+    for (const c of cases) {
+      for (const inp of c.inputs) inputLines.set(`${c.name}/input:${inp.name}`, await tensorSha256(inp.type, inp.dims, inp.bytes));
+    }
+    const rows = new Map();
+    for (const isa of isas) {
+      for (const threads of threadCounts) {
+        const row = new Map();
+        // Two CLI processes at a time (the machine has few cores); results keep the case order.
+        const results = new Array(cases.length);
+        let next = 0;
+        const worker = async () => {
+          for (let i = next++; i < cases.length; i = next++) {
+            const args = ['run', resolve(root, cases[i].modelPath), '--mode', 'exact', '--threads', String(threads)];
+            for (const f of files[i]) args.push('--input', f);
+            results[i] = await runCli(cli, args, { ONEMODEL_ISA: isa });
+          }
+        };
+        await Promise.all([worker(), worker()]);
+        cases.forEach((c, i) => {
+          for (const inp of c.inputs) row.set(`${c.name}/input:${inp.name}`, inputLines.get(`${c.name}/input:${inp.name}`));
+          const r = results[i];
+          const hashes = r.code === 0 ? parseCliHashes(r.stdout) : {};
+          let failure;
+          if (r.code !== 0) {
+            const kind = /^error: (\w+):/m.exec(r.stderr)?.[1];
+            if (r.signal || !kind) failure = `crash:${r.signal ?? r.code}`;
+            else failure = CANNOT_RUN_KINDS.has(kind) ? CANNOT_RUN_MARKER : `error:${kind}`;
+          }
+          for (const o of c.outputs) row.set(`${c.name}/${o}`, failure ?? hashes[o] ?? 'missing');
+        });
+        rows.set(`native-${isa}-t${threads}`, row);
+      }
+    }
+    return rows;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The Node row: the package's Node entry, resolved by the package's own name (dist/ must be built). */
+export async function nodeRow(root, cases) {
+  const api = await import('onemodel');
+  const row = new Map();
+  for (const c of cases) {
+    const model = new Uint8Array(readFileSync(resolve(root, c.modelPath)));
+    for (const [k, v] of await runCase(api, { ...c, model })) row.set(k, v);
+  }
+  return row;
+}
+
+export function packageBuilt(root) {
+  try {
+    return statSync(join(root, 'dist', 'web', 'index.js')).isFile() && statSync(join(root, 'dist', 'node', 'index.mjs')).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Packs the package (`npm pack`) into `dir` and unpacks it there; returns the package directory. */
+function packAndUnpack(root, dir) {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
+  const [info] = JSON.parse(out);
+  execFileSync('tar', ['-xzf', join(dir, info.filename), '-C', dir]);
+  return join(dir, 'package');
+}
+
+function browserEntry(pkgDir) {
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  let target = pkg.exports['.'].browser;
+  while (typeof target === 'object') target = target.import ?? target.default;
+  return target.replace(/^\.\//, '');
+}
+
+const PAGE = (entry) => `<!doctype html>
+<meta charset="utf-8">
+<title>onemodel golden hashes</title>
+<script type="module">
+  import * as api from '/pkg/${entry}';
+  import { runCase } from '/golden/run-case.mjs';
+  const bytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
+  try {
+    const cases = await (await fetch('/cases.json')).json();
+    const lines = [];
+    for (const c of cases) {
+      const inputs = [];
+      for (const i of c.inputs) inputs.push({ name: i.name, type: i.type, dims: i.dims, bytes: await bytes(i.url) });
+      lines.push(...await runCase(api, { name: c.name, outputs: c.outputs, model: await bytes(c.modelUrl), inputs }));
+    }
+    window.__golden = { ok: true, lines };
+  } catch (e) {
+    window.__golden = { ok: false, error: String(e && e.stack || e) };
+  }
+</script>`;
+
+/** The browser row: the packed package in headless Chromium, served from 127.0.0.1 with the case bytes. */
+export async function chromiumRow(root, cases, chromiumPath) {
+  const { chromium } = await import('playwright-core');
+  const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-browser-'));
+  let server;
+  let browser;
+  try {
+    const pkgDir = packAndUnpack(root, tmp);
+    const entry = browserEntry(pkgDir);
+    const blobs = new Map();  // URL path -> [content type, bytes]
+    blobs.set('/', ['text/html; charset=utf-8', Buffer.from(PAGE(entry))]);
+    blobs.set('/golden/run-case.mjs', ['text/javascript; charset=utf-8', readFileSync(new URL('./run-case.mjs', import.meta.url))]);
+    const list = cases.map((c, ci) => {
+      blobs.set(`/model/${ci}`, ['application/octet-stream', readFileSync(resolve(root, c.modelPath))]);
+      return {
+        name: c.name, outputs: c.outputs, modelUrl: `/model/${ci}`,
+        inputs: c.inputs.map((inp, ii) => {
+          blobs.set(`/input/${ci}/${ii}`, ['application/octet-stream', Buffer.from(inp.bytes.buffer, inp.bytes.byteOffset, inp.bytes.byteLength)]);
+          return { name: inp.name, type: inp.type, dims: inp.dims, url: `/input/${ci}/${ii}` };
+        }),
+      };
+    });
+    blobs.set('/cases.json', ['application/json', Buffer.from(JSON.stringify(list))]);
+    server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      if (path.startsWith('/pkg/')) {
+        const file = join(pkgDir, decodeURIComponent(path.slice(5)));
+        if (!file.startsWith(pkgDir + '/') || !existsSync(file) || !statSync(file).isFile()) {
+          res.writeHead(404).end();
+          return;
+        }
+        const type = file.endsWith('.wasm') ? 'application/wasm' : /\.(m|c)?js$/.test(file) ? 'text/javascript' : 'application/octet-stream';
+        res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
+        return;
+      }
+      const blob = blobs.get(path);
+      if (!blob) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': blob[0] }).end(blob[1]);
+    });
+    await new Promise((ok, fail) => {
+      server.once('error', fail);
+      server.listen(0, '127.0.0.1', ok);
+    });
+    browser = await chromium.launch({
+      executablePath: chromiumPath, timeout: 30_000,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-quic', '--no-first-run', '--disable-sync'],
+    });
+    const tab = await (await browser.newContext()).newPage();
+    const log = [];
+    tab.on('console', (m) => log.push(`[console.${m.type()}] ${m.text()}`));
+    tab.on('pageerror', (e) => log.push(`[pageerror] ${e.message}`));
+    await tab.goto(`http://127.0.0.1:${server.address().port}/`, { timeout: 60_000 });
+    await tab.waitForFunction(() => window.__golden !== undefined, null, { timeout: 600_000, polling: 250 });
+    const result = await tab.evaluate(() => window.__golden);
+    if (!result.ok) throw new Error(`the page failed: ${result.error}\n${log.join('\n')}`);
+    return new Map(result.lines);
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    if (server) await new Promise((ok) => server.close(() => ok()));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
