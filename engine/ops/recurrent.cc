@@ -195,7 +195,7 @@ class RecurrentKernel final : public Kernel {
       float* xw = xw_t.mutable_data<float>().data();
       recurrent::product(ctx, S * B, GH, d.input, ctx.input(kX).data<float>().data(), d.input, W, d.input, xw, GH);
       Tensor rec_t = ctx.scratch(DType::F32, Shape{B, GH});
-      Tensor aux_t = ctx.scratch(DType::F32, Shape{B, 3 * H});  // GRU: z, r (.) H, and the candidate's product
+      Tensor aux_t = ctx.scratch(DType::F32, Shape{B, 3 * H});  // GRU: z | r (.) H ; the candidate's product
       float* rec = rec_t.mutable_data<float>().data();
       float* aux = aux_t.mutable_data<float>().data();
       const bool gru_split = cell_ == Cell::Gru && !linear_before_reset_;
@@ -285,29 +285,31 @@ class RecurrentKernel final : public Kernel {
   }
 
   // GRU step, gate order z, r, h. Without linear_before_reset the candidate's recurrent product
-  // (r (.) H) . Rh^T is a second product once r is known (aux holds z | r (.) H | that product).
+  // (r (.) H) . Rh^T is a second product once r is known.
   void step_gru(RunContext& ctx, const Dims& d, const std::vector<Activation>& act, const float* xw, int64_t xrow0,
                 int64_t xrow_step, const float* rec, float* aux, const float* Wb, const float* Rb, const float* R,
                 const std::vector<int64_t>& lens, int64_t t, float* h) const {
     const int64_t H = d.hidden, GH = 3 * H, B = d.batch;
-    float* zb = aux;            // [B, H] at stride 3H
-    float* rh = aux + H;        // r (.) H_prev, or r for linear_before_reset
-    float* rech = aux + 2 * H;  // (r (.) H) . Rh^T
+    // aux: [B, 2H] rows of z | r (.) H_prev (r alone for linear_before_reset), then a separate [B, H] block for
+    // (r (.) H) . Rh^T, so the product's output never overlaps its input.
+    float* zb = aux;
+    float* rh = aux + H;
+    float* rech = aux + 2 * B * H;
     for (int64_t b = 0; b < B; ++b) {
       const bool active = t < lens[static_cast<size_t>(b)];
       const float* xr = xw + (xrow0 + b * xrow_step) * GH;
       const float* rr = rec + b * GH;
       for (int64_t j = 0; j < H; ++j) {
         if (!active) {
-          rh[b * 3 * H + j] = 0.0f;
+          rh[b * 2 * H + j] = 0.0f;
           continue;
         }
-        zb[b * 3 * H + j] = act[0](clip(pre(xr[j], rr[j], Wb, Rb, j)));
+        zb[b * 2 * H + j] = act[0](clip(pre(xr[j], rr[j], Wb, Rb, j)));
         const float r = act[0](clip(pre(xr[H + j], rr[H + j], Wb, Rb, H + j)));
-        rh[b * 3 * H + j] = linear_before_reset_ ? r : r * h[b * H + j];
+        rh[b * 2 * H + j] = linear_before_reset_ ? r : r * h[b * H + j];
       }
     }
-    if (!linear_before_reset_) recurrent::product(ctx, B, H, H, rh, 3 * H, R + 2 * H * H, H, rech, 3 * H);
+    if (!linear_before_reset_) recurrent::product(ctx, B, H, H, rh, 2 * H, R + 2 * H * H, H, rech, H);
     for (int64_t b = 0; b < B; ++b) {
       if (t >= lens[static_cast<size_t>(b)]) continue;
       const float* xr = xw + (xrow0 + b * xrow_step) * GH;
@@ -318,13 +320,13 @@ class RecurrentKernel final : public Kernel {
         if (linear_before_reset_) {
           float inner = rr[col];
           if (Rb) inner = inner + Rb[col];
-          ph = xr[col] + rh[b * 3 * H + j] * inner;
+          ph = xr[col] + rh[b * 2 * H + j] * inner;
           if (Wb) ph = ph + Wb[col];
         } else {
-          ph = pre(xr[col], rech[b * 3 * H + j], Wb, Rb, col);
+          ph = pre(xr[col], rech[b * H + j], Wb, Rb, col);
         }
         const float ht = act[1](clip(ph));
-        const float z = zb[b * 3 * H + j];
+        const float z = zb[b * 2 * H + j];
         const float a = (1.0f - z) * ht;
         const float k = z * h[b * H + j];
         h[b * H + j] = a + k;

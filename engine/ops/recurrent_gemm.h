@@ -3,27 +3,17 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/gemm.h"
 #include "runtime/kernel.h"
 
 namespace onemodel::rt::recurrent {
 
-// One accumulator per output from +0, increasing p, each product and sum rounded on its own (exact-mode.md
-// "Matrix product"); the shared GEMM replaces this loop once it lands, with the same order in exact mode.
+// The shared GEMM (kernels/gemm.h) over strided views: B[p][j] = w[j * ldw + p]. Exact mode follows
+// exact-mode.md "Matrix product" (one accumulator per output from +0, increasing p, unfused, canonical NaN);
+// fast mode may fuse. Neither depends on the thread count. C must not overlap A or W.
 inline void product(const RunContext& ctx, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* w,
                     int64_t ldw, float* c, int64_t ldc) {
-  (void)ctx;
-  for (int64_t i = 0; i < m; ++i) {
-    const float* ar = a + i * lda;
-    for (int64_t j = 0; j < n; ++j) {
-      const float* wr = w + j * ldw;
-      float acc = 0.0f;
-      for (int64_t p = 0; p < k; ++p) {
-        const float prod = ar[p] * wr[p];
-        acc = acc + prod;
-      }
-      c[i * ldc + j] = acc;
-    }
-  }
+  kern::gemm_f32(ctx.isa, ctx.exact, m, n, k, kern::MatrixView{a, lda, 1}, kern::MatrixView{w, 1, ldw}, c, ldc, ctx.pool);
 }
 
 }  // namespace onemodel::rt::recurrent
