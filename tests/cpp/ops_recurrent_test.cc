@@ -6,6 +6,8 @@
 #include <functional>
 #include <random>
 
+#include "base/thread_pool.h"
+#include "kernels/isa.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {
@@ -301,6 +303,54 @@ TEST(OpsRecurrentTest, ExactModeCanonicalNan) {
   OpCase c = layer_case(l, "forward", true);
   auto r = run_op(c);
   for (float v : values<float>(r.outputs[0])) EXPECT_EQ(fbits(v), 0x7FC00000u);
+}
+
+// Runs a case with a given target and pool (run_op uses the scalar target and no pool).
+std::vector<Tensor> run_on(const OpCase& c, kern::Isa isa, ThreadPool* pool) {
+  const ir::Node node = make_node(c);
+  const rt::NodeInfo info(node, c.exact);
+  auto k = rt::find_op("", c.op_type, c.opset)->factory(info);
+  std::vector<rt::InputMeta> metas(c.inputs.size());
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (!c.inputs[i].empty()) metas[i] = rt::InputMeta{true, c.inputs[i].dtype(), c.inputs[i].shape(), nullptr};
+  std::vector<rt::OutputMeta> outs(c.num_outputs);
+  rt::InferContext ictx{info, metas, outs, c.exact};
+  k->infer(ictx);
+  std::vector<Tensor> res;
+  for (auto& o : outs) res.push_back(Tensor::zeros(o.dtype, o.shape));
+  TestArena arena;
+  rt::RunContext rctx{info, c.inputs, res, c.exact, nullptr, &arena, pool, isa};
+  k->run(rctx);
+  return res;
+}
+
+// Exact mode gives the same bits on every kernel path and thread count (ops-recurrent.md "Exact mode");
+// fast mode stays within rounding of it.
+TEST(OpsRecurrentTest, ExactBitsEqualOnEveryPathAndThreadCount) {
+  ThreadPool three(3);
+  for (char cell : {'R', 'G', 'L'}) {
+    Layer l = make_layer(cell, 5, 7, 19, 13, 2, 21u);
+    l.lens = {5, 0, 3, 1, 5, 2, 4};
+    const OpCase ce = layer_case(l, "bidirectional", true);
+    const auto ref = run_on(ce, kern::Isa::Scalar, nullptr);
+    OpCase cf = ce;
+    cf.exact = false;
+    for (kern::Isa isa : kern::available_isas())
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
+        SCOPED_TRACE(std::string(1, cell) + " " + std::string(kern::isa_name(isa)) + (pool ? " 3 threads" : " 1 thread"));
+        const auto got = run_on(ce, isa, pool);
+        for (size_t o = 0; o < ref.size(); ++o) {
+          const auto a = values<float>(ref[o]), b = values<float>(got[o]);
+          ASSERT_EQ(a.size(), b.size());
+          for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(fbits(a[i]), fbits(b[i])) << "output " << o << " [" << i << "]";
+        }
+        const auto fast = run_on(cf, isa, pool);
+        for (size_t o = 0; o < ref.size(); ++o) {
+          const auto a = values<float>(ref[o]), b = values<float>(fast[o]);
+          for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5f) << "fast output " << o << " [" << i << "]";
+        }
+      }
+  }
 }
 
 TEST(OpsRecurrentTest, ErrorsNameTheNode) {
