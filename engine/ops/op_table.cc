@@ -11,6 +11,8 @@
 
 #include "ops/norm_ops.h"
 
+#include "ops/recurrent_ops.h"
+
 #include "ops/shape_ops.h"
 
 namespace onemodel::rt {
@@ -136,6 +138,22 @@ constexpr std::array kTable = {
     OpDef{"", "MeanVarianceNormalization", 9, kLatest, make_mean_variance_normalization},
     OpDef{"", "LpNormalization", 1, kLatest, make_lp_normalization},
     // ---- end of normalisation family ----
+
+    // ---- recurrent family (ops-recurrent.md): keep its lines inside this block ----
+    OpDef{"", "RNN", 7, kLatest, make_rnn},              // layout from 14 (absent before: 0)
+    OpDef{"", "GRU", 7, kLatest, make_gru},
+    OpDef{"", "LSTM", 7, kLatest, make_lstm},
+    // ---- end of recurrent family ----
+
+    // ---- quantization family (int8.md): keep its lines inside this block ----
+    OpDef{"", "QuantizeLinear", 10, kLatest, make_quantize_linear},      // axis from 13; output_dtype from 21
+    OpDef{"", "DequantizeLinear", 10, kLatest, make_dequantize_linear},  // axis from 13
+    OpDef{"", "DynamicQuantizeLinear", 11, kLatest, make_dynamic_quantize_linear},
+    OpDef{"", "MatMulInteger", 10, kLatest, make_matmul_integer},
+    OpDef{"", "QLinearMatMul", 10, kLatest, make_qlinear_matmul},
+    OpDef{"", "ConvInteger", 10, kLatest, make_conv_integer},
+    OpDef{"", "QLinearConv", 10, kLatest, make_qlinear_conv},
+    // ---- end of quantization family ----
 
     // ---- shape and indexing family (ops-shape-indexing.md): keep its lines inside this block ----
     OpDef{"", "Reshape", 5, 13, make_reshape},

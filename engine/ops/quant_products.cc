@@ -1,0 +1,402 @@
+// MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv (int8.md). The integer sums
+// sum (a - za) * (b - zb) are exact in any order, so a plain loop gives the bits every path must give; the
+// requantization y = clamp(round_half_even(float(acc) * mult) + zy) with mult = (sa * sb) / sy is a fixed
+// sequence of float32 operations. Both modes share the code.
+#include <string>
+#include <vector>
+
+#include "ops/common.h"
+#include "ops/quant_common.h"
+#include "ops/recurrent_ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+bool is_q8(DType t) { return t == DType::U8 || t == DType::I8; }
+
+// The values of a zero-point or scale input as a vector of `want` entries: one element broadcasts,
+// otherwise it must be 1-D with exactly `want` elements. Empty tensor: zeros. Returns false on mismatch.
+bool int_params(const Tensor* t, int64_t want, std::vector<int32_t>& out) {
+  out.assign(static_cast<size_t>(want), 0);
+  if (!t) return true;
+  if (t->numel() == 1 && t->rank() <= 1) {
+    std::fill(out.begin(), out.end(), static_cast<int32_t>(quant::int_at(*t, 0)));
+    return true;
+  }
+  if (t->rank() != 1 || t->shape()[0] != want) return false;
+  for (int64_t i = 0; i < want; ++i) out[static_cast<size_t>(i)] = static_cast<int32_t>(quant::int_at(*t, i));
+  return true;
+}
+bool float_params(const Tensor& t, int64_t want, std::vector<float>& out) {
+  out.assign(static_cast<size_t>(want), 0.0f);
+  const auto v = t.data<float>();
+  if (t.numel() == 1 && t.rank() <= 1) {
+    std::fill(out.begin(), out.end(), v[0]);
+    return true;
+  }
+  if (t.rank() != 1 || t.shape()[0] != want) return false;
+  for (int64_t i = 0; i < want; ++i) out[static_cast<size_t>(i)] = v[static_cast<size_t>(i)];
+  return true;
+}
+int64_t q_at(const Tensor& t, int64_t i) { return quant::int_at(t, i); }
+
+// ---- matrix products ----
+
+struct MatDims {
+  Shape out, a_batch, b_batch, out_batch;
+  int64_t m = 1, n = 1, k = 0;
+};
+
+// numpy matmul shapes (as MatMul): 1-D operands are promoted and the promotion removed from the result.
+bool mat_dims(const Shape& a, const Shape& b, MatDims& d, std::string& why) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    why = "inputs must have rank >= 1";
+    return false;
+  }
+  const int64_t ak = a[a.rank() - 1], bk = b.rank() == 1 ? b[0] : b[b.rank() - 2];
+  if (ak != bk) {
+    why = "inner dimensions differ: " + a.to_string() + " x " + b.to_string();
+    return false;
+  }
+  d.k = ak;
+  d.m = a.rank() == 1 ? 1 : a[a.rank() - 2];
+  d.n = b.rank() == 1 ? 1 : b[b.rank() - 1];
+  const auto av = a.to_vector(), bv = b.to_vector();
+  d.a_batch = Shape(std::span<const int64_t>(av.data(), static_cast<size_t>(std::max(0, a.rank() - 2))));
+  d.b_batch = Shape(std::span<const int64_t>(bv.data(), static_cast<size_t>(std::max(0, b.rank() - 2))));
+  try {
+    d.out_batch = Shape::broadcast(d.a_batch, d.b_batch);
+  } catch (const Error&) {
+    why = "batch dimensions do not broadcast: " + a.to_string() + " x " + b.to_string();
+    return false;
+  }
+  auto o = d.out_batch.to_vector();
+  if (a.rank() > 1) o.push_back(d.m);
+  if (b.rank() > 1) o.push_back(d.n);
+  d.out = Shape(std::span<const int64_t>(o));
+  return true;
+}
+
+// acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around.
+void int_matmul(const MatDims& d, const Tensor& a, const Tensor& b, const std::vector<int32_t>& za,
+                const std::vector<int32_t>& zb, int32_t* acc) {
+  const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
+  std::vector<int32_t> row(static_cast<size_t>(d.n));
+  broadcast_loop(d.out_batch, d.a_batch, d.b_batch, [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
+    for (int64_t t = 0; t < cnt; ++t) {
+      const int64_t a0 = (ia + t * sa) * as, b0 = (ib + t * sb) * bs;
+      int32_t* out = acc + (o + t) * os;
+      for (int64_t i = 0; i < d.m; ++i) {
+        std::fill(row.begin(), row.end(), 0);
+        for (int64_t p = 0; p < d.k; ++p) {
+          const int32_t av = static_cast<int32_t>(q_at(a, a0 + i * d.k + p)) - za[static_cast<size_t>(i)];
+          for (int64_t j = 0; j < d.n; ++j) {
+            const int32_t bv = static_cast<int32_t>(q_at(b, b0 + p * d.n + j)) - zb[static_cast<size_t>(j)];
+            row[static_cast<size_t>(j)] = static_cast<int32_t>(static_cast<uint32_t>(row[static_cast<size_t>(j)]) +
+                                                                static_cast<uint32_t>(av * bv));
+          }
+        }
+        std::copy(row.begin(), row.end(), out + i * d.n);
+      }
+    }
+  });
+}
+
+// y = clamp(round_half_even(float(acc) * mult) + zy) into the output's 8-bit type.
+void requantize(int64_t count, const int32_t* acc, const float* mult, int64_t mult_step_mod, int64_t mult_div, int64_t zy,
+                Tensor& y) {
+  quant::visit_q8(y.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    Q* out = y.mutable_data<Q>().data();
+    for (int64_t e = 0; e < count; ++e) {
+      const float m = mult[(e / mult_div) % mult_step_mod];
+      const float v = static_cast<float>(acc[e]) * m;
+      out[e] = static_cast<Q>(quant::saturate_round(v, zy, std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max()));
+    }
+  });
+}
+
+class MatMulIntegerKernel final : public Kernel {
+ public:
+  // qlinear: QLinearMatMul (inputs a, sa, za, b, sb, zb, sy, zy [, bias]); else MatMulInteger (A, B, za, zb).
+  explicit MatMulIntegerKernel(bool qlinear) : Kernel(KernelFlags{.exact = true}), q_(qlinear) {}
+
+  void infer(InferContext& ctx) const override {
+    const size_t ia = 0, ib = q_ ? 3 : 1;
+    if (!ctx.has_input(ia) || !ctx.has_input(ib)) ctx.fail(ErrorKind::InvalidModel, "expects inputs a and b");
+    if (q_)
+      for (size_t i : {1, 2, 4, 5, 6, 7})
+        if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
+    if (!is_q8(ctx.input(ia).dtype) || !is_q8(ctx.input(ib).dtype))
+      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ia).dtype) + " and " + type_str(ctx.input(ib).dtype));
+    MatDims d;
+    std::string why;
+    if (!mat_dims(ctx.input(ia).shape, ctx.input(ib).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
+    ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, d.out);
+    if (q_ && !is_q8(ctx.input(7).dtype)) ctx.fail(ErrorKind::Unsupported, "y_zero_point must be uint8 or int8");
+  }
+
+  void run(RunContext& ctx) const override {
+    const size_t ia = 0, ib = q_ ? 3 : 1;
+    const Tensor& a = ctx.input(ia);
+    const Tensor& b = ctx.input(ib);
+    MatDims d;
+    std::string why;
+    if (!mat_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
+    if (d.out != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
+    const size_t iza = q_ ? 2 : 2, izb = q_ ? 5 : 3;
+    const Tensor* za = ctx.has_input(iza) ? &ctx.input(iza) : nullptr;
+    const Tensor* zb = ctx.has_input(izb) ? &ctx.input(izb) : nullptr;
+    if ((za && za->dtype() != a.dtype()) || (zb && zb->dtype() != b.dtype()))
+      ctx.fail(ErrorKind::InvalidInput, "zero points must have their operand's type");
+    std::vector<int32_t> zav, zbv;
+    if (!int_params(za, d.m, zav)) ctx.fail(ErrorKind::InvalidInput, "a's zero point must be a scalar or have one value per row");
+    if (!int_params(zb, d.n, zbv)) ctx.fail(ErrorKind::InvalidInput, "b's zero point must be a scalar or have one value per column");
+    const int64_t count = d.out.numel();
+    if (!q_) {
+      int_matmul(d, a, b, zav, zbv, ctx.output(0).mutable_data<int32_t>().data());
+      return;
+    }
+    Tensor acc_t = ctx.scratch(DType::I32, Shape{count});
+    int32_t* acc = acc_t.mutable_data<int32_t>().data();
+    int_matmul(d, a, b, zav, zbv, acc);
+    if (ctx.has_input(8)) {  // int32 per-column bias (int8.md extension)
+      const Tensor& bias = ctx.input(8);
+      if (bias.dtype() != DType::I32 || bias.numel() != d.n) ctx.fail(ErrorKind::InvalidInput, "bias must be int32 with one value per column");
+      const auto bv = bias.data<int32_t>();
+      for (int64_t e = 0; e < count; ++e)
+        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) + static_cast<uint32_t>(bv[static_cast<size_t>(e % d.n)]));
+    }
+    std::vector<float> sa, sb, sy;
+    for (size_t i : {1, 4, 6})
+      if (ctx.input(i).dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, "scales must be float32");
+    if (!float_params(ctx.input(1), d.m, sa) || !float_params(ctx.input(4), d.n, sb) || !float_params(ctx.input(6), 1, sy))
+      ctx.fail(ErrorKind::InvalidInput, "scales must be scalars (a: or per row, b: or per column)");
+    const Tensor& zy = ctx.input(7);
+    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype()) ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
+    // mult per (row, column): (sa * sb) / sy in float32.
+    std::vector<float> mult(static_cast<size_t>(d.m * d.n));
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < d.n; ++j) {
+        const float p = sa[static_cast<size_t>(i)] * sb[static_cast<size_t>(j)];
+        mult[static_cast<size_t>(i * d.n + j)] = p / sy[0];
+      }
+    requantize(count, acc, mult.data(), d.m * d.n, 1, q_at(zy, 0), ctx.output(0));
+  }
+
+ private:
+  bool q_;
+};
+
+// ---- convolutions (1-D and 2-D, NCHW) ----
+
+struct ConvGeom {
+  int64_t n = 0, c = 0, h = 1, w = 1;        // input (1-D: h = 1)
+  int64_t m = 0, cg = 0, kh = 1, kw = 1;     // weights [M, C/group, kh, kw]
+  int64_t oh = 1, ow = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;  // strides, dilations, leading pads
+  int64_t group = 1;
+  Shape out;
+};
+
+struct ConvAttrs {
+  std::string auto_pad;
+  std::vector<int64_t> kernel_shape, strides, dilations, pads;
+  int64_t group = 1;
+};
+
+ConvAttrs conv_attrs(const NodeInfo& info) {
+  ConvAttrs a;
+  a.auto_pad = info.get_string("auto_pad", "NOTSET");
+  a.kernel_shape = info.get_ints("kernel_shape");
+  a.strides = info.get_ints("strides");
+  a.dilations = info.get_ints("dilations");
+  a.pads = info.get_ints("pads");
+  a.group = info.get_int("group", 1);
+  if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID" && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER")
+    info.fail(ErrorKind::InvalidModel, "auto_pad '" + a.auto_pad + "' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+  if (a.group < 1) info.fail(ErrorKind::InvalidModel, "group must be positive, got " + std::to_string(a.group));
+  return a;
+}
+
+bool conv_geom(const ConvAttrs& at, const Shape& x, const Shape& w, ConvGeom& g, std::string& why) {
+  if (x.rank() != w.rank() || (x.rank() != 3 && x.rank() != 4)) {
+    why = x.rank() == 5 ? "3-D convolution is not supported" : "x " + x.to_string() + " and w " + w.to_string() + " must both be 3-D or 4-D";
+    return false;
+  }
+  const size_t sp = static_cast<size_t>(x.rank() - 2);
+  auto ok_len = [&](const std::vector<int64_t>& v, size_t want) { return v.empty() || v.size() == want; };
+  if (!ok_len(at.kernel_shape, sp) || !ok_len(at.strides, sp) || !ok_len(at.dilations, sp) || !ok_len(at.pads, 2 * sp)) {
+    why = "kernel_shape, strides, dilations or pads do not match " + std::to_string(sp) + " spatial axes";
+    return false;
+  }
+  g.n = x[0];
+  g.c = x[1];
+  g.m = w[0];
+  g.cg = w[1];
+  g.group = at.group;
+  if (g.cg * g.group != g.c || g.m % g.group != 0) {
+    why = "channels do not match: x " + x.to_string() + ", w " + w.to_string() + ", group " + std::to_string(g.group);
+    return false;
+  }
+  int64_t in[2] = {1, x[2]}, k[2] = {1, w[2]}, s[2] = {1, 1}, dl[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0}, o[2] = {1, 1};
+  if (sp == 2) {
+    in[0] = x[2]; in[1] = x[3]; k[0] = w[2]; k[1] = w[3];
+  }
+  for (size_t i = 0; i < sp; ++i) {
+    const size_t a = sp == 2 ? i : 1;  // slot in the 2-D arrays
+    if (!at.kernel_shape.empty() && at.kernel_shape[i] != k[a]) {
+      why = "kernel_shape does not match w " + w.to_string();
+      return false;
+    }
+    if (!at.strides.empty()) s[a] = at.strides[i];
+    if (!at.dilations.empty()) dl[a] = at.dilations[i];
+    if (s[a] < 1 || dl[a] < 1) {
+      why = "strides and dilations must be positive";
+      return false;
+    }
+    if (!at.pads.empty()) {
+      pb[a] = at.pads[i];
+      pe[a] = at.pads[i + sp];
+      if (pb[a] < 0 || pe[a] < 0) {
+        why = "pads must not be negative";
+        return false;
+      }
+    }
+    const int64_t span = dl[a] * (k[a] - 1) + 1;
+    if (at.auto_pad == "VALID") {
+      pb[a] = pe[a] = 0;
+    } else if (at.auto_pad == "SAME_UPPER" || at.auto_pad == "SAME_LOWER") {
+      const int64_t out = (in[a] + s[a] - 1) / s[a];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s[a] + span - in[a]);
+      pb[a] = at.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe[a] = total - pb[a];
+    }
+    const int64_t room = in[a] + pb[a] + pe[a] - span;
+    if (room < 0) {
+      why = "the kernel is larger than the padded input " + x.to_string();
+      return false;
+    }
+    o[a] = room / s[a] + 1;
+  }
+  g.h = in[0]; g.w = in[1]; g.kh = k[0]; g.kw = k[1]; g.sh = s[0]; g.sw = s[1];
+  g.dh = dl[0]; g.dw = dl[1]; g.ph = pb[0]; g.pw = pb[1]; g.oh = o[0]; g.ow = o[1];
+  g.out = sp == 2 ? Shape{g.n, g.m, g.oh, g.ow} : Shape{g.n, g.m, g.ow};
+  return true;
+}
+
+// acc[n][m][oy][ox] = sum over (c, ky, kx) of (x - zx) * (w - zw[m]); padding taps contribute 0 (the input's
+// zero point).
+void int_conv(const ConvGeom& g, const Tensor& x, const Tensor& w, int32_t zx, const std::vector<int32_t>& zw, int32_t* acc) {
+  std::vector<int32_t> xv(static_cast<size_t>(x.numel())), wv(static_cast<size_t>(w.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) xv[static_cast<size_t>(i)] = static_cast<int32_t>(q_at(x, i)) - zx;
+  const int64_t wsz = g.cg * g.kh * g.kw;
+  for (int64_t i = 0; i < w.numel(); ++i) wv[static_cast<size_t>(i)] = static_cast<int32_t>(q_at(w, i)) - zw[static_cast<size_t>(i / wsz)];
+  const int64_t mg = g.m / g.group;
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t m = 0; m < g.m; ++m) {
+      const int64_t c0 = (m / mg) * g.cg;
+      int32_t* out = acc + (n * g.m + m) * g.oh * g.ow;
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox) {
+          uint32_t sum = 0;
+          for (int64_t c = 0; c < g.cg; ++c)
+            for (int64_t ky = 0; ky < g.kh; ++ky) {
+              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+              if (iy < 0 || iy >= g.h) continue;
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
+                if (ix < 0 || ix >= g.w) continue;
+                const int32_t xv1 = xv[static_cast<size_t>(((n * g.c + c0 + c) * g.h + iy) * g.w + ix)];
+                const int32_t wv1 = wv[static_cast<size_t>(((m * g.cg + c) * g.kh + ky) * g.kw + kx)];
+                sum += static_cast<uint32_t>(xv1 * wv1);
+              }
+            }
+          out[oy * g.ow + ox] = static_cast<int32_t>(sum);
+        }
+    }
+}
+
+class ConvIntegerKernel final : public Kernel {
+ public:
+  // qlinear: QLinearConv (x, sx, zx, w, sw, zw, sy, zy [, B]); else ConvInteger (x, w [, zx] [, zw]).
+  ConvIntegerKernel(const NodeInfo& info, bool qlinear) : Kernel(KernelFlags{.exact = true}), at_(conv_attrs(info)), q_(qlinear) {}
+
+  void infer(InferContext& ctx) const override {
+    const size_t ix = 0, iw = q_ ? 3 : 1;
+    if (!ctx.has_input(ix) || !ctx.has_input(iw)) ctx.fail(ErrorKind::InvalidModel, "expects inputs x and w");
+    if (q_)
+      for (size_t i : {1, 2, 4, 5, 6, 7})
+        if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
+    if (!is_q8(ctx.input(ix).dtype) || !is_q8(ctx.input(iw).dtype))
+      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ix).dtype) + " and " + type_str(ctx.input(iw).dtype));
+    ConvGeom g;
+    std::string why;
+    if (!conv_geom(at_, ctx.input(ix).shape, ctx.input(iw).shape, g, why))
+      ctx.fail(why.find("not supported") != std::string::npos ? ErrorKind::Unsupported : ErrorKind::InvalidModel, why);
+    if (q_ && !is_q8(ctx.input(7).dtype)) ctx.fail(ErrorKind::Unsupported, "y_zero_point must be uint8 or int8");
+    ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, g.out);
+  }
+
+  void run(RunContext& ctx) const override {
+    const size_t ix = 0, iw = q_ ? 3 : 1, izx = q_ ? 2 : 2, izw = q_ ? 5 : 3;
+    const Tensor& x = ctx.input(ix);
+    const Tensor& w = ctx.input(iw);
+    ConvGeom g;
+    std::string why;
+    if (!conv_geom(at_, x.shape(), w.shape(), g, why)) ctx.fail(ErrorKind::InvalidInput, why);
+    if (g.out != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
+    const Tensor* zx = ctx.has_input(izx) ? &ctx.input(izx) : nullptr;
+    const Tensor* zw = ctx.has_input(izw) ? &ctx.input(izw) : nullptr;
+    if ((zx && zx->dtype() != x.dtype()) || (zw && zw->dtype() != w.dtype()))
+      ctx.fail(ErrorKind::InvalidInput, "zero points must have their operand's type");
+    if (zx && zx->numel() != 1) ctx.fail(ErrorKind::InvalidInput, "x's zero point must be a scalar");
+    std::vector<int32_t> zwv;
+    // ConvInteger: per-tensor weight zero point (int8.md); QLinearConv: per-tensor or per output channel.
+    if (!int_params(zw, g.m, zwv) || (!q_ && zw && zw->numel() != 1))
+      ctx.fail(ErrorKind::InvalidInput, q_ ? "w's zero point must be a scalar or have one value per output channel"
+                                           : "w's zero point must be a scalar (per-tensor)");
+    const int32_t zxv = zx ? static_cast<int32_t>(q_at(*zx, 0)) : 0;
+    if (!q_) {
+      int_conv(g, x, w, zxv, zwv, ctx.output(0).mutable_data<int32_t>().data());
+      return;
+    }
+    const int64_t count = g.out.numel(), plane = g.oh * g.ow;
+    Tensor acc_t = ctx.scratch(DType::I32, Shape{count});
+    int32_t* acc = acc_t.mutable_data<int32_t>().data();
+    int_conv(g, x, w, zxv, zwv, acc);
+    if (ctx.has_input(8)) {
+      const Tensor& bias = ctx.input(8);
+      if (bias.dtype() != DType::I32 || bias.numel() != g.m) ctx.fail(ErrorKind::InvalidInput, "B must be int32 with one value per output channel");
+      const auto bv = bias.data<int32_t>();
+      for (int64_t e = 0; e < count; ++e)
+        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) + static_cast<uint32_t>(bv[static_cast<size_t>((e / plane) % g.m)]));
+    }
+    for (size_t i : {1, 4, 6})
+      if (ctx.input(i).dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, "scales must be float32");
+    std::vector<float> sx, sw, sy;
+    if (!float_params(ctx.input(1), 1, sx) || !float_params(ctx.input(4), g.m, sw) || !float_params(ctx.input(6), 1, sy))
+      ctx.fail(ErrorKind::InvalidInput, "scales must be scalars (w: or one per output channel)");
+    const Tensor& zy = ctx.input(7);
+    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype()) ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
+    std::vector<float> mult(static_cast<size_t>(g.m));
+    for (int64_t m = 0; m < g.m; ++m) {
+      const float p = sx[0] * sw[static_cast<size_t>(m)];
+      mult[static_cast<size_t>(m)] = p / sy[0];
+    }
+    requantize(count, acc, mult.data(), g.m, plane, q_at(zy, 0), ctx.output(0));
+  }
+
+ private:
+  ConvAttrs at_;
+  bool q_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_matmul_integer(const NodeInfo&) { return std::make_unique<MatMulIntegerKernel>(false); }
+std::unique_ptr<Kernel> make_qlinear_matmul(const NodeInfo&) { return std::make_unique<MatMulIntegerKernel>(true); }
+std::unique_ptr<Kernel> make_conv_integer(const NodeInfo& info) { return std::make_unique<ConvIntegerKernel>(info, false); }
+std::unique_ptr<Kernel> make_qlinear_conv(const NodeInfo& info) { return std::make_unique<ConvIntegerKernel>(info, true); }
+
+}  // namespace onemodel::rt

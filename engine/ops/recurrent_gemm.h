@@ -1,0 +1,19 @@
+// The matrix products of the recurrent operators: C[i][j] = sum_p A[i][p] * Wt[j][p], i.e. A . W^T with W
+// stored row-major as the operators hold it ([gates * hidden, k]), so no transposed copy is needed.
+#pragma once
+#include <cstdint>
+
+#include "kernels/gemm.h"
+#include "runtime/kernel.h"
+
+namespace onemodel::rt::recurrent {
+
+// The shared GEMM (kernels/gemm.h) over strided views: B[p][j] = w[j * ldw + p]. Exact mode follows
+// exact-mode.md "Matrix product" (one accumulator per output from +0, increasing p, unfused, canonical NaN);
+// fast mode may fuse. Neither depends on the thread count. C must not overlap A or W.
+inline void product(const RunContext& ctx, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* w,
+                    int64_t ldw, float* c, int64_t ldc) {
+  kern::gemm_f32(ctx.isa, ctx.exact, m, n, k, kern::MatrixView{a, lda, 1}, kern::MatrixView{w, 1, ldw}, c, ldc, ctx.pool);
+}
+
+}  // namespace onemodel::rt::recurrent

@@ -1,0 +1,170 @@
+// The quantization family beyond the backend cases: round-half-to-even ties, saturation at both ends, NaN and
+// infinities, per-axis parameters, 16-bit types, the integer products with per-row / per-column zero points,
+// requantization ties, padding with the zero point, and errors. Expected values are worked by hand (the
+// DynamicQuantizeLinear scale with numpy, as noted).
+#include <limits>
+
+#include "ops_test_util.h"
+
+namespace onemodel::test {
+namespace {
+
+template <class T>
+Tensor t_of(const std::vector<T>& v, std::vector<int64_t> s) {
+  return Tensor::from_values(std::span<const T>(v), Shape(std::span<const int64_t>(s)));
+}
+Tensor f32(const std::vector<float>& v, std::vector<int64_t> s) { return t_of<float>(v, std::move(s)); }
+Tensor u8(const std::vector<uint8_t>& v, std::vector<int64_t> s) { return t_of<uint8_t>(v, std::move(s)); }
+Tensor s8(const std::vector<int8_t>& v, std::vector<int64_t> s) { return t_of<int8_t>(v, std::move(s)); }
+Tensor scalar_f(float v) { return f32({v}, {}); }
+
+OpResult run(const std::string& op, std::vector<Tensor> in, int64_t opset = 13, std::vector<ir::Attribute> attrs = {},
+             size_t outs = 1, bool exact = false) {
+  OpCase c;
+  c.op_type = op;
+  c.opset = opset;
+  c.inputs = std::move(in);
+  c.attrs = std::move(attrs);
+  c.num_outputs = outs;
+  c.exact = exact;
+  return run_op(c);
+}
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TEST(OpsQuantTest, QuantizeTiesSaturationNaN) {
+  for (bool exact : {false, true}) {
+    auto r = run("QuantizeLinear",
+                 {f32({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 254.5f, 300.0f, -1.0f, kNaN, kInf, -kInf}, {11}), scalar_f(1.0f), u8({0}, {})},
+                 13, {}, 1, exact);
+    EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{0, 2, 2, 0, 0, 254, 255, 0, 0, 255, 0}));
+  }
+  // int8 with zero point -3: 2.5 -> 2 - 3, -2.5 -> -2 - 3, then saturation; NaN is the smallest value.
+  auto s = run("QuantizeLinear", {f32({2.5f, -2.5f, 200.0f, -200.0f, kNaN}, {5}), scalar_f(1.0f), s8({-3}, {})});
+  EXPECT_EQ(values<int8_t>(s.outputs[0]), (std::vector<int8_t>{-1, -5, 127, -128, -128}));
+  // The division is float32: 0.3f / 0.1f = 3.00000007... rounds to 3.0f.
+  auto d = run("QuantizeLinear", {f32({0.3f}, {1}), scalar_f(0.1f)});
+  EXPECT_EQ(values<uint8_t>(d.outputs[0]), (std::vector<uint8_t>{3}));
+}
+
+TEST(OpsQuantTest, QuantizePerAxisAnd16Bit) {
+  // axis 1, scales [1, 2, 4], zero points [0, 1, 2]: 3/2 = 1.5 -> 2, 10/4 = 2.5 -> 2, 5/2 = 2.5 -> 2, 6/4 = 1.5 -> 2.
+  auto r = run("QuantizeLinear", {f32({1, 3, 10, 5, 5, 6}, {2, 3}), f32({1, 2, 4}, {3}), u8({0, 1, 2}, {3})});
+  EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{1, 3, 4, 5, 3, 4}));
+  // axis 0 (negative form -2) over [2, 2]: scales [1, 10].
+  auto a0 = run("QuantizeLinear", {f32({7, 8, 70, 85}, {2, 2}), f32({1, 10}, {2}), u8({0, 0}, {2})}, 13, {attr_i("axis", -2)});
+  EXPECT_EQ(values<uint8_t>(a0.outputs[0]), (std::vector<uint8_t>{7, 8, 7, 8}));  // 8.5 -> 8
+  auto u16 = run("QuantizeLinear", {f32({70000, -1, 32767.5f}, {3}), scalar_f(1), t_of<uint16_t>({0}, {})}, 21);
+  EXPECT_EQ(values<uint16_t>(u16.outputs[0]), (std::vector<uint16_t>{65535, 0, 32768}));
+  auto i16 = run("QuantizeLinear", {f32({-40000, 40000, -0.5f}, {3}), scalar_f(1), t_of<int16_t>({0}, {})}, 21);
+  EXPECT_EQ(values<int16_t>(i16.outputs[0]), (std::vector<int16_t>{-32768, 32767, 0}));
+  // output_dtype (opset 21) without a zero point: int8 (code 3).
+  auto od = run("QuantizeLinear", {f32({-3.5f}, {1}), scalar_f(1)}, 21, {attr_i("output_dtype", 3)});
+  EXPECT_EQ(values<int8_t>(od.outputs[0]), (std::vector<int8_t>{-4}));
+}
+
+TEST(OpsQuantTest, DequantizeTypesAndAxis) {
+  auto r = run("DequantizeLinear", {s8({-128, 127, 0}, {3}), scalar_f(0.5f), s8({-1}, {})});
+  EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{-63.5f, 64.0f, 0.5f}));
+  auto ax = run("DequantizeLinear", {u8({10, 10, 10, 10}, {2, 2}), f32({2, 0.25f}, {2}), u8({0, 2}, {2})});
+  EXPECT_EQ(values<float>(ax.outputs[0]), (std::vector<float>{20, 2, 20, 2}));
+  auto i32v = run("DequantizeLinear", {t_of<int32_t>({-1000000, 3}, {2}), scalar_f(0.5f)});
+  EXPECT_EQ(values<float>(i32v.outputs[0]), (std::vector<float>{-500000.0f, 1.5f}));
+}
+
+TEST(OpsQuantTest, DynamicQuantize) {
+  // numpy (float32): scale = (2.5 - -1) / 255 = 0.01372549 (bits 1012981985), zero point rint(72.857) = 73.
+  for (bool exact : {false, true}) {
+    auto r = run("DynamicQuantizeLinear", {f32({0, 2, -1, 2.5f}, {4})}, 11, {}, 3, exact);
+    EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{73, 219, 0, 255}));
+    EXPECT_EQ(fbits(values<float>(r.outputs[1])[0]), 1012981985u);
+    EXPECT_EQ(values<uint8_t>(r.outputs[2])[0], 73);
+  }
+  auto z = run("DynamicQuantizeLinear", {f32({0, 0}, {2})}, 11, {}, 3);
+  EXPECT_EQ(values<uint8_t>(z.outputs[0]), (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(values<float>(z.outputs[1])[0], 1.0f);
+  EXPECT_EQ(values<uint8_t>(z.outputs[2])[0], 0);
+}
+
+TEST(OpsQuantTest, MatMulIntegerZeroPoints) {
+  // (A - 1) = [[0,1],[2,3]] times B = [[-1,2],[3,-4]] -> [[3,-4],[7,-8]].
+  auto r = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({-1, 2, 3, -4}, {2, 2}), u8({1}, {})}, 10);
+  EXPECT_EQ(values<int32_t>(r.outputs[0]), (std::vector<int32_t>{3, -4, 7, -8}));
+  // Per-column b zero points [1, -1]: B - zb = [[-2,3],[2,-3]] -> [[2,-3],[2,-3]].
+  auto pc = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({-1, 2, 3, -4}, {2, 2}), u8({1}, {}), s8({1, -1}, {2})}, 10);
+  EXPECT_EQ(values<int32_t>(pc.outputs[0]), (std::vector<int32_t>{2, -3, 2, -3}));
+  // Per-row a zero points [1, 3] and a batch of B broadcast against A: row 1 becomes (0, 1).
+  auto pr = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({1, 0, 0, 1, 2, 0, 0, 2}, {2, 2, 2}), u8({1, 3}, {2})}, 10);
+  EXPECT_EQ(pr.outputs[0].shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(values<int32_t>(pr.outputs[0]), (std::vector<int32_t>{0, 1, 0, 1, 0, 2, 0, 2}));
+  // Extremes: 255 * 255 * 3 and -128 * 127 * 3 without overflow.
+  auto ex = run("MatMulInteger", {u8({255, 255, 255}, {1, 3}), u8({255, 255, 255}, {3, 1})}, 10);
+  EXPECT_EQ(values<int32_t>(ex.outputs[0]), (std::vector<int32_t>{195075}));
+  auto ex2 = run("MatMulInteger", {s8({-128, -128, -128}, {1, 3}), s8({127, 127, 127}, {3, 1})}, 10);
+  EXPECT_EQ(values<int32_t>(ex2.outputs[0]), (std::vector<int32_t>{-48768}));
+}
+
+TEST(OpsQuantTest, QLinearMatMulRequantizeTiesAndSaturation) {
+  // acc = [5, 7, 255]; y_scale 2: 2.5 -> 2, 3.5 -> 4, 127.5 -> 128, each + zero point 1.
+  auto r = run("QLinearMatMul", {u8({5, 7, 255}, {3, 1}), scalar_f(1), u8({0}, {}), u8({1}, {1, 1}), scalar_f(1), u8({0}, {}),
+                                 scalar_f(2), u8({1}, {})}, 10);
+  EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{3, 5, 129}));
+  // Saturation: 255 * 255 = 65025 at scale 1 -> 255; the int8 output clamps at -128.
+  auto sat = run("QLinearMatMul", {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), u8({255}, {1, 1}), scalar_f(1), u8({0}, {}),
+                                   scalar_f(1), u8({0}, {})}, 10);
+  EXPECT_EQ(values<uint8_t>(sat.outputs[0]), (std::vector<uint8_t>{255}));
+  auto sat8 = run("QLinearMatMul", {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), s8({-128}, {1, 1}), scalar_f(1), s8({0}, {}),
+                                    scalar_f(1), s8({0}, {})}, 10);
+  EXPECT_EQ(values<int8_t>(sat8.outputs[0]), (std::vector<int8_t>{-128}));
+  // int8 output, per-column b scales [1, 0.5]: acc = [-6, -6] -> [-6/4, -3/4] = [-1.5, -0.75] -> [-2, -1] + zy 0.
+  auto c = run("QLinearMatMul", {s8({-3}, {1, 1}), scalar_f(1), s8({0}, {}), s8({2, 2}, {1, 2}), f32({1, 0.5f}, {2}), s8({0, 0}, {2}),
+                                 scalar_f(4), s8({0}, {})}, 10);
+  EXPECT_EQ(values<int8_t>(c.outputs[0]), (std::vector<int8_t>{-2, -1}));
+}
+
+TEST(OpsQuantTest, ConvIntegerPaddingUsesZeroPoint) {
+  // x - 1 = [[0,1,2],[3,4,5],[6,7,8]], 2x2 ones kernel: window sums [[8,12],[20,24]].
+  std::vector<uint8_t> x{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  auto r = run("ConvInteger", {u8(x, {1, 1, 3, 3}), u8({1, 1, 1, 1}, {1, 1, 2, 2}), u8({1}, {})}, 10);
+  EXPECT_EQ(values<int32_t>(r.outputs[0]), (std::vector<int32_t>{8, 12, 20, 24}));
+  // pads 1: padded taps contribute 0 (the zero point), so the corners see one element: 0, 2, 6, 8.
+  auto p = run("ConvInteger", {u8(x, {1, 1, 3, 3}), u8({1, 1, 1, 1}, {1, 1, 2, 2}), u8({1}, {})}, 10, {attr_ints("pads", {1, 1, 1, 1})});
+  ASSERT_EQ(p.outputs[0].shape(), (Shape{1, 1, 4, 4}));
+  const auto v = values<int32_t>(p.outputs[0]);
+  EXPECT_EQ(v[0], 0);
+  EXPECT_EQ(v[3], 2);
+  EXPECT_EQ(v[12], 6);
+  EXPECT_EQ(v[15], 8);
+  EXPECT_EQ(v[5], 8);  // the first full window
+  // 1-D, int8 weights with a zero point, stride 2: x - 0 = [1..5], w - (-1) = [1, -1] -> [1-2, 3-4] = [-1, -1].
+  auto one = run("ConvInteger", {u8({1, 2, 3, 4, 5}, {1, 1, 5}), s8({0, -2}, {1, 1, 2}), Tensor(), s8({-1}, {})}, 10,
+                 {attr_ints("strides", {2})});
+  EXPECT_EQ(values<int32_t>(one.outputs[0]), (std::vector<int32_t>{-1, -1}));
+}
+
+TEST(OpsQuantTest, QLinearConvBiasPerChannel) {
+  // x scale 0.5, w [1, -2] with scales [1, 0.25], y scale 1, bias [1, 0]: channel 0 acc = x + 1, mult 0.5;
+  // channel 1 acc = -2x, mult 0.125; y zero point 10.
+  auto r = run("QLinearConv", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), scalar_f(0.5f), u8({0}, {}), s8({1, -2}, {2, 1, 1, 1}), f32({1, 0.25f}, {2}),
+                               s8({0}, {}), scalar_f(1), u8({10}, {}), t_of<int32_t>({1, 0}, {2})}, 10);
+  // ch0: [2,3,4,5] * 0.5 = [1, 1.5, 2, 2.5] -> [1, 2, 2, 2]; ch1: [-2,-4,-6,-8] * 0.125 -> [-0.25,-0.5,-0.75,-1] -> [0, 0, -1, -1].
+  EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{11, 12, 12, 12, 10, 10, 9, 9}));
+}
+
+TEST(OpsQuantTest, Errors) {
+  expect_error([] { run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2}, {2})}, 10); }, ErrorKind::InvalidModel, "node 'n0'");
+  expect_error([] { run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2, 3}, {3})}, 13); }, ErrorKind::InvalidModel,
+               "does not match dimension 1");
+  expect_error([] { run("QuantizeLinear", {f32({1}, {1}), scalar_f(1)}, 21, {attr_i("block_size", 2)}); }, ErrorKind::Unsupported,
+               "block_size");
+  expect_error([] { run("ConvInteger", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), u8({1, 1}, {2, 1, 1, 1}), Tensor(), u8({0, 1}, {2})}, 10); },
+               ErrorKind::InvalidInput, "per-tensor");
+  expect_error([] { run("ConvInteger", {u8({1}, {1, 1, 1, 1, 1}), u8({1}, {1, 1, 1, 1, 1})}, 10); }, ErrorKind::Unsupported,
+               "3-D convolution");
+  expect_error([] { run("MatMulInteger", {u8({1, 2}, {1, 2}), u8({1, 2, 3}, {3, 1})}, 10); }, ErrorKind::InvalidModel,
+               "inner dimensions differ");
+}
+
+}  // namespace
+}  // namespace onemodel::test
