@@ -1,0 +1,262 @@
+// Per-target code for kernels/gemm.h. Included once per target by gemm.cc through hwy/foreach_target.h.
+//
+// Layout (kernels-gemm.md "Structure"): B is packed for all of k and n into k-blocks of KC rows, each cut into
+// strips of NR columns (element (p, j) of a strip at p*NR + j, a ragged last strip padded with +0). A tile of
+// MC x NC outputs is one chunk of the pool; for each k-block it packs its rows of A into strips of MR rows
+// (element (p, r) at p*MR + r) and runs the microkernel for every (B strip, A strip) pair. The microkernel keeps
+// R x NR accumulators (R <= MR rows: a ragged last A strip runs a narrower instance instead of padded rows) and
+// stores them back into C after each k-block; the next block reloads them, so every output still sees k in
+// increasing order in one accumulator.
+#if defined(ONEMODEL_KERNELS_GEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ONEMODEL_KERNELS_GEMM_INL_H_
+#undef ONEMODEL_KERNELS_GEMM_INL_H_
+#else
+#define ONEMODEL_KERNELS_GEMM_INL_H_
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "base/thread_pool.h"
+#include "hwy/highway.h"
+#include "kernels/gemm.h"
+#include "kernels/simd_common-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace onemodel::kern::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace gemm_detail {
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(DF()));
+
+// Register tiles from the spec's table, in vectors: AVX-512 12 x (2 x 16), AVX2 6 x (2 x 8), 4-lane targets
+// 4 x (2 x 4), the 1-lane scalar fallback 4 x (4 x 1).
+constexpr int kMR = kLanes >= 16 ? 12 : kLanes >= 8 ? 6 : 4;
+constexpr int kNV = kLanes == 1 ? 4 : 2;
+constexpr int64_t kNR = kNV * kLanes;
+constexpr int64_t kMC = kLanes >= 8 ? 96 : 64;
+constexpr int64_t kNC = kLanes == 1 ? 64 : 128;
+constexpr int64_t kKC = 256;
+constexpr int64_t kStripsPerPackChunk = 8;
+static_assert(kMC % kMR == 0 && kNC % kNR == 0, "tiles hold whole register tiles");
+
+// Work estimates for the pool (kernels-gemm.md): ~40 multiply-adds per ns, 0.5 ns per element packed.
+constexpr double kMacsPerNs = 40.0;
+constexpr double kNsPerPacked = 0.5;
+
+// A 64-byte aligned float buffer owned by one thread, grown on demand and kept for the thread's next calls,
+// so the steady state allocates nothing.
+struct ThreadScratch {
+  struct Free {
+    void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<float[], Free> mem;
+  int64_t capacity = 0;
+  float* get(int64_t floats) {
+    if (floats > capacity) {
+      mem.reset(static_cast<float*>(::operator new[](static_cast<size_t>(floats) * sizeof(float), std::align_val_t(64))));
+      capacity = floats;
+    }
+    return mem.get();
+  }
+};
+
+inline float* APackScratch() {
+  thread_local ThreadScratch scratch;
+  return scratch.get(kMC * kKC);
+}
+
+// The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
+// kExact: separate multiply and add (both rounded), canonical NaN on the last k-block; otherwise MulAdd (fused
+// on targets with FMA, multiply then add elsewhere).
+template <int R, bool kExact>
+HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                        float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+  const DF d;
+  VF acc[R][kNV];
+  if (first) {
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      HWY_UNROLL(4)
+      for (int v = 0; v < kNV; ++v) acc[r][v] = hn::Zero(d);
+    }
+  } else {
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      HWY_UNROLL(4)
+      for (int v = 0; v < kNV; ++v) acc[r][v] = hn::LoadU(d, c + r * ldc + v * kLanes);
+    }
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* HWY_RESTRICT bq = bp + p * kNR;
+    const float* HWY_RESTRICT aq = ap + p * kMR;
+    VF b[kNV];
+    HWY_UNROLL(4)
+    for (int v = 0; v < kNV; ++v) b[v] = hn::Load(d, bq + v * kLanes);
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      const VF a = hn::Set(d, aq[r]);
+      HWY_UNROLL(4)
+      for (int v = 0; v < kNV; ++v) {
+        if constexpr (kExact) {
+          acc[r][v] = hn::Add(acc[r][v], hn::Mul(a, b[v]));
+        } else {
+          acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
+        }
+      }
+    }
+  }
+  if (kExact && last) {
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      HWY_UNROLL(4)
+      for (int v = 0; v < kNV; ++v) acc[r][v] = CanonicalNaN(d, acc[r][v]);
+    }
+  }
+  HWY_UNROLL(12)
+  for (int r = 0; r < R; ++r) {
+    HWY_UNROLL(4)
+    for (int v = 0; v < kNV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
+  }
+}
+
+using MicroFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+
+template <bool kExact, size_t... Rs>
+constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
+  return {&Micro<static_cast<int>(Rs) + 1, kExact>...};
+}
+
+// micro[R - 1] handles R rows.
+template <bool kExact>
+inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable<kExact>(std::make_index_sequence<kMR>());
+
+// Packs rows [i0, i0 + rows) and columns [p0, p0 + kc) of A into strips of MR rows. Rows past the last one are
+// not written: a ragged strip runs the microkernel with only its real rows.
+HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p0, int64_t kc, float* dst) {
+  for (int64_t r0 = 0; r0 < rows; r0 += kMR) {
+    const int64_t rr = std::min<int64_t>(kMR, rows - r0);
+    float* HWY_RESTRICT ds = dst + r0 * kc;
+    for (int64_t r = 0; r < rr; ++r) {
+      const float* src = a.data + (i0 + r0 + r) * a.row_stride + p0 * a.col_stride;
+      const int64_t cs = a.col_stride;
+      if (cs == 1) {
+        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = src[p];
+      } else {
+        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = src[p * cs];
+      }
+    }
+  }
+}
+
+// Packs strip s of k-block kb of B (see the layout above); n_pad = strips * NR.
+HWY_NOINLINE void PackBStrip(const MatrixView& b, int64_t k, int64_t n, int64_t kb, int64_t s, float* dst,
+                             int64_t n_pad) {
+  const int64_t p0 = kb * kKC, kc = std::min(kKC, k - p0);
+  const int64_t j0 = s * kNR, cols = std::min(kNR, n - j0);
+  float* HWY_RESTRICT ds = dst + p0 * n_pad + s * kc * kNR;
+  const float* src = b.data + p0 * b.row_stride + j0 * b.col_stride;
+  if (b.col_stride == 1) {
+    for (int64_t p = 0; p < kc; ++p) std::memcpy(ds + p * kNR, src + p * b.row_stride, static_cast<size_t>(cols) * 4);
+  } else {
+    // Column-major walks (a transposed B) read along memory in the inner loop.
+    for (int64_t j = 0; j < cols; ++j) {
+      const float* col = src + j * b.col_stride;
+      for (int64_t p = 0; p < kc; ++p) ds[p * kNR + j] = col[p * b.row_stride];
+    }
+  }
+  if (cols < kNR)
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t j = cols; j < kNR; ++j) ds[p * kNR + j] = 0.0f;
+}
+
+inline void PackB(int64_t k, int64_t n, MatrixView b, float* dst, ThreadPool* pool) {
+  if (k <= 0 || n <= 0) return;
+  const int64_t strips = (n + kNR - 1) / kNR, n_pad = strips * kNR;
+  const int64_t kblocks = (k + kKC - 1) / kKC;
+  const int64_t groups = (strips + kStripsPerPackChunk - 1) / kStripsPerPackChunk;
+  const double work = kNsPerPacked * static_cast<double>(k) * static_cast<double>(n_pad);
+  parallel_for(pool, kblocks * groups, work, [&](int64_t chunk) {
+    const int64_t kb = chunk / groups, g = chunk % groups;
+    const int64_t s_end = std::min(strips, (g + 1) * kStripsPerPackChunk);
+    for (int64_t s = g * kStripsPerPackChunk; s < s_end; ++s) PackBStrip(b, k, n, kb, s, dst, n_pad);
+  });
+}
+
+struct TileArgs {
+  int64_t m, n, k, n_pad, tiles_n;
+  MatrixView a;
+  const float* pb;
+  float* c;
+  int64_t ldc;
+};
+
+// One MC x NC tile, all of k (the unit of work the pool hands out).
+template <bool kExact>
+HWY_NOINLINE void ComputeTile(const TileArgs& t, int64_t tile) {
+  const int64_t i0 = (tile / t.tiles_n) * kMC, j0 = (tile % t.tiles_n) * kNC;
+  const int64_t mc = std::min(kMC, t.m - i0), nc = std::min(kNC, t.n - j0);
+  float* apack = APackScratch();
+  const auto& micro = kMicro<kExact>;
+  HWY_ALIGN float edge[kMR * kNR];
+  for (int64_t p0 = 0; p0 < t.k; p0 += kKC) {
+    const int64_t kc = std::min(kKC, t.k - p0);
+    const bool first = p0 == 0, last = p0 + kc == t.k;
+    PackA(t.a, i0, mc, p0, kc, apack);
+    for (int64_t jj = 0; jj < nc; jj += kNR) {
+      const int64_t cols = std::min(kNR, nc - jj);
+      const float* bstrip = t.pb + p0 * t.n_pad + ((j0 + jj) / kNR) * kc * kNR;
+      for (int64_t ii = 0; ii < mc; ii += kMR) {
+        const int64_t rows = std::min<int64_t>(kMR, mc - ii);
+        const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
+        float* cp = t.c + (i0 + ii) * t.ldc + j0 + jj;
+        if (cols == kNR) {
+          fn(kc, apack + ii * kc, bstrip, cp, t.ldc, first, last);
+        } else {
+          // Ragged right edge: the full-width microkernel on a scratch tile, then the valid columns out.
+          if (!first)
+            for (int64_t r = 0; r < rows; ++r)
+              std::memcpy(edge + r * kNR, cp + r * t.ldc, static_cast<size_t>(cols) * 4);
+          fn(kc, apack + ii * kc, bstrip, edge, kNR, first, last);
+          for (int64_t r = 0; r < rows; ++r)
+            std::memcpy(cp + r * t.ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
+        }
+      }
+    }
+  }
+}
+
+inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, const float* packed_b, float* c,
+                    int64_t ldc, ThreadPool* pool) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  const int64_t strips = (n + kNR - 1) / kNR;
+  TileArgs t{m, n, k, strips * kNR, (n + kNC - 1) / kNC, a, packed_b, c, ldc};
+  const int64_t tiles = ((m + kMC - 1) / kMC) * t.tiles_n;
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / kMacsPerNs +
+                      kNsPerPacked * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(t.tiles_n);
+  if (exact) {
+    parallel_for(pool, tiles, work, [&](int64_t tile) { ComputeTile<true>(t, tile); });
+  } else {
+    parallel_for(pool, tiles, work, [&](int64_t tile) { ComputeTile<false>(t, tile); });
+  }
+}
+
+}  // namespace gemm_detail
+
+inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB, &gemm_detail::Compute};
+
+}  // namespace onemodel::kern::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif

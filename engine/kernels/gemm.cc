@@ -1,0 +1,108 @@
+// Dispatch for kernels/gemm.h: the Highway per-target pass, then the entry points, which own the packed-B
+// buffers (a constant's PackedB, or a per-thread buffer reused across calls).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gemm.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/gemm-inl.h"
+
+#if HWY_ONCE
+#include <new>
+#include <string>
+
+#include "kernels/gemm.h"
+#include "kernels/per_target.h"
+#include "onemodel/error.h"
+
+namespace onemodel::kern {
+namespace {
+
+struct AlignedFree {
+  void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+};
+using AlignedFloats = std::unique_ptr<float[], AlignedFree>;
+
+AlignedFloats allocate_floats(int64_t count) {
+  return AlignedFloats(
+      static_cast<float*>(::operator new[](static_cast<size_t>(count) * sizeof(float), std::align_val_t(64))));
+}
+
+void check_dims(int64_t m, int64_t n, int64_t k) {
+  if (m < 0 || n < 0 || k < 0)
+    throw Error(ErrorKind::InvalidArgument, "gemm_f32: negative size m=" + std::to_string(m) +
+                                                " n=" + std::to_string(n) + " k=" + std::to_string(k));
+}
+
+int64_t packed_floats(const GemmFns& fns, int64_t k, int64_t n) { return k * ((n + fns.nr - 1) / fns.nr) * fns.nr; }
+
+// Packed B of one call, kept per calling thread so repeated calls (a model's every MatMul) do not allocate.
+// Very large buffers are not kept: a one-off huge product should not pin its memory for the thread's lifetime.
+constexpr int64_t kKeepFloats = int64_t{1} << 20;  // 4 MiB
+
+}  // namespace
+
+class PackedB {
+ public:
+  Isa isa;
+  int64_t k, n;
+  AlignedFloats data;
+};
+
+int64_t packed_b_rows(const PackedB& b) { return b.k; }
+int64_t packed_b_cols(const PackedB& b) { return b.n; }
+
+void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c,
+              int64_t ldc, ThreadPool* pool) {
+  check_dims(m, n, k);
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    fns.compute(exact, m, n, 0, a, nullptr, c, ldc, pool);
+    return;
+  }
+  const int64_t floats = packed_floats(fns, k, n);
+  thread_local AlignedFloats kept;
+  thread_local int64_t kept_floats = 0;
+  AlignedFloats own;
+  float* buf = nullptr;
+  if (floats <= kKeepFloats) {
+    if (floats > kept_floats) {
+      kept = allocate_floats(kKeepFloats);
+      kept_floats = kKeepFloats;
+    }
+    buf = kept.get();
+  } else {
+    own = allocate_floats(floats);
+    buf = own.get();
+  }
+  fns.pack_b(k, n, b, buf, pool);
+  fns.compute(exact, m, n, k, a, buf, c, ldc, pool);
+}
+
+std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b) {
+  check_dims(0, n, k);
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  auto packed = std::make_shared<PackedB>();
+  packed->isa = isa;
+  packed->k = k;
+  packed->n = n;
+  const int64_t floats = packed_floats(fns, k, n);
+  if (floats > 0) {
+    packed->data = allocate_floats(floats);
+    fns.pack_b(k, n, b, packed->data.get(), nullptr);
+  }
+  return packed;
+}
+
+void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
+                     ThreadPool* pool) {
+  check_dims(m, b.n, b.k);
+  if (isa != b.isa)
+    throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed: B was packed for " + std::string(isa_name(b.isa)) +
+                                                ", called for " + std::string(isa_name(isa)));
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  fns.compute(exact, m, b.n, b.k, a, b.data.get(), c, ldc, pool);
+}
+
+}  // namespace onemodel::kern
+#endif

@@ -1,0 +1,49 @@
+// The fp32 matrix product (kernels-gemm.md): Goto/van de Geijn blocking with packed B strips, MC x NC tiles as
+// the fixed chunks of the thread pool, and an MR x NR register microkernel per target. Both modes accumulate
+// every output in one accumulator from +0 in increasing k (exact-mode.md "Matrix product"); exact rounds the
+// product and the sum separately and rewrites NaN to 0x7FC00000, fast fuses them where the target has FMA.
+// So neither mode depends on the thread count, the tile shape or the k-blocking.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "base/thread_pool.h"
+#include "kernels/isa.h"
+
+namespace onemodel::kern {
+
+// Element (i, j) of a matrix view is data[i * row_stride + j * col_stride] (transposes need no copy).
+struct MatrixView {
+  const float* data;
+  int64_t row_stride;
+  int64_t col_stride;
+};
+
+// C[m x n] (row stride ldc) = A[m x k] * B[k x n]. exact: exact-mode.md order (one accumulator per output from
+// +0, increasing k, product and sum rounded separately, canonical NaN); fast: same order with fused
+// multiply-add. C must not overlap A or B. k = 0 gives +0 everywhere.
+void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c,
+              int64_t ldc, ThreadPool* pool);
+
+// B packed once (constant weights) for a given target; gemm_f32_packed gives bits identical to gemm_f32.
+class PackedB;  // opaque, immutable, shareable across threads (defined in gemm.cc)
+std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b);
+// Uses the k and n B was packed with. Throws Error(InvalidArgument) when `isa` is not the packing target.
+void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
+                     ThreadPool* pool);
+
+// The shape a PackedB was made for (callers check a constant against the run's shapes).
+int64_t packed_b_rows(const PackedB& b);  // k
+int64_t packed_b_cols(const PackedB& b);  // n
+
+// One target's entry points (gemm-inl.h defines them per target; gemm.cc picks one per Isa).
+struct GemmFns {
+  int64_t nr;  // width of a packed B strip; the packed buffer holds ceil(n / nr) * nr columns for every k
+  // Packs all of B (k x n) into dst (k * ceil(n/nr) * nr floats, 64-byte aligned).
+  void (*pack_b)(int64_t k, int64_t n, MatrixView b, float* dst, ThreadPool* pool);
+  // C = A * packed B.
+  void (*compute)(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, const float* packed_b, float* c,
+                  int64_t ldc, ThreadPool* pool);
+};
+
+}  // namespace onemodel::kern
