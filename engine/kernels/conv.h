@@ -77,7 +77,7 @@ void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, f
 struct DepthwisePlane {
   int64_t in_h, in_w, out_h, out_w;
   int64_t k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l;
-  // Derived by conv.cc: rows and columns of the zero-padded plane that taps reach, and the layout of the
+  // Derived by conv_driver.cc: rows and columns of the zero-padded plane that taps reach, and the layout of the
   // phase planes (s_w planes of padded_h rows of phase_w columns; phase p holds padded columns p, p+s_w, ...).
   int64_t padded_h, padded_w, phase_w;
   bool in_place;  // stride-1 width and no padding: taps read the input plane directly (row stride in_w)

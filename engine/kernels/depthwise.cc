@@ -1,4 +1,4 @@
-// The Highway per-target pass of the depthwise kernel (depthwise-inl.h) and the per-Isa table; conv.cc drives
+// The Highway per-target pass of the depthwise kernel (depthwise-inl.h) and the per-Isa table; conv_driver.cc drives
 // it (chunks, scratch, tap tables).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/depthwise.cc"
