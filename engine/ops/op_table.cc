@@ -5,6 +5,8 @@
 
 #include "ops/ops.h"
 
+#include "ops/conv_ops.h"
+
 #include "ops/elementwise_ops.h"
 
 #include "ops/misc_ops.h"
@@ -24,6 +26,10 @@ constexpr std::array kTable = {
     // ---- matrix products (kernels-gemm.md) ----
     OpDef{"", "MatMul", 1, kLatest, make_matmul},
     OpDef{"", "Gemm", 7, kLatest, make_gemm},            // C required before 11 (checked by the kernel)
+
+    // ---- convolution family (ops-conv.md, kernels-gemm.md, kernels-depthwise.md): keep this family's lines here ----
+    OpDef{"", "Conv", 1, kLatest, make_conv},                     // float32, 1-3 spatial axes
+    OpDef{"", "ConvTranspose", 1, kLatest, make_conv_transpose},  // float32, 1-3 spatial axes
 
     // ---- element-wise family (ops-elementwise.md): keep this family's lines inside this block ----
     OpDef{"", "Add", 7, kLatest, make_add},

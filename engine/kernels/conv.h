@@ -1,0 +1,97 @@
+// fp32 convolution kernels, NCHW (kernels-gemm.md "Convolution", kernels-depthwise.md, exact-mode.md).
+// Every shape is lifted to three spatial axes (depth, height, width) with size-1 leading axes, so one code path
+// serves 1-D, 2-D and 3-D. Bias is never part of these kernels (kernels/bias.h is the separate pass).
+//
+// Conv, per output (n, oc, od, oh, ow) of group g: acc = +0, then for c, kd, kh, kw (that nesting, increasing)
+// acc = acc + w * x_padded, where a padding tap is a real product with +0 (an infinite or NaN weight meeting
+// padding gives NaN). Regular and grouped convolutions are the matrix product of the group's weights with the
+// im2col matrix; depthwise ones (groups == in_channels) run a direct kernel with the same order.
+//
+// ConvTranspose, per image and group: col = W_g^T * X_g (kernels/gemm.h, the sum over input channels), then
+// col2im: every output element starts at +0 and receives the taps landing on it in increasing (kd, kh, kw)
+// order. That extends ops-conv.md's 2-D rule to three axes. Exact mode rewrites NaN outputs as 0x7FC00000.
+#pragma once
+#include <array>
+#include <cstdint>
+
+#include "base/thread_pool.h"
+#include "kernels/isa.h"
+
+namespace onemodel::kern {
+
+// One convolution's shape. For Conv, `in` is the input and `out` the output spatial size; for ConvTranspose
+// `in` is the (smaller) data input and `out` the produced output, and `pad_before` may be negative (an
+// output_shape larger than the kernel reaches). Axes are {depth, height, width}; unused leading axes hold
+// size 1, kernel 1, stride 1, dilation 1, pad 0.
+struct ConvGeometry {
+  int64_t batch = 1;
+  int64_t in_channels = 1;
+  int64_t out_channels = 1;
+  int64_t groups = 1;
+  std::array<int64_t, 3> in{1, 1, 1};
+  std::array<int64_t, 3> out{1, 1, 1};
+  std::array<int64_t, 3> kernel{1, 1, 1};
+  std::array<int64_t, 3> stride{1, 1, 1};
+  std::array<int64_t, 3> dilation{1, 1, 1};
+  std::array<int64_t, 3> pad_before{0, 0, 0};
+
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  int64_t taps() const { return kernel[0] * kernel[1] * kernel[2]; }
+};
+
+// Which algorithm conv_f32 uses for a shape (exposed so tests can make sure they cover every one).
+enum class ConvPath : uint8_t {
+  Gemm1x1,          // 1x1, stride 1, unpadded: the input is the matrix product's B directly
+  Im2colGemm,       // im2col per image and group, then the matrix product
+  Depthwise,        // kernels-depthwise.md vector kernel (1-D and 2-D)
+  DepthwiseDirect,  // the same order one output at a time: 3-D, more than 64 taps, or width stride above 8
+};
+ConvPath conv_path(const ConvGeometry& g);
+
+// Floats of scratch conv_f32 needs for this shape when at most `threads` threads run its chunks.
+int64_t conv_scratch_floats(const ConvGeometry& g, int threads);
+
+// y[batch, out_channels, out...] = conv(x[batch, in_channels, in...], w[out_channels, in_channels/groups,
+// kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads
+// (1 without a pool). Exact results are the same bits on every target and at any thread count.
+void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+              float* scratch, ThreadPool* pool);
+
+// Floats of scratch conv_transpose_f32 needs.
+int64_t conv_transpose_scratch_floats(const ConvGeometry& g);
+
+// y[batch, out_channels, out...] = conv_transpose(x[batch, in_channels, in...], w[in_channels,
+// out_channels/groups, kernel...]); output position o along an axis receives input position i through tap k
+// when o = i * stride - pad_before + k * dilation.
+void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+                        float* scratch, ThreadPool* pool);
+
+// The im2col matrix of one image and group: rows (c, kd, kh, kw), columns the output positions; padding taps
+// are +0. `x` points at the group's first input channel. Built in chunks of 16 rows.
+void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool);
+
+// --- the depthwise vector kernel (depthwise-inl.h, one copy per target) ---
+
+// One output plane's geometry for the 2-D depthwise kernel (1-D runs with height 1).
+struct DepthwisePlane {
+  int64_t in_h, in_w, out_h, out_w;
+  int64_t k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l;
+  // Derived by conv_driver.cc: rows and columns of the zero-padded plane that taps reach, and the layout of the
+  // phase planes (s_w planes of padded_h rows of phase_w columns; phase p holds padded columns p, p+s_w, ...).
+  int64_t padded_h, padded_w, phase_w;
+  bool in_place;  // stride-1 width and no padding: taps read the input plane directly (row stride in_w)
+};
+
+struct DepthwiseFns {
+  // Writes the phase planes of one input plane into `phases` (s_w * padded_h * phase_w floats) using `row`
+  // (phase_w * s_w floats) as a temporary.
+  void (*build_phases)(const DepthwisePlane& p, const float* x, float* phases, float* row);
+  // One output plane from its source (`src`, rows of `row_stride`); `tap_off[t]` is tap t's offset from an
+  // output position's base, `w` the plane's taps in (kh, kw) order.
+  void (*compute_plane)(bool exact, const DepthwisePlane& p, const float* src, int64_t row_stride,
+                        const int64_t* tap_off, const float* w, float* y);
+};
+const DepthwiseFns& depthwise_fns(Isa isa);  // depthwise.cc
+
+}  // namespace onemodel::kern

@@ -1,0 +1,303 @@
+// Convolution drivers (kernels/conv.h): path choice, im2col and col2im, the depthwise chunking and the direct
+// fallback. Data movement and scalar loops only; the arithmetic hot loops are the matrix product (gemm.h) and
+// the per-target depthwise kernel (depthwise-inl.h). Chunk sizes are constants of the shape, never of the
+// thread count, and every chunk writes only its own outputs, so results do not depend on the threads.
+#include "kernels/conv.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "kernels/exact_math.h"
+#include "kernels/gemm.h"
+
+namespace onemodel::kern {
+namespace {
+
+constexpr int64_t kIm2colChunkRows = 16;  // kernels-gemm.md: im2col rows are built in chunks of 16
+constexpr int64_t kMaxDepthwiseTaps = 64;
+constexpr int64_t kMaxDepthwiseStrideW = 8;
+constexpr int kMaxSlots = 64;  // phase-plane buffers: one per concurrently running chunk
+
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0
+  const int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+using kernels::canon;  // NaN -> 0x7FC00000
+
+// The range [lo, hi) of positions i in [0, count) for which i * stride + offset lies in [0, limit).
+void valid_range(int64_t count, int64_t stride, int64_t offset, int64_t limit, int64_t& lo, int64_t& hi) {
+  lo = std::clamp<int64_t>(ceil_div(-offset, stride), 0, count);
+  hi = std::clamp<int64_t>(ceil_div(limit - offset, stride), lo, count);
+}
+
+bool depthwise_shape(const ConvGeometry& g) {
+  return g.in_channels > 0 && g.groups == g.in_channels && g.out_channels % g.in_channels == 0;
+}
+
+// The 2-D depthwise plane of a shape whose depth axis is trivial.
+DepthwisePlane make_plane(const ConvGeometry& g) {
+  DepthwisePlane p{};
+  p.in_h = g.in[1], p.in_w = g.in[2], p.out_h = g.out[1], p.out_w = g.out[2];
+  p.k_h = g.kernel[1], p.k_w = g.kernel[2], p.s_h = g.stride[1], p.s_w = g.stride[2];
+  p.d_h = g.dilation[1], p.d_w = g.dilation[2], p.pad_t = g.pad_before[1], p.pad_l = g.pad_before[2];
+  p.padded_h = (p.out_h - 1) * p.s_h + (p.k_h - 1) * p.d_h + 1;
+  p.padded_w = (p.out_w - 1) * p.s_w + (p.k_w - 1) * p.d_w + 1;
+  p.phase_w = ceil_div(p.padded_w, p.s_w);
+  p.in_place = p.s_w == 1 && p.pad_t == 0 && p.pad_l == 0 && p.padded_h <= p.in_h && p.padded_w <= p.in_w;
+  return p;
+}
+
+int64_t phase_floats(const DepthwisePlane& p) {
+  return p.in_place ? 0 : p.s_w * p.padded_h * p.phase_w + p.s_w * p.phase_w;
+}
+
+int slot_count(int threads) { return std::clamp(threads, 1, kMaxSlots); }
+
+// Hands each running chunk a scratch buffer of its own; at most `threads` chunks run at once, so a free slot
+// exists except when there are more threads than slots (then a chunk waits for one).
+class Slots {
+ public:
+  explicit Slots(int n) : n_(n) {
+    for (auto& b : busy_) b.store(0, std::memory_order_relaxed);
+  }
+  int acquire() {
+    for (;;) {
+      for (int i = 0; i < n_; ++i)
+        if (busy_[i].load(std::memory_order_relaxed) == 0 && busy_[i].exchange(1, std::memory_order_acquire) == 0)
+          return i;
+      std::this_thread::yield();
+    }
+  }
+  void release(int i) { busy_[i].store(0, std::memory_order_release); }
+
+ private:
+  int n_;
+  std::atomic<uint8_t> busy_[kMaxSlots];
+};
+
+int64_t planes_per_chunk(const ConvGeometry& g) {
+  return std::clamp<int64_t>(4096 / std::max<int64_t>(g.out_size(), 1), 1, 32);
+}
+
+void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+                      float* scratch, ThreadPool* pool) {
+  const DepthwiseFns& fns = depthwise_fns(isa);
+  const DepthwisePlane p = make_plane(g);
+  const int64_t taps = p.k_h * p.k_w;
+  int64_t tap_off[kMaxDepthwiseTaps];
+  const int64_t rs = p.in_place ? p.in_w : p.phase_w;
+  for (int64_t ky = 0; ky < p.k_h; ++ky)
+    for (int64_t kx = 0; kx < p.k_w; ++kx) {
+      const int64_t dx = kx * p.d_w;
+      tap_off[ky * p.k_w + kx] = (dx % p.s_w) * p.padded_h * p.phase_w + ky * p.d_h * rs + dx / p.s_w;
+    }
+  const int64_t planes = g.batch * g.out_channels;
+  const int64_t mult = g.out_channels / g.in_channels;
+  const int64_t per_chunk = planes_per_chunk(g);
+  const int64_t chunks = ceil_div(planes, per_chunk);
+  const int64_t slot_size = phase_floats(p);
+  const int threads = pool ? pool->threads() : 1;
+  Slots slots(slot_count(threads));
+  const double work = double(planes) * (double(g.out_size() * taps) / 8.0 + double(p.padded_h * p.padded_w) / 2.0);
+  parallel_for(pool, chunks, work, [&](int64_t c) {
+    const int slot = p.in_place ? -1 : slots.acquire();
+    float* phases = p.in_place ? nullptr : scratch + slot * slot_size;
+    int64_t built = -1;  // input plane currently in `phases` (multipliers > 1 reuse it)
+    const int64_t end = std::min(planes, (c + 1) * per_chunk);
+    for (int64_t q = c * per_chunk; q < end; ++q) {
+      const int64_t n = q / g.out_channels, oc = q % g.out_channels;
+      const int64_t in_plane = n * g.in_channels + oc / mult;
+      const float* xin = x + in_plane * g.in_size();
+      const float* src = xin;
+      if (!p.in_place) {
+        if (built != in_plane) fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w);
+        built = in_plane;
+        src = phases;
+      }
+      fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size());
+    }
+    if (slot >= 0) slots.release(slot);
+  });
+}
+
+// The exact-mode.md order one output at a time, for shapes the vector kernel does not take. Padding taps are
+// products with +0. Fast mode runs the same unfused code.
+void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+                      ThreadPool* pool) {
+  const int64_t planes = g.batch * g.out_channels;
+  const int64_t mult = g.out_channels / g.in_channels;
+  const int64_t per_chunk = planes_per_chunk(g);
+  const int64_t taps = g.taps();
+  const double work = double(planes) * double(g.out_size() * taps);
+  parallel_for(pool, ceil_div(planes, per_chunk), work, [&](int64_t c) {
+    const int64_t end = std::min(planes, (c + 1) * per_chunk);
+    for (int64_t q = c * per_chunk; q < end; ++q) {
+      const int64_t n = q / g.out_channels, oc = q % g.out_channels;
+      const float* xin = x + (n * g.in_channels + oc / mult) * g.in_size();
+      const float* wq = w + oc * taps;
+      float* yq = y + q * g.out_size();
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oh = 0; oh < g.out[1]; ++oh)
+          for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+            float acc = 0.0f;
+            for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+              const int64_t id = od * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
+              for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                const int64_t ih = oh * g.stride[1] - g.pad_before[1] + kh * g.dilation[1];
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                  const int64_t iw = ow * g.stride[2] - g.pad_before[2] + kw * g.dilation[2];
+                  const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
+                  const float v = inside ? xin[(id * g.in[1] + ih) * g.in[2] + iw] : 0.0f;
+                  const float prod = wq[(kd * g.kernel[1] + kh) * g.kernel[2] + kw] * v;
+                  acc = acc + prod;
+                }
+              }
+            }
+            yq[(od * g.out[1] + oh) * g.out[2] + ow] = exact ? canon(acc) : acc;
+          }
+    }
+  });
+}
+
+// Adds one image-group's col rows (c, kd, kh, kw) x input positions into the output planes of its channels:
+// every output starts at +0 and receives its taps in increasing (kd, kh, kw) order. One chunk per channel.
+void col2im(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool) {
+  const int64_t taps = g.taps(), is = g.in_size(), os = g.out_size();
+  const double work = double(channels * taps * is) / 2.0 + double(channels * os) / 2.0;
+  parallel_for(pool, channels, work, [&](int64_t c) {
+    float* plane = y + c * os;
+    std::memset(plane, 0, sizeof(float) * size_t(os));
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const float* crow = col + ((c * g.kernel[0] + kd) * g.kernel[1] * g.kernel[2] + kh * g.kernel[2] + kw) * is;
+          const int64_t off_w = kw * g.dilation[2] - g.pad_before[2];
+          int64_t lo = 0, hi = 0;
+          valid_range(g.in[2], g.stride[2], off_w, g.out[2], lo, hi);
+          for (int64_t id = 0; id < g.in[0]; ++id) {
+            const int64_t od = id * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
+            if (od < 0 || od >= g.out[0]) continue;
+            for (int64_t ih = 0; ih < g.in[1]; ++ih) {
+              const int64_t oh = ih * g.stride[1] - g.pad_before[1] + kh * g.dilation[1];
+              if (oh < 0 || oh >= g.out[1]) continue;
+              const float* src = crow + (id * g.in[1] + ih) * g.in[2];
+              float* dst = plane + (od * g.out[1] + oh) * g.out[2];
+              for (int64_t iw = lo; iw < hi; ++iw) {
+                float& o = dst[iw * g.stride[2] + off_w];
+                o = o + src[iw];
+              }
+            }
+          }
+        }
+    if (exact)
+      for (int64_t i = 0; i < os; ++i) plane[i] = canon(plane[i]);
+  });
+}
+
+}  // namespace
+
+ConvPath conv_path(const ConvGeometry& g) {
+  if (depthwise_shape(g)) {
+    const bool flat_depth = g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad_before[0] == 0;
+    if (flat_depth && g.kernel[1] * g.kernel[2] <= kMaxDepthwiseTaps && g.stride[2] <= kMaxDepthwiseStrideW)
+      return ConvPath::Depthwise;
+    return ConvPath::DepthwiseDirect;
+  }
+  bool one = true;
+  for (int a = 0; a < 3; ++a)
+    one = one && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_before[a] == 0 && g.out[a] == g.in[a];
+  return one ? ConvPath::Gemm1x1 : ConvPath::Im2colGemm;
+}
+
+int64_t conv_scratch_floats(const ConvGeometry& g, int threads) {
+  switch (conv_path(g)) {
+    case ConvPath::Im2colGemm:
+      return (g.in_channels / std::max<int64_t>(g.groups, 1)) * g.taps() * g.out_size();
+    case ConvPath::Depthwise:
+      return int64_t{slot_count(threads)} * phase_floats(make_plane(g));
+    default:
+      return 0;
+  }
+}
+
+void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool) {
+  const int64_t kd_n = g.kernel[0], kh_n = g.kernel[1], kw_n = g.kernel[2];
+  const int64_t rows = group_channels * kd_n * kh_n * kw_n, os = g.out_size();
+  const int64_t ow_n = g.out[2], iw_n = g.in[2], sw = g.stride[2];
+  parallel_for(pool, ceil_div(rows, kIm2colChunkRows), double(rows * os) / 2.0, [&](int64_t chunk) {
+    const int64_t end = std::min(rows, (chunk + 1) * kIm2colChunkRows);
+    for (int64_t r = chunk * kIm2colChunkRows; r < end; ++r) {
+      const int64_t kw = r % kw_n, kh = (r / kw_n) % kh_n, kd = (r / (kw_n * kh_n)) % kd_n;
+      const int64_t c = r / (kw_n * kh_n * kd_n);
+      const float* xc = x + c * g.in_size();
+      const int64_t off_w = kw * g.dilation[2] - g.pad_before[2];
+      int64_t lo = 0, hi = 0;
+      valid_range(ow_n, sw, off_w, iw_n, lo, hi);
+      float* dst = col + r * os;
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        const int64_t id = od * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
+        for (int64_t oh = 0; oh < g.out[1]; ++oh, dst += ow_n) {
+          const int64_t ih = oh * g.stride[1] - g.pad_before[1] + kh * g.dilation[1];
+          if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+            std::memset(dst, 0, sizeof(float) * size_t(ow_n));
+            continue;
+          }
+          const float* src = xc + (id * g.in[1] + ih) * iw_n;
+          std::memset(dst, 0, sizeof(float) * size_t(lo));
+          if (sw == 1) {
+            if (hi > lo) std::memcpy(dst + lo, src + lo + off_w, sizeof(float) * size_t(hi - lo));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * sw + off_w];
+          }
+          std::memset(dst + hi, 0, sizeof(float) * size_t(ow_n - hi));
+        }
+      }
+    }
+  });
+}
+
+void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+              float* scratch, ThreadPool* pool) {
+  if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
+  const ConvPath path = conv_path(g);
+  if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool);
+  if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool);
+  const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups;
+  const int64_t k = cg * g.taps(), os = g.out_size();
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      const float* xg = x + (n * g.in_channels + gi * cg) * g.in_size();
+      MatrixView b{xg, os, 1};
+      if (path == ConvPath::Im2colGemm) {
+        im2col_f32(g, cg, xg, scratch, pool);
+        b = MatrixView{scratch, os, 1};
+      }
+      gemm_f32(isa, exact, mg, os, k, MatrixView{w + gi * mg * k, k, 1}, b, y + (n * g.out_channels + gi * mg) * os,
+               os, pool);
+    }
+}
+
+int64_t conv_transpose_scratch_floats(const ConvGeometry& g) {
+  return (g.out_channels / std::max<int64_t>(g.groups, 1)) * g.taps() * g.in_size();
+}
+
+void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
+                        float* scratch, ThreadPool* pool) {
+  if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
+  const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups;
+  const int64_t rows = mg * g.taps(), is = g.in_size();
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t gi = 0; gi < g.groups; ++gi) {
+      // A = W_g^T: element (row, c) is w[(gi * cg + c) * rows + row].
+      gemm_f32(isa, exact, rows, is, cg, MatrixView{w + gi * cg * rows, 1, rows},
+               MatrixView{x + (n * g.in_channels + gi * cg) * is, is, 1}, scratch, is, pool);
+      col2im(exact, g, mg, scratch, y + (n * g.out_channels + gi * mg) * g.out_size(), pool);
+    }
+}
+
+}  // namespace onemodel::kern

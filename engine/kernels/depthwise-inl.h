@@ -1,0 +1,159 @@
+// Per-target code of the depthwise convolution kernel (kernels-depthwise.md), included once per target by
+// depthwise.cc through hwy/foreach_target.h. Lanes are neighbouring output columns of one row; every output is
+// one accumulator from +0 over the taps in (kh, kw) order, so the lane count never changes a result.
+#if defined(ONEMODEL_KERNELS_DEPTHWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ONEMODEL_KERNELS_DEPTHWISE_INL_H_
+#undef ONEMODEL_KERNELS_DEPTHWISE_INL_H_
+#else
+#define ONEMODEL_KERNELS_DEPTHWISE_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/conv.h"
+#include "kernels/simd_common-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace onemodel::kern::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The phase planes of one input plane. Phase p holds the zero-padded plane's columns p, p + s_w, ..., so a tap
+// at padded column ox * s_w + dx reads column ox + dx / s_w of phase dx % s_w: contiguous in ox for any stride.
+// Only data moves here; padding is written as real +0 values.
+inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases, float* row) {
+  const int64_t s = p.s_w, pw = p.phase_w, plane = p.padded_h * pw, span = s * pw;
+  // Padded columns [c0, c1) hold input columns [c0 - pad_l, c1 - pad_l).
+  const int64_t c0 = std::min(p.pad_l, span);
+  const int64_t c1 = std::clamp(p.pad_l + p.in_w, c0, span);
+  for (int64_t r = 0; r < p.padded_h; ++r) {
+    const int64_t ir = r - p.pad_t;
+    if (ir < 0 || ir >= p.in_h) {
+      for (int64_t ph = 0; ph < s; ++ph) std::memset(phases + ph * plane + r * pw, 0, sizeof(float) * size_t(pw));
+      continue;
+    }
+    float* dst = s == 1 ? phases + r * pw : row;
+    std::memset(dst, 0, sizeof(float) * size_t(c0));
+    if (c1 > c0) std::memcpy(dst + c0, x + ir * p.in_w + (c0 - p.pad_l), sizeof(float) * size_t(c1 - c0));
+    std::memset(dst + c1, 0, sizeof(float) * size_t(span - c1));
+    if (s == 1) continue;
+    int64_t j = 0;
+    if (s == 2) {
+      // Two phases: de-interleave whole vectors (ConcatEven/ConcatOdd), the rest one value at a time.
+      const hn::ScalableTag<float> d;
+      const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+      float* even = phases + r * pw;
+      float* odd = phases + plane + r * pw;
+      for (; j + n <= pw; j += n) {
+        hn::Vec<decltype(d)> a, b;
+        hn::LoadInterleaved2(d, row + 2 * j, a, b);
+        hn::StoreU(a, d, even + j);
+        hn::StoreU(b, d, odd + j);
+      }
+    }
+    for (int64_t ph = 0; ph < s; ++ph) {
+      float* out = phases + ph * plane + r * pw;
+      for (int64_t jj = j; jj < pw; ++jj) out[jj] = row[ph + jj * s];
+    }
+  }
+}
+
+// R output vectors at once: each tap's broadcast weight is shared by R products. base[r] is output vector r's
+// offset in the source, out[r] where it is stored.
+template <bool kExact, int R, class D>
+HWY_INLINE void DwBatch(D d, const float* src, const int64_t* base, const int64_t* tap_off, const float* w,
+                        int64_t taps, float* const* out) {
+  using V = hn::Vec<D>;
+  V acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = hn::Zero(d);
+  for (int64_t t = 0; t < taps; ++t) {
+    const V wv = hn::Set(d, w[t]);
+    const float* s = src + tap_off[t];
+    for (int r = 0; r < R; ++r) {
+      const V xv = hn::LoadU(d, s + base[r]);
+      // Exact: the product is rounded, then the sum (no fused operation); fast: one fused multiply-add.
+      if constexpr (kExact) {
+        acc[r] = hn::Add(acc[r], hn::Mul(wv, xv));
+      } else {
+        acc[r] = hn::MulAdd(wv, xv, acc[r]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    V v = acc[r];
+    if constexpr (kExact) v = CanonicalNaN(d, v);
+    hn::StoreU(v, d, out[r]);
+  }
+}
+
+// One plane with vectors of Lanes(d) <= out_w columns. The last vector of a row is moved back to end at the
+// last column (it recomputes a few outputs with identical values). Positions go four at a time: along rows
+// when a row holds at least four vectors, else down columns so narrow planes still share each weight four ways.
+template <bool kExact, class D>
+HWY_NOINLINE void DwPlane(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
+                          const float* w, float* y) {
+  constexpr int kBatch = 4;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t ow = p.out_w, oh = p.out_h, taps = p.k_h * p.k_w;
+  const int64_t ncol = (ow + n - 1) / n;
+  const bool down_columns = ncol < kBatch && oh >= kBatch;
+  const int64_t total = oh * ncol;
+  const int64_t row_step = p.s_h * rs;
+  int64_t base[kBatch];
+  float* out[kBatch];
+  int k = 0;
+  int64_t oy = 0, i = 0;
+  for (int64_t t = 0; t < total; ++t) {
+    const int64_t x0 = std::min(i * n, ow - n);
+    base[k] = oy * row_step + x0;
+    out[k] = y + oy * ow + x0;
+    if (++k == kBatch) {
+      DwBatch<kExact, kBatch>(d, src, base, tap_off, w, taps, out);
+      k = 0;
+    }
+    if (down_columns) {
+      if (++oy == oh) oy = 0, ++i;
+    } else if (++i == ncol) {
+      i = 0, ++oy;
+    }
+  }
+  for (int j = 0; j < k; ++j) DwBatch<kExact, 1>(d, src, base + j, tap_off, w, taps, out + j);
+}
+
+// The widest vector that fits in the output width: full, 8, 4 or 1 lanes.
+template <bool kExact>
+void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off, const float* w,
+                float* y) {
+  const hn::ScalableTag<float> df;
+  const hn::CappedTag<float, 8> d8;
+  const hn::CappedTag<float, 4> d4;
+  const hn::CappedTag<float, 1> d1;
+  if (p.out_w >= static_cast<int64_t>(hn::Lanes(df))) {
+    DwPlane<kExact>(df, p, src, rs, tap_off, w, y);
+  } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(d8))) {
+    DwPlane<kExact>(d8, p, src, rs, tap_off, w, y);
+  } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(d4))) {
+    DwPlane<kExact>(d4, p, src, rs, tap_off, w, y);
+  } else {
+    DwPlane<kExact>(d1, p, src, rs, tap_off, w, y);
+  }
+}
+
+inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src, int64_t rs,
+                           const int64_t* tap_off, const float* w, float* y) {
+  if (p.out_h <= 0 || p.out_w <= 0) return;
+  if (exact) {
+    DwComputeT<true>(p, src, rs, tap_off, w, y);
+  } else {
+    DwComputeT<false>(p, src, rs, tap_off, w, y);
+  }
+}
+
+inline constexpr DepthwiseFns kDepthwiseFns{&DwBuildPhases, &DwComputePlane};
+
+}  // namespace onemodel::kern::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif

@@ -1,0 +1,242 @@
+// Conv and ConvTranspose (ops-conv.md), float32, one to three spatial axes. This file settles shapes and
+// attributes (output sizes, auto_pad, output_shape, groups) and hands a kern::ConvGeometry to the kernels of
+// kernels/conv.h; the bias is the separate per-channel pass of kernels/bias.h, added after the taps.
+#include <string>
+#include <vector>
+
+#include "kernels/bias.h"
+#include "kernels/conv.h"
+#include "ops/common.h"
+#include "ops/conv_ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+enum class AutoPad { NotSet, SameUpper, SameLower, Valid };
+
+struct ConvAttrs {
+  AutoPad auto_pad = AutoPad::NotSet;
+  int64_t group = 1;
+  std::vector<int64_t> dilations, kernel_shape, pads, strides;
+  std::vector<int64_t> output_padding, output_shape;  // ConvTranspose only
+};
+
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0
+  const int64_t q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+std::string list_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+ConvAttrs read_attrs(const NodeInfo& info, bool transpose) {
+  ConvAttrs a;
+  const std::string ap = info.get_string("auto_pad", "NOTSET");
+  if (ap == "NOTSET") a.auto_pad = AutoPad::NotSet;
+  else if (ap == "SAME_UPPER") a.auto_pad = AutoPad::SameUpper;
+  else if (ap == "SAME_LOWER") a.auto_pad = AutoPad::SameLower;
+  else if (ap == "VALID") a.auto_pad = AutoPad::Valid;
+  else info.fail(ErrorKind::InvalidModel, "auto_pad '" + ap + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  a.group = info.get_int("group", 1);
+  if (a.group < 1) info.fail(ErrorKind::InvalidModel, "group must be at least 1, got " + std::to_string(a.group));
+  a.dilations = info.get_ints("dilations");
+  a.kernel_shape = info.get_ints("kernel_shape");
+  a.pads = info.get_ints("pads");
+  a.strides = info.get_ints("strides");
+  if (transpose) {
+    a.output_padding = info.get_ints("output_padding");
+    a.output_shape = info.get_ints("output_shape");
+  }
+  return a;
+}
+
+// A per-axis attribute of `k` values (default `dflt` when absent), each at least `min`.
+std::vector<int64_t> axis_values(const NodeInfo& info, const std::vector<int64_t>& v, size_t k, int64_t dflt,
+                                 int64_t min, const char* name) {
+  if (v.empty()) return std::vector<int64_t>(k, dflt);
+  if (v.size() != k)
+    info.fail(ErrorKind::InvalidModel, std::string(name) + " has " + std::to_string(v.size()) + " values for " +
+                                           std::to_string(k) + " spatial axes");
+  for (int64_t x : v)
+    if (x < min)
+      info.fail(ErrorKind::InvalidModel, std::string(name) + " " + list_str(v) + " must be at least " + std::to_string(min));
+  return v;
+}
+
+// The kernel geometry and output shape of a Conv (transpose = false) or ConvTranspose node for input shapes
+// x and w; errors of kind `kind` name the node.
+kern::ConvGeometry geometry(const NodeInfo& info, const ConvAttrs& a, bool transpose, const Shape& x, const Shape& w,
+                            Shape& out_shape, ErrorKind kind) {
+  const int r = x.rank();
+  if (r < 3) info.fail(kind, "X must have rank 3 or more (N, C, spatial axes), got " + x.to_string());
+  if (r > 5) info.fail(ErrorKind::Unsupported, "more than 3 spatial axes are not supported, got X " + x.to_string());
+  if (w.rank() != r) info.fail(kind, "W " + w.to_string() + " must have the rank of X " + x.to_string());
+  const size_t k = static_cast<size_t>(r - 2);
+  const int64_t c = x[1];
+  kern::ConvGeometry g;
+  g.batch = x[0];
+  g.in_channels = c;
+  g.groups = a.group;
+  if (c % a.group != 0)
+    info.fail(kind, "input channels " + std::to_string(c) + " are not divisible by group " + std::to_string(a.group));
+  if (!transpose) {
+    if (w[1] * a.group != c)
+      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[1] * a.group) + " input channels (group " +
+                          std::to_string(a.group) + "), X " + x.to_string() + " has " + std::to_string(c));
+    if (w[0] % a.group != 0)
+      info.fail(kind, "output channels " + std::to_string(w[0]) + " are not divisible by group " + std::to_string(a.group));
+    g.out_channels = w[0];
+  } else {
+    if (w[0] != c)
+      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[0]) + " input channels, X " + x.to_string() +
+                          " has " + std::to_string(c));
+    g.out_channels = w[1] * a.group;
+  }
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+  if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
+    info.fail(kind, "kernel_shape " + list_str(a.kernel_shape) + " differs from W " + w.to_string());
+  for (int64_t kv : kernel)
+    if (kv < 1) info.fail(kind, "kernel sizes must be positive, got W " + w.to_string());
+  const auto strides = axis_values(info, a.strides, k, 1, 1, "strides");
+  const auto dil = axis_values(info, a.dilations, k, 1, 1, "dilations");
+  std::vector<int64_t> pads = a.pads.empty() ? std::vector<int64_t>(2 * k, 0) : a.pads;
+  if (pads.size() != 2 * k)
+    info.fail(kind, "pads has " + std::to_string(pads.size()) + " values for " + std::to_string(k) + " spatial axes");
+  for (int64_t p : pads)
+    if (p < 0) info.fail(kind, "pads " + list_str(pads) + " must not be negative");
+  const auto out_pad = axis_values(info, a.output_padding, k, 0, 0, "output_padding");
+  std::vector<int64_t> out_shape_attr = a.output_shape;
+  if (out_shape_attr.size() == k + 2) out_shape_attr.erase(out_shape_attr.begin(), out_shape_attr.begin() + 2);
+  if (!out_shape_attr.empty() && out_shape_attr.size() != k)
+    info.fail(kind, "output_shape " + list_str(a.output_shape) + " does not match " + std::to_string(k) + " spatial axes");
+
+  std::vector<int64_t> out_dims{x[0], g.out_channels};
+  const size_t lift = 3 - k;  // leading axes of the 3-axis geometry that stay 1
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t n = x[static_cast<int>(i) + 2], s = strides[i], d = dil[i];
+    const int64_t e = d * (kernel[i] - 1) + 1;
+    int64_t before = pads[i], after = pads[i + k], out = 0;
+    if (!transpose) {
+      if (a.auto_pad == AutoPad::Valid) before = after = 0;
+      if (a.auto_pad == AutoPad::SameUpper || a.auto_pad == AutoPad::SameLower) {
+        out = (n + s - 1) / s;
+        const int64_t total = std::max<int64_t>(0, (out - 1) * s + e - n);
+        before = a.auto_pad == AutoPad::SameUpper ? total / 2 : total - total / 2;
+      } else {
+        if (n + before + after < e)
+          info.fail(kind, "the window (" + std::to_string(e) + " with dilation) does not fit axis " + std::to_string(i + 2) +
+                              " of X " + x.to_string() + " with pads " + list_str(pads));
+        out = (n + before + after - e) / s + 1;
+      }
+    } else {
+      if (out_pad[i] >= std::max(s, d))
+        info.fail(kind, "output_padding " + list_str(a.output_padding) + " must be smaller than the stride or dilation");
+      const int64_t natural = s * (n - 1) + out_pad[i] + e;
+      if (!out_shape_attr.empty()) {
+        out = out_shape_attr[i];
+        if (out < 0) info.fail(kind, "output_shape " + list_str(a.output_shape) + " must not be negative");
+        // The operator text's "otherwise" split: the extra element before; a surplus (negative total) is
+        // zero output at the end.
+        const int64_t total = natural - out;
+        before = total - floor_div(total, 2);
+      } else if (a.auto_pad == AutoPad::SameUpper || a.auto_pad == AutoPad::SameLower) {
+        const int64_t target = n * s;
+        if (natural >= target) {
+          const int64_t total = natural - target;
+          before = a.auto_pad == AutoPad::SameUpper ? total / 2 : total - total / 2;
+          out = target;
+        } else {
+          before = 0;
+          out = natural;
+        }
+      } else {
+        if (a.auto_pad == AutoPad::Valid) before = after = 0;
+        out = natural - before - after;
+        if (out < 0)
+          info.fail(kind, "pads " + list_str(pads) + " remove more than the output of axis " + std::to_string(i + 2) +
+                              " (" + std::to_string(natural) + ")");
+      }
+    }
+    const size_t ax = lift + i;
+    g.in[ax] = n;
+    g.out[ax] = out;
+    g.kernel[ax] = kernel[i];
+    g.stride[ax] = s;
+    g.dilation[ax] = d;
+    g.pad_before[ax] = before;
+    out_dims.push_back(out);
+  }
+  out_shape = Shape(std::span<const int64_t>(out_dims));
+  return g;
+}
+
+class ConvKernel final : public Kernel {
+ public:
+  ConvKernel(ConvAttrs attrs, bool transpose)
+      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X and W");
+    for (size_t i = 0; i < 3; ++i)
+      if (ctx.has_input(i) && ctx.input(i).dtype != DType::F32)
+        ctx.fail(ErrorKind::Unsupported, "element type " + type_str(ctx.input(i).dtype) + " is not supported (float32 only)");
+    Shape out;
+    const kern::ConvGeometry g =
+        geometry(ctx.info, a_, transpose_, ctx.input(0).shape, ctx.input(1).shape, out, ErrorKind::InvalidModel);
+    if (ctx.has_input(2)) check_bias(ctx.info, ctx.input(2).shape, g.out_channels, ErrorKind::InvalidModel);
+    ctx.set_output(0, DType::F32, out);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = ctx.input(1);
+    Tensor& y = ctx.output(0);
+    Shape out;
+    const kern::ConvGeometry g = geometry(ctx.info, a_, transpose_, x.shape(), w.shape(), out, ErrorKind::InvalidInput);
+    if (out != y.shape() || x.dtype() != DType::F32 || w.dtype() != DType::F32 || y.dtype() != DType::F32)
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + y.shape().to_string());
+    const bool has_bias = ctx.has_input(2);
+    if (has_bias) check_bias(ctx.info, ctx.input(2).shape(), g.out_channels, ErrorKind::InvalidInput);
+    if (y.numel() == 0) return;
+    const int threads = ctx.pool ? ctx.pool->threads() : 1;
+    const int64_t need = transpose_ ? kern::conv_transpose_scratch_floats(g) : kern::conv_scratch_floats(g, threads);
+    Tensor scratch;
+    if (need > 0) scratch = ctx.scratch(DType::F32, Shape{need});
+    float* s = need > 0 ? scratch.mutable_data<float>().data() : nullptr;
+    float* py = y.mutable_data<float>().data();
+    const float* px = x.data<float>().data();
+    const float* pw = w.data<float>().data();
+    if (transpose_) kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
+    else kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
+    if (has_bias) {
+      const float* pb = ctx.input(2).data<float>().data();
+      const int64_t plane = g.out_channels * g.out_size();
+      for (int64_t n = 0; n < g.batch; ++n)
+        kern::add_channel_bias(ctx.isa, ctx.exact, py + n * plane, pb, g.out_channels, g.out_size());
+    }
+  }
+
+ private:
+  static void check_bias(const NodeInfo& info, const Shape& b, int64_t m, ErrorKind kind) {
+    if (b.rank() != 1 || b[0] != m)
+      info.fail(kind, "B " + b.to_string() + " must be [" + std::to_string(m) + "] (one value per output channel)");
+  }
+
+  ConvAttrs a_;
+  bool transpose_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_conv(const NodeInfo& info) {
+  return std::make_unique<ConvKernel>(read_attrs(info, false), false);
+}
+
+std::unique_ptr<Kernel> make_conv_transpose(const NodeInfo& info) {
+  return std::make_unique<ConvKernel>(read_attrs(info, true), true);
+}
+
+}  // namespace onemodel::rt
