@@ -1,9 +1,11 @@
-// MatMul (opsets 1, 9, 13) and Gemm (7-10 with C required, 11+ with C optional). Scalar reference kernels:
-// every output is one accumulator starting at +0 and adding round(a*b) in increasing reduction index
-// (exact-mode.md "Matrix product"), never fused, so fast and exact share the code and exact mode only adds
-// the NaN rewrite. Gemm's epilogue is round(alpha*acc) then round(that + round(beta*C)) (graph-runtime.md 7).
+// MatMul (opsets 1, 9, 13) and Gemm (7-10 with C required, 11+ with C optional). float32 runs on the
+// blocked kernel kernels/gemm.h (a constant B is packed once per plan in prepare()); the other element types
+// use the scalar reference below. Both compute every output as one accumulator starting at +0 and adding
+// round(a*b) in increasing reduction index (exact-mode.md "Matrix product"); the float32 fast mode fuses the
+// multiply-add. Gemm's epilogue is round(alpha*acc) then round(that + round(beta*C)) (graph-runtime.md 7).
 #include <type_traits>
 
+#include "kernels/gemm.h"
 #include "ops/common.h"
 #include "ops/ops.h"
 
@@ -78,6 +80,38 @@ bool matmul_dims(const Shape& a, const Shape& b, MatMulDims& d, std::string& why
   return true;
 }
 
+// A constant float32 B packed for the plan's target: one PackedB per matrix of B's batch, row-major order.
+struct PackedWeights {
+  Shape b_shape;
+  std::vector<std::shared_ptr<const kern::PackedB>> mats;
+};
+
+void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
+                const PackedWeights* packed) {
+  const float* pa = a.data<float>().data();
+  const float* pb = b.data<float>().data();
+  float* po = out.mutable_data<float>().data();
+  const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
+  const auto one = [&](const float* am, int64_t rows, int64_t ib, float* c) {
+    const kern::MatrixView av{am, d.k, 1};
+    if (packed)
+      kern::gemm_f32_packed(ctx.isa, ctx.exact, rows, av, *packed->mats[static_cast<size_t>(ib)], c, d.n, ctx.pool);
+    else
+      kern::gemm_f32(ctx.isa, ctx.exact, rows, d.n, d.k, av, kern::MatrixView{pb + ib * bs, d.n, 1}, c, d.n,
+                     ctx.pool);
+  };
+  // One B for every batch of A: the batches are consecutive rows of one taller product (same per-output
+  // order, bigger tiles and better threading).
+  if (d.b_batch.numel() == 1 && d.a_batch == d.out_batch) {
+    one(pa, d.out_batch.numel() * d.m, 0, po);
+    return;
+  }
+  broadcast_loop(d.out_batch, d.a_batch, d.b_batch,
+                 [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
+                   for (int64_t t = 0; t < cnt; ++t) one(pa + (ia + t * sa) * as, d.m, ib + t * sb, po + (o + t) * os);
+                 });
+}
+
 template <class T>
 void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor& b, Tensor& out) {
   const T* pa = a.data<T>().data();
@@ -113,6 +147,24 @@ class MatMulKernel final : public Kernel {
     ctx.set_output(0, t, d.out);
   }
 
+  // A constant float32 B is packed once for the plan's target.
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    if (ctx.inputs.size() != 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
+    const Tensor& b = *ctx.inputs[1].value;
+    if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
+    const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
+    const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
+    const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
+    auto packed = std::make_shared<PackedWeights>();
+    packed->b_shape = b.shape();
+    const float* pb = b.data<float>().data();
+    for (int64_t i = 0; i < mats; ++i)
+      packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
+    // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
+    if (packed->mats.empty()) return nullptr;
+    return packed;
+  }
+
   void run(RunContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
@@ -122,9 +174,14 @@ class MatMulKernel final : public Kernel {
     if (!matmul_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
     if (d.out != out.shape() || a.dtype() != b.dtype() || out.dtype() != a.dtype())
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    if (a.dtype() == DType::F32) {
+      const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+      matmul_f32(d, ctx, a, b, out, packed && packed->b_shape == b.shape() ? packed : nullptr);
+      return;
+    }
     if (!visit_numeric(a.dtype(), [&](auto tag) {
           using T = decltype(tag);
-          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+          if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
                         std::is_same_v<T, int64_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>)
             matmul_typed<T>(d, ctx.exact, a, b, out);
           else
@@ -154,6 +211,18 @@ class GemmKernel final : public Kernel {
     ctx.set_output(0, t, Shape{m, n});
   }
 
+  // A constant float32 B is packed once for the plan's target (op(B) through strides: no transposed copy).
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
+    const Tensor& b = *ctx.inputs[1].value;
+    if (b.dtype() != DType::F32 || b.rank() != 2) return nullptr;
+    auto packed = std::make_shared<PackedWeights>();
+    packed->b_shape = b.shape();
+    const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
+    packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
+    return packed;
+  }
+
   void run(RunContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
@@ -171,6 +240,12 @@ class GemmKernel final : public Kernel {
   }
 
  private:
+  // op(B) (k x n) over the stored row-major data.
+  kern::MatrixView b_view(const Tensor& b) const {
+    const int64_t w = b.shape()[1];
+    return kern::MatrixView{b.data<float>().data(), tb_ ? 1 : w, tb_ ? w : 1};
+  }
+
   bool dims(const Shape& a, const Shape& b, const Shape* c, int64_t& m, int64_t& n, int64_t& k, std::string& why) const {
     if (a.rank() != 2 || b.rank() != 2) {
       why = "A and B must be 2-D, got " + a.to_string() + " and " + b.to_string();
@@ -206,7 +281,16 @@ class GemmKernel final : public Kernel {
     // Row stride / column step of op(A) (m x k) and op(B) (k x n) over the stored row-major data.
     const int64_t a_rs = ta_ ? 1 : a.shape()[1], a_cs = ta_ ? a.shape()[1] : 1;
     const int64_t b_rs = tb_ ? 1 : b.shape()[1], b_cs = tb_ ? b.shape()[1] : 1;
-    gemm_ref<T>(m, n, k, a.data<T>().data(), a_rs, a_cs, b.data<T>().data(), b_rs, b_cs, po);
+    if constexpr (std::is_same_v<T, float>) {
+      const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+      const kern::MatrixView av{a.data<float>().data(), a_rs, a_cs};
+      if (packed && packed->b_shape == b.shape())
+        kern::gemm_f32_packed(ctx.isa, ctx.exact, m, av, *packed->mats[0], po, n, ctx.pool);
+      else
+        kern::gemm_f32(ctx.isa, ctx.exact, m, n, k, av, b_view(b), po, n, ctx.pool);
+    } else {
+      gemm_ref<T>(m, n, k, a.data<T>().data(), a_rs, a_cs, b.data<T>().data(), b_rs, b_cs, po);
+    }
     const bool exact = ctx.exact;
     const T alpha = static_cast<T>(alpha_), beta = static_cast<T>(beta_);
     const T* pc = nullptr;

@@ -270,5 +270,117 @@ TEST(OpsGemmTest, SpecialValuesAndErrors) {
   EXPECT_EQ(values<double>(run_op(c).outputs[0]), (std::vector<double>{5.75}));
 }
 
+// float32 MatMul and Gemm run on kernels/gemm.h for the session's target; a constant B is packed once in
+// prepare(). On every target: exact gives the naive reference's bits, and a constant B gives the same bits as
+// the same B supplied at run time, in both modes.
+TEST(OpsMatMulTest, EveryTargetAndConstantWeights) {
+  struct C {
+    std::vector<int64_t> a, b, batch;
+  };
+  const std::vector<C> cases = {
+      {{2, 5, 37}, {37, 70}, {2}},     {{3, 4, 9}, {3, 9, 20}, {3}}, {{2, 1, 6, 9}, {3, 9, 33}, {2, 3}},
+      {{1, 100, 300}, {300, 20}, {1}}, {{2, 0, 3}, {3, 4}, {2}},     {{4, 3, 0}, {0, 5}, {4}},
+  };
+  std::mt19937 rng(21);
+  for (const auto& c : cases) {
+    auto av = random_vec(rng, prod(c.a)), bv = random_vec(rng, prod(c.b));
+    const int64_t m = c.a[c.a.size() - 2], k = c.a.back(), n = c.b.back();
+    const auto want = naive_matmul(c.a, av, c.b, bv, c.batch, m, k, n);
+    for (kern::Isa isa : kern::available_isas())
+      for (bool exact : {false, true}) {
+        std::vector<uint32_t> first;
+        for (bool constant_b : {false, true}) {
+          OpCase oc;
+          oc.op_type = "MatMul";
+          oc.opset = 13;
+          oc.inputs = {f32(av, c.a), f32(bv, c.b)};
+          oc.constant_inputs = {false, constant_b};
+          oc.exact = exact;
+          oc.isa = isa;
+          const auto got = values<float>(run_op(oc).outputs[0]);
+          ASSERT_EQ(got.size(), want.size());
+          std::vector<uint32_t> bits;
+          for (float g : got) bits.push_back(fbits(g));
+          if (exact) {
+            for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(bits[i], fbits(want[i])) << kern::isa_name(isa) << " " << i;
+          }
+          if (!constant_b) {
+            first = bits;
+          } else {
+            ASSERT_EQ(bits, first) << kern::isa_name(isa) << " exact=" << exact;
+          }
+        }
+      }
+  }
+  // A constant 1-D B (matrix-vector) and a constant batched B broadcast against a 2-D A.
+  const auto av = random_vec(rng, 6 * 9), bv = random_vec(rng, 9), b3 = random_vec(rng, 2 * 9 * 5);
+  for (kern::Isa isa : kern::available_isas()) {
+    OpCase oc;
+    oc.op_type = "MatMul";
+    oc.opset = 13;
+    oc.inputs = {f32(av, {6, 9}), f32(bv, {9})};
+    oc.constant_inputs = {false, true};
+    oc.exact = true;
+    oc.isa = isa;
+    const auto mv = values<float>(run_op(oc).outputs[0]);
+    const auto mv_want = naive_matmul({6, 9}, av, {9, 1}, bv, {}, 6, 9, 1);
+    for (size_t i = 0; i < mv.size(); ++i) ASSERT_EQ(fbits(mv[i]), fbits(mv_want[i])) << i;
+    oc.inputs = {f32(av, {6, 9}), f32(b3, {2, 9, 5})};
+    const auto bm = values<float>(run_op(oc).outputs[0]);
+    const auto bm_want = naive_matmul({1, 6, 9}, av, {2, 9, 5}, b3, {2}, 6, 9, 5);
+    ASSERT_EQ(bm.size(), bm_want.size());
+    for (size_t i = 0; i < bm.size(); ++i) ASSERT_EQ(fbits(bm[i]), fbits(bm_want[i])) << i;
+  }
+}
+
+// Gemm's op(A) and op(B) are strided views of the stored data; a constant B is packed transposed or not.
+TEST(OpsGemmTest, EveryTargetAndConstantWeights) {
+  std::mt19937 rng(8);
+  const int64_t M = 29, K = 70, N = 45;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      const std::vector<int64_t> sa = ta ? std::vector<int64_t>{K, M} : std::vector<int64_t>{M, K};
+      const std::vector<int64_t> sb = tb ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N};
+      const auto av = random_vec(rng, M * K), bv = random_vec(rng, K * N), cv = random_vec(rng, N);
+      std::vector<uint32_t> want;
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          float acc = 0.0f;
+          for (int64_t p = 0; p < K; ++p) {
+            const float x = ta ? av[static_cast<size_t>(p * M + i)] : av[static_cast<size_t>(i * K + p)];
+            const float y = tb ? bv[static_cast<size_t>(j * K + p)] : bv[static_cast<size_t>(p * N + j)];
+            const float pr = x * y;
+            acc = acc + pr;
+          }
+          const float scaled = 0.5f * acc, bc = 2.0f * cv[static_cast<size_t>(j)];
+          want.push_back(fbits(scaled + bc));
+        }
+      for (kern::Isa isa : kern::available_isas())
+        for (bool exact : {false, true}) {
+          std::vector<uint32_t> first;
+          for (bool constant_b : {false, true}) {
+            OpCase c;
+            c.op_type = "Gemm";
+            c.opset = 13;
+            c.attrs = {attr_i("transA", ta), attr_i("transB", tb), attr_f("alpha", 0.5f), attr_f("beta", 2.0f)};
+            c.inputs = {f32(av, sa), f32(bv, sb), f32(cv, {N})};
+            c.constant_inputs = {false, constant_b, false};
+            c.exact = exact;
+            c.isa = isa;
+            std::vector<uint32_t> bits;
+            for (float g : values<float>(run_op(c).outputs[0])) bits.push_back(fbits(g));
+            if (exact) {
+              ASSERT_EQ(bits, want) << kern::isa_name(isa) << " ta=" << ta << " tb=" << tb;
+            }
+            if (!constant_b) {
+              first = bits;
+            } else {
+              ASSERT_EQ(bits, first) << kern::isa_name(isa) << " exact=" << exact;
+            }
+          }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace onemodel::test

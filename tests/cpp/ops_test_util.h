@@ -48,6 +48,7 @@ struct OpCase {
   std::vector<bool> constant_inputs;  // per input: value known at plan time (default: no)
   bool exact = false;
   size_t num_outputs = 1;
+  kern::Isa isa = kern::Isa::Scalar;  // the target prepare() and run() see
 };
 
 struct OpResult {
@@ -104,9 +105,9 @@ inline OpResult run_op(const OpCase& c) {
   }
   for (auto& o : outs) r.outputs.push_back(Tensor::zeros(o.dtype, o.shape));
   TestArena arena;
-  rt::PrepareContext pctx{info, metas, outs, c.exact};
+  rt::PrepareContext pctx{info, metas, outs, c.exact, c.isa};
   auto state = k->prepare(pctx);
-  rt::RunContext rctx{info, c.inputs, r.outputs, c.exact, state.get(), &arena, nullptr};
+  rt::RunContext rctx{info, c.inputs, r.outputs, c.exact, state.get(), &arena, nullptr, c.isa};
   k->run(rctx);
   return r;
 }
