@@ -46,14 +46,37 @@ B pow_one(B x, E e) {
   }
 }
 
+bool exponent_is_two(const InputMeta& e) {
+  if (!e.value) return false;
+  bool all = true;
+  const Tensor& t = *e.value;
+  if (t.dtype() == DType::F16) {
+    for (int64_t i = 0; i < t.numel(); ++i) all = all && half_to_float(static_cast<const uint16_t*>(t.raw())[i]) == 2.0f;
+    return all;
+  }
+  const bool known = visit_numeric(t.dtype(), [&](auto z) {
+    using T = decltype(z);
+    for (int64_t i = 0; i < t.numel(); ++i) all = all && static_cast<const T*>(t.raw())[i] == T(2);
+  });
+  return known && all;
+}
+
 class PowKernel final : public Kernel {
  public:
-  PowKernel() : Kernel(KernelFlags{.exact = false}) {}
+  // Exact only where it is a plain product: an exponent known at plan time whose every element is 2 gives
+  // x * x, one rounding (ops-elementwise.md). That is how exported models square (variances in LayerNorm
+  // decompositions, STFT magnitudes), so they run in exact mode; any other exponent is refused when the plan
+  // learns it, with ExactModeUnavailable naming the node, like the float64 log reductions.
+  PowKernel() : Kernel(KernelFlags{.exact = true}) {}
 
   void infer(InferContext& ctx) const override {
     require_inputs(ctx, 2);
     check_type(ctx.info, ctx.input(0).dtype, kPowBase, "base type");
     check_type(ctx.info, ctx.input(1).dtype, kPowExp, "exponent type");
+    if (ctx.exact && !exponent_is_two(ctx.input(1)))
+      ctx.fail(ErrorKind::ExactModeUnavailable,
+               "Pow is exact only with a constant exponent of 2 (x * x); this exponent is not known to be 2 when the "
+               "plan is made. Use fast mode");
     const std::array<const Shape*, 2> s{&ctx.input(0).shape, &ctx.input(1).shape};
     ctx.set_output(0, ctx.input(0).dtype, broadcast_all(ctx.info, s, ErrorKind::InvalidModel));
   }
@@ -75,7 +98,7 @@ class PowKernel final : public Kernel {
         auto* po = out_ptr<typename EB::Store>(out);
         broadcast_n<2>(out.shape(), s, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
           for (int64_t k = 0; k < n; ++k)
-            po[o + k] = EB::store(pow_one(EB::load(pa[off[0] + k * st[0]]), EE::load(pb[off[1] + k * st[1]])), false);
+            po[o + k] = EB::store(pow_one(EB::load(pa[off[0] + k * st[0]]), EE::load(pb[off[1] + k * st[1]])), ctx.exact);
         });
       });
     });

@@ -7,6 +7,8 @@
 
 #include "ops/elementwise_ops.h"
 
+#include "ops/misc_ops.h"
+
 #include "ops/norm_ops.h"
 
 #include "ops/shape_ops.h"
@@ -29,7 +31,7 @@ constexpr std::array kTable = {
     OpDef{"", "Mul", 7, kLatest, make_mul},
     OpDef{"", "Div", 7, kLatest, make_div},
     OpDef{"", "Mod", 10, kLatest, make_mod},  // fmod = 0 integers only
-    OpDef{"", "Pow", 7, kLatest, make_pow},  // not exact
+    OpDef{"", "Pow", 7, kLatest, make_pow},  // exact only for a constant exponent of 2
     OpDef{"", "BitShift", 11, kLatest, make_bit_shift},
     OpDef{"", "BitwiseAnd", 18, kLatest, make_bitwise_and},
     OpDef{"", "BitwiseOr", 18, kLatest, make_bitwise_or},
@@ -233,6 +235,19 @@ constexpr std::array kTable = {
     OpDef{"", "RoiAlign", 16, kLatest, make_roi_align},    // coordinate_transformation_mode (half_pixel)
     OpDef{"", "NonMaxSuppression", 10, kLatest, make_non_max_suppression},
     // ---- end of spatial family ----
+
+    // ---- losses, Det and signal operators (ops-coverage.md) ----
+    OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},
+    OpDef{"", "SoftmaxCrossEntropyLoss", 12, kLatest, make_softmax_cross_entropy_loss},  // fast only
+    OpDef{"", "Det", 11, kLatest, make_det},
+    OpDef{"", "TfIdfVectorizer", 9, kLatest, make_tfidf_vectorizer},  // integer pools
+    OpDef{"", "DFT", 17, 19, make_dft},  // fast only (also the next five)
+    OpDef{"", "STFT", 17, kLatest, make_stft},
+    OpDef{"", "HannWindow", 17, kLatest, make_hann_window},
+    OpDef{"", "HammingWindow", 17, kLatest, make_hamming_window},
+    OpDef{"", "BlackmanWindow", 17, kLatest, make_blackman_window},
+    OpDef{"", "MelWeightMatrix", 17, kLatest, make_mel_weight_matrix},
+    // ---- end of losses, Det and signal operators ----
 };
 
 bool same_domain(std::string_view a, std::string_view b) {

@@ -204,8 +204,22 @@ class FlattenKernel final : public Kernel {
 
 // Dropout at inference: the output is the input. With a mask output it cannot be a view (the view contract
 // covers output 0 only), so that form copies and fills the mask with true. A training_mode that is true is
-// Unsupported; one that is not a plan-time constant makes the node shaped (and so checked) in every run.
+// Unsupported unless the ratio is 0 (nothing is dropped, so training mode is the identity too and needs no
+// random numbers); one that is not a plan-time constant makes the node shaped (and so checked) in every run.
 class DropoutKernel final : public Kernel {
+  static bool zero_ratio(InferContext& ctx) {
+    if (!ctx.has_input(1)) return false;  // the default ratio is 0.5
+    if (!have_values(ctx, {1})) return false;
+    const Tensor& r = *ctx.input(1).value;
+    if (r.numel() != 1) return false;
+    switch (r.dtype()) {
+      case DType::F32: return *static_cast<const float*>(r.raw()) == 0.0f;
+      case DType::F64: return *static_cast<const double*>(r.raw()) == 0.0;
+      case DType::F16: return half_to_float(*static_cast<const uint16_t*>(r.raw())) == 0.0f;
+      default: return false;
+    }
+  }
+
  public:
   explicit DropoutKernel(bool view) : Kernel(KernelFlags{.exact = true, .view_of_input = view}) {}
   void infer(InferContext& ctx) const override {
@@ -214,7 +228,8 @@ class DropoutKernel final : public Kernel {
       if (!have_values(ctx, {2})) return;
       const Tensor& t = *ctx.input(2).value;
       if (t.dtype() != DType::Bool || t.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "training_mode must be a bool scalar");
-      if (*static_cast<const uint8_t*>(t.raw()) != 0) ctx.fail(ErrorKind::Unsupported, "training_mode true is not supported");
+      if (*static_cast<const uint8_t*>(t.raw()) != 0 && !zero_ratio(ctx))
+        ctx.fail(ErrorKind::Unsupported, "training_mode true with a ratio other than 0 is not supported (random masks)");
     }
     ctx.set_output(0, ctx.input(0).dtype, ctx.input(0).shape);
     if (ctx.outputs.size() > 1) ctx.set_output(1, DType::Bool, ctx.input(0).shape);

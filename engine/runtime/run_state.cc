@@ -112,7 +112,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
       InputMeta& m = metas[i];
       m = InputMeta();
-      if (cn.inputs[i] < 0) return;
+      if (cn.inputs[i] < 0) continue;  // an omitted optional input, possibly before present ones
       const Tensor& t = step_inputs[i];
       if (t.empty()) cn.info.fail(ErrorKind::Internal, "input " + std::to_string(i) + " was not computed");
       m.present = true;

