@@ -105,8 +105,9 @@ class GridSampleKernel final : public Kernel {
     float x = align_ ? (g + 1.0f) / 2.0f * (fs - 1.0f) : ((g + 1.0f) * fs - 1.0f) / 2.0f;
     cnt = 0;
     if (!std::isfinite(x) || size == 0) return;  // reads nothing: zero
-    // Bounded far outside so integer casts stay defined; such taps all read padding anyway.
-    x = std::clamp(x, -fs - 8.0f, 2.0f * fs + 8.0f);
+    // With zeros padding, bounded far outside so integer casts stay defined (such taps all read zero);
+    // border and reflection map every finite value into the input themselves.
+    if (pad_ == GsPad::Zeros) x = std::clamp(x, -fs - 8.0f, 2.0f * fs + 8.0f);
     auto padded = [&](float v) {
       if (pad_ == GsPad::Border) return std::clamp(v, 0.0f, fs - 1.0f);
       if (pad_ == GsPad::Reflection) {

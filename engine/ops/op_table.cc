@@ -202,6 +202,7 @@ constexpr std::array kTable = {
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
     OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
+
     // ---- spatial family (ops-conv.md pooling/BatchNormalization/Resize, ops-coverage.md): keep its lines inside this block ----
     OpDef{"", "MaxPool", 1, 7, make_max_pool},
     OpDef{"", "MaxPool", 8, 9, make_max_pool},            // Indices output, storage_order

@@ -114,7 +114,8 @@ class ResizeKernel final : public Kernel {
     }
     if (order.empty()) std::memcpy(y.raw_mut(), x.raw(), y.nbytes());
     if (a_.coord == CoordMode::TfCropAndResize) extrapolate(y, tables, order);
-    if (y.dtype() == DType::F32)
+    // Interpolated NaNs are canonical; nearest copies elements and moves every value unchanged.
+    if (a_.mode != ResizeMode::Nearest)
       for (float& v : y.mutable_data<float>()) v = kernels::canon(v);
   }
 
