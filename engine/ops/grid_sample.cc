@@ -23,8 +23,9 @@ float reflect(float x, float lo2, float hi2) {
   const float mn = lo2 / 2.0f, span = (hi2 - lo2) / 2.0f;
   x = std::fabs(x - mn);
   const float extra = std::fmod(x, span);
-  const auto flips = static_cast<int64_t>(std::floor(x / span));
-  return flips % 2 == 0 ? extra + mn : span - extra + mn;
+  // The parity of the number of flips, kept in float: x / span may exceed every integer type.
+  const bool even = std::fmod(std::floor(x / span), 2.0f) == 0.0f;
+  return even ? extra + mn : span - extra + mn;
 }
 
 class GridSampleKernel final : public Kernel {

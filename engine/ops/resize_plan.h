@@ -248,7 +248,8 @@ inline AxisTable axis_table(const ResizeAttrs& a, const ResizePlan& p, int d, in
   for (int64_t j = 0; j < m; ++j) {
     t.start.push_back(static_cast<int64_t>(t.idx.size()));
     float x = source_coord(a, p, u, j, in);
-    if (a.coord == CoordMode::TfCropAndResize && (x < 0.0f || x > static_cast<float>(in - 1))) t.outside[static_cast<size_t>(j)] = 1;
+    // A NaN coordinate (an overflowing roi) is not inside [0, in - 1] either.
+    if (a.coord == CoordMode::TfCropAndResize && !(x >= 0.0f && x <= static_cast<float>(in - 1))) t.outside[static_cast<size_t>(j)] = 1;
     if (!std::isfinite(x)) x = 0.0f;  // only an outside (extrapolated) position can get here
     // Far outside the input every tap reads an edge sample; bounding x keeps the integer casts defined.
     const float s = p.scale[u];

@@ -153,7 +153,9 @@ class NmsKernel final : public Kernel {
         order.clear();
         for (int64_t i = 0; i < nbox; ++i)
           if (!has_st || sc[i] > score_t) order.push_back(i);
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return sc[a] > sc[c]; });
+        // NaN scores rank last (as -inf) so the order stays a strict weak ordering.
+        auto key = [&](int64_t i) { return sc[i] != sc[i] ? -INFINITY : sc[i]; };
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return key(a) > key(c); });
         kept.clear();
         for (int64_t i : order) {
           if (static_cast<int64_t>(kept.size()) >= max_out) break;

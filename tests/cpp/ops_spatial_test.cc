@@ -354,6 +354,22 @@ TEST(OpsSpatialTest, GridSampleAndAffineGrid) {
   expect_error([&] { run_op(s); }, ErrorKind::InvalidModel, "GridSample node 'n0': grid");
 }
 
+TEST(OpsSpatialTest, GridSampleTwentyHandlesThreeSpatialAxes) {
+  // The centre of a 2x2x2 volume weighs each corner 1/8: (1 + ... + 8) / 8 = 4.5. Opset 16 is 4-D only.
+  OpCase s;
+  s.op_type = "GridSample";
+  s.opset = 20;
+  s.inputs = {f32({1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 2, 2, 2}), f32({0, 0, 0}, {1, 1, 1, 1, 3})};
+  EXPECT_EQ(values<float>(run_op(s).outputs[0]), (std::vector<float>{4.5f}));
+  // Grid x = +1 with align_corners reaches the last element along W only: corner (0, 0, 1) = 2.
+  s.attrs = {attr_i("align_corners", 1), attr_s("mode", "nearest")};
+  s.inputs[1] = f32({1, -1, -1}, {1, 1, 1, 1, 3});
+  EXPECT_EQ(values<float>(run_op(s).outputs[0]), (std::vector<float>{2}));
+  s.opset = 16;
+  s.attrs = {};
+  expect_error([&] { run_op(s); }, ErrorKind::InvalidModel, "must be 4-D");
+}
+
 TEST(OpsSpatialTest, RoiAlignAndNonMaxSuppression) {
   OpCase r;
   r.op_type = "RoiAlign";
@@ -384,6 +400,43 @@ TEST(OpsSpatialTest, RoiAlignAndNonMaxSuppression) {
   EXPECT_EQ(values<int64_t>(run_dynamic(n)[0]), (std::vector<int64_t>{0, 0, 0, 0, 0, 1}));
   n.inputs[0] = f32({0, 0, 10, 10}, {1, 1, 4});
   expect_error([&] { run_dynamic(n); }, ErrorKind::InvalidInput, "do not match");
+}
+
+TEST(OpsSpatialTest, HostileValuesGiveResultsNotCrashes) {
+  const float big = 3e38f;
+  // GridSample: huge and NaN grid values under every padding mode and interpolation mode.
+  for (const char* pad : {"zeros", "border", "reflection"})
+    for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+      OpCase s;
+      s.op_type = "GridSample";
+      s.opset = 16;
+      s.attrs = {attr_s("padding_mode", pad), attr_s("mode", mode)};
+      s.inputs = {f32({1, 2, 3, 4}, {1, 1, 2, 2}), f32({big, -big, kNaN, kInf, -kInf, 0.5f}, {1, 1, 3, 2})};
+      auto r = run_op(s);
+      for (float v : values<float>(r.outputs[0])) EXPECT_TRUE(std::isnan(v) || (v >= 0.0f && v <= 4.0f)) << pad << " " << mode << " " << v;
+    }
+  // Resize: a crop box far outside gives the extrapolation value in every mode.
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    OpCase c;
+    c.op_type = "Resize";
+    c.opset = 13;
+    c.attrs = {attr_s("mode", mode), attr_s("coordinate_transformation_mode", "tf_crop_and_resize"), attr_f("extrapolation_value", 7.0f)};
+    c.inputs = {f32({1, 2, 3}, {3}), f32({-big, big}, {2}), Tensor(), i64({4}, {1})};
+    c.constant_inputs = {false, true, false, true};
+    EXPECT_EQ(values<float>(run_op(c).outputs[0]), (std::vector<float>{7, 7, 7, 7})) << mode;
+  }
+  // RoiAlign: NaN and huge boxes read nothing; NonMaxSuppression: NaN scores rank last.
+  OpCase r;
+  r.op_type = "RoiAlign";
+  r.opset = 16;
+  r.attrs = {attr_i("sampling_ratio", 2)};
+  r.inputs = {f32({1, 2, 3, 4}, {1, 1, 2, 2}), f32({kNaN, 0, 1, 1, -big, -big, -big, -big}, {2, 4}), i64({0, 0}, {2})};
+  EXPECT_EQ(values<float>(run_op(r).outputs[0]), (std::vector<float>{0, 0}));
+  OpCase n;
+  n.op_type = "NonMaxSuppression";
+  n.opset = 11;
+  n.inputs = {f32({0, 0, 1, 1, 5, 5, 6, 6, 9, 9, 10, 10}, {1, 3, 4}), f32({kNaN, 0.5f, kNaN}, {1, 1, 3}), i64({5}, {1})};
+  EXPECT_EQ(values<int64_t>(run_dynamic(n)[0]), (std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 0, 2}));
 }
 
 }  // namespace
