@@ -17,6 +17,8 @@
 
 #include "ops/shape_ops.h"
 
+#include "ops/spatial_ops.h"
+
 namespace onemodel::rt {
 namespace {
 
@@ -224,6 +226,40 @@ constexpr std::array kTable = {
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
     OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
+
+    // ---- spatial family (ops-conv.md pooling/BatchNormalization/Resize, ops-coverage.md): keep its lines inside this block ----
+    OpDef{"", "MaxPool", 1, 7, make_max_pool},
+    OpDef{"", "MaxPool", 8, 9, make_max_pool},            // Indices output, storage_order
+    OpDef{"", "MaxPool", 10, 11, make_max_pool},          // ceil_mode, dilations
+    OpDef{"", "MaxPool", 12, kLatest, make_max_pool},     // int8, uint8
+    OpDef{"", "AveragePool", 1, 6, make_average_pool},
+    OpDef{"", "AveragePool", 7, 9, make_average_pool},    // count_include_pad
+    OpDef{"", "AveragePool", 10, 18, make_average_pool},  // ceil_mode
+    OpDef{"", "AveragePool", 19, kLatest, make_average_pool},  // dilations
+    OpDef{"", "GlobalAveragePool", 1, kLatest, make_global_average_pool},
+    OpDef{"", "GlobalMaxPool", 1, kLatest, make_global_max_pool},
+    OpDef{"", "LpPool", 1, 1, make_lp_pool},               // p is a float
+    OpDef{"", "LpPool", 2, 17, make_lp_pool},              // p is an int; not exact
+    OpDef{"", "LpPool", 18, kLatest, make_lp_pool},        // ceil_mode, dilations
+    OpDef{"", "MaxUnpool", 9, kLatest, make_max_unpool},
+    OpDef{"", "BatchNormalization", 7, 8, make_batch_normalization},   // spatial
+    OpDef{"", "BatchNormalization", 9, 13, make_batch_normalization},
+    OpDef{"", "BatchNormalization", 14, kLatest, make_batch_normalization},  // training_mode (Unsupported)
+    OpDef{"", "LRN", 1, kLatest, make_lrn},                // not exact
+    OpDef{"", "Resize", 10, 10, make_resize},              // X, scales; asymmetric, nearest floor
+    OpDef{"", "Resize", 11, 12, make_resize},              // roi, sizes, coordinate modes, cubic
+    OpDef{"", "Resize", 13, 17, make_resize},
+    OpDef{"", "Resize", 18, 18, make_resize},              // antialias, axes, keep_aspect_ratio_policy
+    OpDef{"", "Resize", 19, kLatest, make_resize},         // half_pixel_symmetric
+    OpDef{"", "Upsample", 7, 8, make_upsample},            // scales attribute
+    OpDef{"", "Upsample", 9, 10, make_upsample},           // scales input
+    OpDef{"", "GridSample", 16, 19, make_grid_sample},     // 4-D only; bilinear/nearest/bicubic; not exact
+    OpDef{"", "GridSample", 20, kLatest, make_grid_sample},  // any spatial rank; linear/nearest/cubic
+    OpDef{"", "AffineGrid", 20, kLatest, make_affine_grid},
+    OpDef{"", "RoiAlign", 10, 15, make_roi_align},         // output_half_pixel; not exact
+    OpDef{"", "RoiAlign", 16, kLatest, make_roi_align},    // coordinate_transformation_mode (half_pixel)
+    OpDef{"", "NonMaxSuppression", 10, kLatest, make_non_max_suppression},
+    // ---- end of spatial family ----
 
     // ---- losses, Det and signal operators (ops-coverage.md) ----
     OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},

@@ -1,0 +1,218 @@
+// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool (ops-conv.md "Pooling"). Every loop visits a
+// window's taps in depth, height, width order one scalar at a time, so the results depend on nothing but
+// the input: fast and exact mode share one code path and give the same bits (NaN results are canonical).
+#include <cmath>
+#include <limits>
+
+#include "ops/pool_geom.h"
+#include "ops/reduce_walk.h"
+#include "ops/spatial_ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+// Per-axis window tables of a geometry (the windows are the same in every plane).
+struct Windows {
+  std::array<std::vector<AxisWindow>, 3> ax;
+  explicit Windows(const PoolGeom& g) {
+    for (size_t j = 0; j < 3; ++j) ax[j] = axis_windows(g, j);
+  }
+};
+
+// MaxPool: IEEE maxNum. The first tap inside the input that is not NaN starts the maximum, a later tap
+// replaces it only when strictly greater (the first of equal taps decides the index); NaN only when every
+// tap inside is NaN; the type's lowest value (index -1) when no tap is inside the input.
+template <class T>
+void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major) {
+  const Windows w(g);
+  const int64_t plane = g.in_plane();
+  int64_t o = 0;
+  for (int64_t p = 0; p < g.n * g.c; ++p) {
+    const T* xp = x + p * plane;
+    for (const AxisWindow& wd : w.ax[0])
+      for (const AxisWindow& wh : w.ax[1])
+        for (const AxisWindow& ww : w.ax[2]) {
+          T best = std::numeric_limits<T>::lowest();
+          int64_t at = -1;
+          bool have = false, saw_nan = false;
+          for (int64_t a = 0, id = wd.first; a < wd.count; ++a, id += wd.step)
+            for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step)
+              for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step) {
+                const int64_t off = (id * g.in[1] + ih) * g.in[2] + iw;
+                const T v = xp[off];
+                if constexpr (std::is_floating_point_v<T>) {
+                  if (v != v) {
+                    if (!have && !saw_nan) at = off;
+                    saw_nan = true;
+                    continue;
+                  }
+                }
+                if (!have || v > best) {
+                  best = v;
+                  at = off;
+                  have = true;
+                }
+              }
+          if constexpr (std::is_floating_point_v<T>) {
+            if (!have && saw_nan) best = std::numeric_limits<T>::quiet_NaN();
+          }
+          y[o] = canon_any(best);
+          if (idx) {
+            int64_t flat = at;
+            if (at >= 0 && col_major) {
+              // Each plane flattened with the first spatial axis fastest.
+              const int64_t iw = at % g.in[2], ih = (at / g.in[2]) % g.in[1], id = at / (g.in[1] * g.in[2]);
+              flat = g.spatial == 3 ? id + g.in[0] * (ih + g.in[1] * iw) : g.spatial == 2 ? ih + g.in[1] * iw : iw;
+            }
+            idx[o] = at < 0 ? -1 : p * plane + flat;
+          }
+          ++o;
+        }
+  }
+}
+
+// AveragePool: the taps inside the input summed from +0 in order and divided by their count, or with
+// count_include_pad by the taps inside the declared padding (never the ceil_mode overhang).
+template <class T>
+void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad) {
+  const Windows w(g);
+  const int64_t plane = g.in_plane();
+  int64_t o = 0;
+  for (int64_t p = 0; p < g.n * g.c; ++p) {
+    const T* xp = x + p * plane;
+    for (const AxisWindow& wd : w.ax[0])
+      for (const AxisWindow& wh : w.ax[1])
+        for (const AxisWindow& ww : w.ax[2]) {
+          T acc = T(0);
+          for (int64_t a = 0, id = wd.first; a < wd.count; ++a, id += wd.step)
+            for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step)
+              for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step)
+                acc = acc + xp[(id * g.in[1] + ih) * g.in[2] + iw];
+          const int64_t n = include_pad ? wd.padded * wh.padded * ww.padded : wd.count * wh.count * ww.count;
+          y[o++] = canon_any(acc / static_cast<T>(n));
+        }
+  }
+}
+
+class PoolKernel final : public Kernel {
+ public:
+  PoolKernel(bool is_max, PoolAttrs a, bool include_pad, bool col_major)
+      : Kernel(KernelFlags{.exact = true}), max_(is_max), a_(std::move(a)), include_pad_(include_pad), col_major_(col_major) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
+    check_type(ctx.info, ctx.input(0).dtype);
+    if (!max_ && ctx.outputs.size() > 1) ctx.fail(ErrorKind::InvalidModel, "has one output");
+    const PoolGeom g = pool_geometry(ctx.info, ctx.input(0).shape, a_);
+    ctx.set_output(0, ctx.input(0).dtype, g.out_shape);
+    if (ctx.outputs.size() > 1) ctx.set_output(1, DType::I64, g.out_shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const PoolGeom g = pool_geometry(ctx.info, x.shape(), a_);
+    Tensor& y = ctx.output(0);
+    if (y.shape() != g.out_shape || y.dtype() != x.dtype())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    if (y.numel() == 0) return;
+    int64_t* idx = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
+    visit(x.dtype(), [&](auto t) {
+      using T = decltype(t);
+      if (max_) max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_);
+      else if constexpr (std::is_floating_point_v<T>) average_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), include_pad_);
+    });
+  }
+
+ private:
+  template <class F>
+  static void visit(DType t, F&& f) {
+    switch (t) {
+      case DType::F32: f(float{}); break;
+      case DType::F64: f(double{}); break;
+      case DType::I8: f(int8_t{}); break;
+      case DType::U8: f(uint8_t{}); break;
+      default: break;
+    }
+  }
+  void check_type(const NodeInfo& info, DType t) const {
+    const bool ok = t == DType::F32 || t == DType::F64 || (max_ && (t == DType::I8 || t == DType::U8));
+    if (!ok) info.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+  }
+
+  bool max_;
+  PoolAttrs a_;
+  bool include_pad_, col_major_;
+};
+
+// GlobalAveragePool / GlobalMaxPool over every axis after the first two. The average sums each plane in
+// index order from +0 and divides by the plane size; the maximum starts from the lowest value and takes
+// strictly greater ones, so NaNs are ignored (a plane of NaN gives the lowest value).
+class GlobalPoolKernel final : public Kernel {
+ public:
+  explicit GlobalPoolKernel(bool is_max) : Kernel(KernelFlags{.exact = true}), max_(is_max) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
+    const DType t = ctx.input(0).dtype;
+    if (t != DType::F32 && t != DType::F64) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    ctx.set_output(0, t, out_shape(ctx.info, ctx.input(0).shape));
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    if (ctx.output(0).shape() != out_shape(ctx.info, x.shape()))
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    const int64_t planes = x.shape()[0] * x.shape()[1];
+    const int64_t n = planes == 0 ? 0 : x.numel() / planes;
+    auto go = [&](auto t) {
+      using T = decltype(t);
+      const T* px = x.data<T>().data();
+      T* py = ctx.output(0).mutable_data<T>().data();
+      for (int64_t p = 0; p < planes; ++p) {
+        const T* q = px + p * n;
+        T acc = max_ ? std::numeric_limits<T>::lowest() : T(0);
+        for (int64_t i = 0; i < n; ++i) {
+          if (max_) {
+            if (q[i] > acc) acc = q[i];
+          } else {
+            acc = acc + q[i];
+          }
+        }
+        py[p] = canon_any(max_ ? acc : acc / static_cast<T>(n));
+      }
+    };
+    if (x.dtype() == DType::F32) go(float{});
+    else go(double{});
+  }
+
+ private:
+  static Shape out_shape(const NodeInfo& info, const Shape& s) {
+    if (s.rank() < 2) info.fail(ErrorKind::InvalidModel, "input must have rank 2 or more, got " + s.to_string());
+    std::vector<int64_t> d = s.to_vector();
+    for (size_t i = 2; i < d.size(); ++i) d[i] = 1;
+    return Shape(std::span<const int64_t>(d));
+  }
+  bool max_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_max_pool(const NodeInfo& info) {
+  PoolAttrs a = read_pool_attrs(info);
+  const int64_t so = info.get_int("storage_order", 0);
+  if (so != 0 && so != 1) info.fail(ErrorKind::InvalidModel, "storage_order must be 0 or 1, got " + std::to_string(so));
+  if (info.num_outputs() > 2) info.fail(ErrorKind::InvalidModel, "has at most two outputs");
+  return std::make_unique<PoolKernel>(true, std::move(a), false, so == 1);
+}
+
+std::unique_ptr<Kernel> make_average_pool(const NodeInfo& info) {
+  PoolAttrs a = read_pool_attrs(info);
+  const int64_t cip = info.get_int("count_include_pad", 0);
+  if (cip != 0 && cip != 1) info.fail(ErrorKind::InvalidModel, "count_include_pad must be 0 or 1, got " + std::to_string(cip));
+  return std::make_unique<PoolKernel>(false, std::move(a), cip == 1, false);
+}
+
+std::unique_ptr<Kernel> make_global_average_pool(const NodeInfo&) { return std::make_unique<GlobalPoolKernel>(false); }
+std::unique_ptr<Kernel> make_global_max_pool(const NodeInfo&) { return std::make_unique<GlobalPoolKernel>(true); }
+
+}  // namespace onemodel::rt

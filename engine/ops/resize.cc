@@ -1,0 +1,164 @@
+// Resize (opsets 10 to 19+) and Upsample (7, 9), ops-conv.md "Resize" and ops-coverage.md (antialias).
+// Axes are resampled one at a time through per-output tap tables (shrinking axes first, then the others,
+// each in axis order). Coordinates and weights are float32 expressions in a fixed order and every tap is
+// one separately rounded multiply and add from +0, so fast and exact mode share one path and one result.
+// Nearest mode copies elements, so it serves every element type; linear and cubic are float32.
+#include <cmath>
+#include <algorithm>
+#include <cstring>
+
+#include "ops/index_util.h"
+#include "ops/resize_plan.h"
+#include "ops/spatial_ops.h"
+
+namespace onemodel::rt {
+namespace {
+
+// One axis pass over a [outer, n, inner] view producing [outer, m, inner].
+void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t inner, const AxisTable& t) {
+  const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* s = src + o * n * inner;
+    float* d = dst + o * m * inner;
+    for (int64_t j = 0; j < m; ++j) {
+      const auto b = static_cast<size_t>(t.start[static_cast<size_t>(j)]);
+      const auto e = static_cast<size_t>(t.start[static_cast<size_t>(j) + 1]);
+      float* dj = d + j * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        float acc = 0.0f;
+        for (size_t k = b; k < e; ++k) acc = acc + t.w[k] * s[t.idx[k] * inner + i];
+        dj[i] = acc;
+      }
+    }
+  }
+}
+
+// Nearest pass: every output position copies the element of its single tap.
+void pass_copy(const std::byte* src, std::byte* dst, size_t esz, int64_t outer, int64_t n, int64_t inner, const AxisTable& t) {
+  const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
+  const auto row = static_cast<size_t>(inner) * esz;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t k = t.idx[static_cast<size_t>(t.start[static_cast<size_t>(j)])];
+      if (row) std::memcpy(dst + static_cast<size_t>((o * m + j) * inner) * esz, src + static_cast<size_t>((o * n + k) * inner) * esz, row);
+    }
+}
+
+class ResizeKernel final : public Kernel {
+ public:
+  explicit ResizeKernel(ResizeAttrs a) : Kernel(KernelFlags{.exact = true}), a_(std::move(a)) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
+    const DType t = ctx.input(0).dtype;
+    if (a_.mode != ResizeMode::Nearest && t != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported by linear and cubic modes");
+    if (!visit_numeric(t, [](auto) {})) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    for (size_t i = 1; i < ctx.inputs.size(); ++i)
+      if (ctx.has_input(i) && (i != a_.roi_input() || a_.coord == CoordMode::TfCropAndResize) && !ctx.input(i).value) {
+        ctx.require_runtime_values();
+        return;
+      }
+    const ResizePlan p = resize_plan(ctx.info, a_, ctx.input(0).shape, [&](size_t i) -> const Tensor* {
+      return ctx.has_input(i) ? ctx.input(i).value : nullptr;
+    });
+    ctx.set_output(0, t, shape_of(p.out));
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const ResizePlan p = resize_plan(ctx.info, a_, x.shape(), [&](size_t i) -> const Tensor* {
+      return ctx.has_input(i) ? &ctx.input(i) : nullptr;
+    });
+    Tensor& y = ctx.output(0);
+    if (y.shape() != shape_of(p.out) || y.dtype() != x.dtype())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    if (y.numel() == 0) return;
+    const int r = x.rank();
+    std::vector<int64_t> cur = x.shape().to_vector();
+    // Which axes to resample, shrinking ones first.
+    std::vector<int> order;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int d = 0; d < r; ++d) {
+        const auto u = static_cast<size_t>(d);
+        const bool identity = p.out[u] == cur[u] && p.scale[u] == 1.0f && a_.coord != CoordMode::TfCropAndResize;
+        if (identity) continue;
+        if ((pass == 0) == (p.out[u] < cur[u])) order.push_back(d);
+      }
+    std::vector<AxisTable> tables(static_cast<size_t>(r));
+    for (int d : order) tables[static_cast<size_t>(d)] = axis_table(a_, p, d, cur[static_cast<size_t>(d)]);
+    const size_t esz = dtype_size(x.dtype());
+    // Ping-pong between two scratch buffers; the last pass writes the output.
+    std::vector<std::byte> buf[2];
+    const std::byte* src = static_cast<const std::byte*>(x.raw());
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int d = order[k];
+      const auto u = static_cast<size_t>(d);
+      int64_t outer = 1, inner = 1;
+      for (int e = 0; e < d; ++e) outer *= cur[static_cast<size_t>(e)];
+      for (int e = d + 1; e < r; ++e) inner *= cur[static_cast<size_t>(e)];
+      const int64_t n = cur[u], m = p.out[u];
+      std::byte* dst;
+      if (k + 1 == order.size()) {
+        dst = static_cast<std::byte*>(y.raw_mut());
+      } else {
+        buf[k % 2].resize(static_cast<size_t>(outer * m * inner) * esz);
+        dst = buf[k % 2].data();
+      }
+      if (a_.mode == ResizeMode::Nearest)
+        pass_copy(src, dst, esz, outer, n, inner, tables[u]);
+      else
+        pass_float(reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst), outer, n, inner, tables[u]);
+      cur[u] = m;
+      src = dst;
+    }
+    if (order.empty()) std::memcpy(y.raw_mut(), x.raw(), y.nbytes());
+    if (a_.coord == CoordMode::TfCropAndResize) extrapolate(y, tables, order);
+    // Interpolated NaNs are canonical; nearest copies elements and moves every value unchanged.
+    if (a_.mode != ResizeMode::Nearest)
+      for (float& v : y.mutable_data<float>()) v = kernels::canon(v);
+  }
+
+ private:
+  // tf_crop_and_resize: positions whose coordinate is outside the input on any axis get the value.
+  void extrapolate(Tensor& y, const std::vector<AxisTable>& tables, const std::vector<int>& order) const {
+    const Shape& s = y.shape();
+    std::vector<std::vector<int64_t>> maps(static_cast<size_t>(s.rank()));
+    bool any = false;
+    for (int d = 0; d < s.rank(); ++d) {
+      auto& m = maps[static_cast<size_t>(d)];
+      m.assign(static_cast<size_t>(s[d]), 0);
+      if (std::find(order.begin(), order.end(), d) == order.end()) continue;
+      const AxisTable& t = tables[static_cast<size_t>(d)];
+      for (int64_t j = 0; j < s[d]; ++j)
+        if (t.outside[static_cast<size_t>(j)]) {
+          m[static_cast<size_t>(j)] = 1;
+          any = true;
+        }
+    }
+    if (!any) return;
+    const size_t esz = dtype_size(y.dtype());
+    std::vector<std::byte> fill(esz);
+    cast_fill(y.dtype(), a_.extrapolation, fill.data());
+    auto* base = static_cast<std::byte*>(y.raw_mut());
+    std::vector<int64_t> idx(static_cast<size_t>(s.rank()), 0);
+    for (int64_t e = 0; e < s.numel(); ++e) {
+      bool out = false;
+      for (int d = 0; d < s.rank() && !out; ++d) out = maps[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] != 0;
+      if (out) std::memcpy(base + static_cast<size_t>(e) * esz, fill.data(), esz);
+      for (int d = s.rank() - 1; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < s[d]) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+    }
+  }
+
+  ResizeAttrs a_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_resize(const NodeInfo& info) { return std::make_unique<ResizeKernel>(read_resize_attrs(info, false)); }
+std::unique_ptr<Kernel> make_upsample(const NodeInfo& info) { return std::make_unique<ResizeKernel>(read_resize_attrs(info, true)); }
+
+}  // namespace onemodel::rt
