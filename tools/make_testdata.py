@@ -66,15 +66,16 @@ g = h.make_graph(
      nh.from_array((rng.standard_normal((512, 64)) * 0.05).astype(np.float32), "W2")])
 save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)], ir_version=8), "wide.onnx")
 
-# unsupported.onnx: two operators without a kernel (cookbook missing-operators)
+# unsupported.onnx: two operators without a kernel (cookbook missing-operators). The cookbook pairs DeformConv
+# with TfIdfVectorizer, which we now implement; ImageDecoder takes its place (ops-coverage.md lists both
+# DeformConv and ImageDecoder as not covered).
 g = h.make_graph(
     [h.make_node("DeformConv", ["x", "w", "offset"], ["y"]),
-     h.make_node("TfIdfVectorizer", ["ids"], ["tfidf"], mode="TF", min_gram_length=1, max_gram_length=1,
-                 max_skip_count=0, ngram_counts=[0], ngram_indexes=[0], pool_int64s=[1])],
+     h.make_node("ImageDecoder", ["encoded"], ["image"], pixel_format="RGB")],
     "unsupported",
     [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 3, 3]), h.make_tensor_value_info("w", T.FLOAT, [1, 1, 2, 2]),
-     h.make_tensor_value_info("offset", T.FLOAT, [1, 8, 2, 2]), h.make_tensor_value_info("ids", T.INT64, [4])],
-    [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("tfidf", T.FLOAT, None)])
+     h.make_tensor_value_info("offset", T.FLOAT, [1, 8, 2, 2]), h.make_tensor_value_info("encoded", T.UINT8, [4])],
+    [h.make_tensor_value_info("y", T.FLOAT, None), h.make_tensor_value_info("image", T.UINT8, None)])
 save(h.make_model(g, opset_imports=[h.make_opsetid("", 22)], ir_version=10), "unsupported.onnx", check=False)
 
 # wave.onnx: Cos has a fast kernel but no exact one

@@ -22,7 +22,7 @@ if(TARGET onemodel_cli)
            "-DSTDOUT_RE=inputs:\n  x: F32 \\[batch,4\\]\noutputs:\n  probs: F32 \\[batch,3\\].*Gemm \\(opset 17\\) +x2.*missing operators: none\nexact mode: available"
            -P ${expect})
   add_test(NAME cli_info_unsupported COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|info|${td}/unsupported.onnx" -DEXPECT_RC=0
-           "-DSTDOUT_RE=missing operators: DeformConv \\(opset 22\\), TfIdfVectorizer \\(opset 22\\)" -P ${expect})
+           "-DSTDOUT_RE=missing operators: DeformConv \\(opset 22\\), ImageDecoder \\(opset 22\\)" -P ${expect})
 
   # Expected probabilities 0.2323 0.2813 0.4864 (to 4 decimals): each value must round to them.
   add_test(NAME cli_run_classifier COMMAND ${CMAKE_COMMAND}
@@ -30,7 +30,7 @@ if(TARGET onemodel_cli)
            "-DSTDOUT_RE=output probs: F32 \\[1,3\\]\n  values: 0\\.232(2[5-9]|3[0-4])[0-9]* 0\\.281(2[5-9]|3[0-4])[0-9]* 0\\.486(3[5-9]|4[0-4])[0-9]*\n  sha256: [0-9a-f]+"
            -P ${expect})
   add_test(NAME cli_run_unsupported COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/unsupported.onnx" -DEXPECT_RC=1
-           "-DSTDERR_RE=^error: UnsupportedOperator: .*DeformConv \\(opset 22\\).*TfIdfVectorizer \\(opset 22\\)"
+           "-DSTDERR_RE=^error: UnsupportedOperator: .*DeformConv \\(opset 22\\).*ImageDecoder \\(opset 22\\)"
            -P ${expect})
   # cookbook missing-operators: wave.onnx (Cos) runs in fast mode, exact mode names Cos.
   add_test(NAME cli_run_wave_fast COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|run|${td}/wave.onnx" -DEXPECT_RC=0

@@ -10,4 +10,4 @@ export const SCORER_FEATURES = [1, 2, 3, 4, 5, 6];
 export const SCORER_BIAS = [0.5, 1.5];
 export const SCORER_SCORE = [4.5, 6.5, 10.5, 12.5];
 export const SCORER_BEST = [6.5, 12.5];
-export const UNSUPPORTED_OPERATORS = ['DeformConv (opset 22)', 'TfIdfVectorizer (opset 22)'];
+export const UNSUPPORTED_OPERATORS = ['DeformConv (opset 22)', 'ImageDecoder (opset 22)'];
