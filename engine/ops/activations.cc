@@ -1,8 +1,10 @@
 // Activation functions (ops-elementwise.md "Function definitions"): Relu, Gelu, LeakyRelu, HardSigmoid,
 // HardSwish, Softsign, ThresholdedRelu, Shrink and PRelu are compares, selects and rounded IEEE operations in
-// a fixed order (Gelu through the exact transcendentals), hence exact. Elu, Selu, Celu and Softplus use the
+// a fixed order (Gelu on the vector kernels of kernels/transcendental.h), hence exact. Elu, Selu, Celu and Softplus use the
 // exact exponential and logarithm and are exact too (float32 only). Attribute defaults are the ONNX ones.
 #include "kernels/exact_math.h"
+#include "kernels/transcendental.h"
+#include "ops/array_unary.h"
 #include "ops/elementwise_common.h"
 #include "ops/elementwise_ops.h"
 #include "ops/ops.h"
@@ -21,8 +23,8 @@ std::unique_ptr<Kernel> make_relu(const NodeInfo&) {
 
 std::unique_ptr<Kernel> make_gelu(const NodeInfo& info) {
   const std::string approx = info.get_string("approximate", "none");
-  if (approx == "none") return unary<kF32>([](float x) { return kernels::exact_gelu_erf(x); });
-  if (approx == "tanh") return unary<kF32>([](float x) { return kernels::exact_gelu_tanh(x); });
+  if (approx == "none") return array_unary(&kern::gelu_erf_f32);
+  if (approx == "tanh") return array_unary(&kern::gelu_tanh_f32);
   info.fail(ErrorKind::InvalidModel, "approximate must be 'none' or 'tanh', got '" + approx + "'");
 }
 

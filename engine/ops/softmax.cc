@@ -7,10 +7,13 @@
 // The exponential is ExpNonPositive in exact mode and the fast exponential in fast mode
 // (exact-transcendentals.md); the log is the library's. NaN results are 0x7FC00000 in both modes. Rows with
 // NaN, +inf or only -inf come out all-NaN by the arithmetic itself (inf - inf and -inf - -inf are NaN, and
-// NaN reaches l).
+// NaN reaches l). Softmax and LogSoftmax rows run on the vector kernels of kernels/softmax.h in fixed chunks of
+// max(1, 16384 / n) rows over the session's pool (a row is never split, so threads cannot change a bit); rows
+// along an axis that is not the last are first gathered into a contiguous scratch copy.
 #include <algorithm>
 #include <limits>
 
+#include "kernels/softmax.h"
 #include "ops/common.h"
 #include "ops/norm_ops.h"
 #include "ops/ops.h"
@@ -19,39 +22,6 @@ namespace onemodel::rt {
 namespace {
 
 enum class RowOp { Softmax, LogSoftmax, Hardmax };
-
-float row_max(const float* row, int64_t n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < n; ++j)
-    if (row[j] > m) m = row[j];  // NaN compares false: ignored
-  return m;
-}
-
-void softmax_row(float* row, int64_t n, bool exact) {
-  const float m = row_max(row, n);
-  for (int64_t j = 0; j < n; ++j) {
-    const float d = row[j] - m;
-    row[j] = exact ? kernels::exact_exp_nonpositive(d) : kernels::fast_exp(d);
-  }
-  const float l = kernels::sum16(row, static_cast<size_t>(n));
-  if (exact) {
-    for (int64_t j = 0; j < n; ++j) row[j] = kernels::canon(row[j] / l);
-  } else {
-    const float inv = 1.0f / l;
-    for (int64_t j = 0; j < n; ++j) row[j] = kernels::canon(row[j] * inv);
-  }
-}
-
-// `tmp` holds n floats of scratch for the exponentials (the row itself keeps the differences).
-void log_softmax_row(float* row, float* tmp, int64_t n, bool exact) {
-  const float m = row_max(row, n);
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = row[j] - m;
-    tmp[j] = exact ? kernels::exact_exp_nonpositive(row[j]) : kernels::fast_exp(row[j]);
-  }
-  const float ll = kernels::exact_log(kernels::sum16(tmp, static_cast<size_t>(n)));
-  for (int64_t j = 0; j < n; ++j) row[j] = kernels::canon(row[j] - ll);
-}
 
 void hardmax_row(float* row, int64_t n) {
   int64_t best = -1;
@@ -97,32 +67,58 @@ class RowKernel final : public Kernel {
     if (x.numel() == 0) return;
     const float* px = x.data<float>().data();
     float* py = y.mutable_data<float>().data();
-    Tensor tmp = ctx.scratch(DType::F32, Shape{2 * n});
-    float* row = tmp.mutable_data<float>().data();
-    float* aux = row + n;
-    if (inner == 1) {  // contiguous rows: treat them in the output directly
-      for (int64_t o = 0; o < outer; ++o) {
-        std::copy(px + o * n, px + (o + 1) * n, py + o * n);
-        treat(py + o * n, aux, n, ctx.exact);
-      }
+    if (op_ == RowOp::Hardmax) {
+      run_hardmax(ctx, px, py, outer, n, inner);
       return;
     }
+    const int64_t rows = outer * inner;
+    if (inner == 1) {
+      run_rows(ctx, px, py, rows, n);
+      return;
+    }
+    // Rows along a strided axis: gather them contiguous, treat them, scatter them back.
+    Tensor tmp = ctx.scratch(DType::F32, Shape{rows * n});
+    float* t = tmp.mutable_data<float>().data();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) t[(o * inner + i) * n + j] = px[(o * n + j) * inner + i];
+    run_rows(ctx, t, t, rows, n);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) py[(o * n + j) * inner + i] = t[(o * inner + i) * n + j];
+  }
+
+ private:
+  // Contiguous rows of n (x == y allowed), in fixed chunks of max(1, 16384 / n) rows (ops-norms.md).
+  void run_rows(const RunContext& ctx, const float* x, float* y, int64_t rows, int64_t n) const {
+    const int64_t per = std::max<int64_t>(1, 16384 / n);
+    const int64_t chunks = (rows + per - 1) / per;
+    const kern::Isa isa = ctx.isa;
+    const bool exact = ctx.exact;
+    const bool log = op_ == RowOp::LogSoftmax;
+    // About 2 ns per element (exponential, sum, division); it only caps how many threads wake.
+    parallel_for(ctx.pool, chunks, 2.0 * static_cast<double>(rows * n), [&](int64_t c) {
+      const int64_t r0 = c * per;
+      const int64_t cnt = std::min(per, rows - r0);
+      if (log) {
+        kern::log_softmax_rows(isa, exact, x + r0 * n, y + r0 * n, cnt, n);
+      } else {
+        kern::softmax_rows(isa, exact, x + r0 * n, y + r0 * n, cnt, n);
+      }
+    });
+  }
+
+  static void run_hardmax(const RunContext& ctx, const float* px, float* py, int64_t outer, int64_t n,
+                          int64_t inner) {
+    Tensor tmp = ctx.scratch(DType::F32, Shape{n});
+    float* row = tmp.mutable_data<float>().data();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t base = o * n * inner + i;
         for (int64_t j = 0; j < n; ++j) row[j] = px[base + j * inner];
-        treat(row, aux, n, ctx.exact);
+        hardmax_row(row, n);
         for (int64_t j = 0; j < n; ++j) py[base + j * inner] = row[j];
       }
-  }
-
- private:
-  void treat(float* row, float* aux, int64_t n, bool exact) const {
-    switch (op_) {
-      case RowOp::Softmax: softmax_row(row, n, exact); break;
-      case RowOp::LogSoftmax: log_softmax_row(row, aux, n, exact); break;
-      case RowOp::Hardmax: hardmax_row(row, n); break;
-    }
   }
 
   RowOp op_;

@@ -1,8 +1,10 @@
-// One-input arithmetic (ops-elementwise.md): Neg, Abs, Sign, Reciprocal, Sqrt, Floor, Ceil, Round, the exact
-// fp32 transcendentals Exp, Log, Tanh, Sigmoid, Erf (exact-transcendentals.md, same code in both modes),
+// One-input arithmetic (ops-elementwise.md): Neg, Abs, Sign, Reciprocal, Sqrt, Floor, Ceil, Round, the fp32
+// transcendentals Exp, Log, Tanh, Sigmoid, Erf (exact-transcendentals.md, on the vector kernels of
+// kernels/transcendental.h: the spec's bits in exact mode, fused Horner steps and the fast exp in fast mode),
 // IsNaN, IsInf, Not, BitwiseNot, and the trigonometric/hyperbolic functions (platform libm: fast mode only).
 // Floor, Ceil, Sqrt, Reciprocal and Round are single IEEE operations, so their exact flavour only fixes NaN bits.
-#include "kernels/exact_math.h"
+#include "kernels/transcendental.h"
+#include "ops/array_unary.h"
 #include "ops/elementwise_common.h"
 #include "ops/elementwise_ops.h"
 
@@ -54,21 +56,11 @@ std::unique_ptr<Kernel> make_round(const NodeInfo&) {
   return unary<kFloats>([](auto x) { return std::nearbyint(x); });
 }
 
-std::unique_ptr<Kernel> make_exp(const NodeInfo&) {
-  return unary<kF32>([](float x) { return kernels::exact_exp(x); });
-}
-std::unique_ptr<Kernel> make_log(const NodeInfo&) {
-  return unary<kF32>([](float x) { return kernels::exact_log(x); });
-}
-std::unique_ptr<Kernel> make_tanh(const NodeInfo&) {
-  return unary<kF32>([](float x) { return kernels::exact_tanh(x); });
-}
-std::unique_ptr<Kernel> make_sigmoid(const NodeInfo&) {
-  return unary<kF32>([](float x) { return kernels::exact_sigmoid(x); });
-}
-std::unique_ptr<Kernel> make_erf(const NodeInfo&) {
-  return unary<kF32>([](float x) { return kernels::exact_erf(x); });
-}
+std::unique_ptr<Kernel> make_exp(const NodeInfo&) { return array_unary(&kern::exp_f32); }
+std::unique_ptr<Kernel> make_log(const NodeInfo&) { return array_unary(&kern::log_f32); }
+std::unique_ptr<Kernel> make_tanh(const NodeInfo&) { return array_unary(&kern::tanh_f32); }
+std::unique_ptr<Kernel> make_sigmoid(const NodeInfo&) { return array_unary(&kern::sigmoid_f32); }
+std::unique_ptr<Kernel> make_erf(const NodeInfo&) { return array_unary(&kern::erf_f32); }
 
 std::unique_ptr<Kernel> make_is_nan(const NodeInfo&) {
   return unary<kFloats>([](auto x) { return x != x; }, true, true);
