@@ -108,6 +108,33 @@ def sequence_optional():
     save(g, 'sequence_optional.onnx', opset=18)
 
 
+def sequence_ops():
+    # SplitToSequence / ConcatFromSequence / SequenceAt / SequenceErase / SequenceConstruct / SequenceEmpty.
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(TP.FLOAT, ['r', 'c']))
+    g = h.make_graph(
+        [h.make_node('SplitToSequence', ['x', 'split23'], ['parts'], axis=1),
+         h.make_node('SplitToSequence', ['x'], ['rows'], axis=0, keepdims=0),
+         h.make_node('SplitToSequence', ['x', 'two'], ['chunks'], axis=-1),
+         h.make_node('ConcatFromSequence', ['rows'], ['stacked'], axis=1, new_axis=1),
+         h.make_node('ConcatFromSequence', ['parts'], ['joined'], axis=1),
+         h.make_node('SequenceAt', ['parts', 'minus_one'], ['last']),
+         h.make_node('SequenceErase', ['parts', 'zero'], ['erased']),
+         h.make_node('SequenceLength', ['erased'], ['erased_len']),
+         h.make_node('SequenceConstruct', ['x', 'x'], ['pair']),
+         h.make_node('SequenceLength', ['pair'], ['pair_len']),
+         h.make_node('SequenceEmpty', [], ['none'], dtype=TP.FLOAT),
+         h.make_node('SequenceLength', ['none'], ['none_len'])],
+        'sequence_ops',
+        [h.make_tensor_value_info('x', TP.FLOAT, [2, 5])],
+        [h.make_value_info('chunks', seq_t), h.make_tensor_value_info('stacked', TP.FLOAT, [5, 2]),
+         h.make_tensor_value_info('joined', TP.FLOAT, [2, 5]), h.make_tensor_value_info('last', TP.FLOAT, [2, 3]),
+         h.make_tensor_value_info('erased_len', TP.INT64, []), h.make_tensor_value_info('pair_len', TP.INT64, []),
+         h.make_tensor_value_info('none_len', TP.INT64, [])],
+        [h.make_tensor('split23', TP.INT64, [2], [2, 3]), h.make_tensor('two', TP.INT64, [], [2]),
+         h.make_tensor('minus_one', TP.INT64, [], [-1]), h.make_tensor('zero', TP.INT32, [], [0])])
+    save(g, 'sequence_ops.onnx', opset=17)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     loop_accumulate()
@@ -115,3 +142,4 @@ if __name__ == '__main__':
     loop_bad_shapes()
     loop_with_sin()
     sequence_optional()
+    sequence_ops()

@@ -205,3 +205,39 @@ TEST(SequenceTest, WrongKindsOfInputValuesAreRefused) {
 
 }  // namespace
 }  // namespace onemodel
+
+namespace onemodel {
+namespace {
+
+// x = [[0,1,2,3,4],[5,6,7,8,9]]; expected values worked out by hand:
+//   chunks  = SplitToSequence(x, 2, axis=-1): [[0,1],[5,6]], [[2,3],[7,8]], [[4],[9]]
+//   stacked = ConcatFromSequence(rows of x, axis=1, new_axis=1): x transposed, [5,2]
+//   joined  = ConcatFromSequence(SplitToSequence(x, [2,3], axis=1), axis=1) = x
+//   last    = SequenceAt(parts, -1) = [[2,3,4],[7,8,9]]
+//   lengths: after erasing item 0 of parts 1, SequenceConstruct(x, x) 2, SequenceEmpty 0
+TEST(SequenceTest, SplitConcatAtEraseConstructEmpty) {
+  for (Mode mode : {Mode::Fast, Mode::Exact}) {
+    Session s = load("sequence_ops.onnx", mode);
+    std::vector<float> xs(10);
+    for (int i = 0; i < 10; ++i) xs[static_cast<size_t>(i)] = static_cast<float>(i);
+    std::vector<NamedValue> in{{"x", Tensor::from_values<float>(std::span<const float>(xs), Shape{2, 5})}};
+    std::vector<Value> out = s.run_values(in);
+    ASSERT_EQ(out.size(), 7u);
+    const std::vector<Tensor>& chunks = out[0].items();
+    ASSERT_EQ(chunks.size(), 3u);
+    EXPECT_EQ(chunks[0].shape(), (Shape{2, 2}));
+    EXPECT_EQ(floats(chunks[1]), (std::vector<float>{2, 3, 7, 8}));
+    EXPECT_EQ(chunks[2].shape(), (Shape{2, 1}));
+    EXPECT_EQ(floats(chunks[2]), (std::vector<float>{4, 9}));
+    EXPECT_EQ(out[1].tensor().shape(), (Shape{5, 2}));
+    EXPECT_EQ(floats(out[1].tensor()), (std::vector<float>{0, 5, 1, 6, 2, 7, 3, 8, 4, 9}));
+    EXPECT_EQ(floats(out[2].tensor()), xs);
+    EXPECT_EQ(floats(out[3].tensor()), (std::vector<float>{2, 3, 4, 7, 8, 9}));
+    EXPECT_EQ(out[4].tensor().data<int64_t>()[0], 1);
+    EXPECT_EQ(out[5].tensor().data<int64_t>()[0], 2);
+    EXPECT_EQ(out[6].tensor().data<int64_t>()[0], 0);
+  }
+}
+
+}  // namespace
+}  // namespace onemodel
