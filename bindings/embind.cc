@@ -113,6 +113,7 @@ val value_infos(const std::vector<onemodel::ValueInfo>& infos) {
     obj.set("dtype", static_cast<int>(info.dtype));
     obj.set("hasShape", info.has_shape);
     obj.set("kind", std::string(kind_name(info.kind)));
+    obj.set("elementKind", std::string(kind_name(info.element_kind)));
     val dims = val::array();
     for (const auto& d : info.dims) {
       if (d.is_fixed()) {
@@ -163,6 +164,38 @@ val copy_to_js(const onemodel::Tensor& t) {
     dst.call<void>("set", src);
   }
   return array;
+}
+
+// One engine tensor from a JS {dtype code, dims, typed array} triple (the checks TypeScript cannot make:
+// the element type is one the engine stores, extents are integers in range, the byte length matches).
+onemodel::Tensor tensor_from_js(const std::string& name, const val& code, const val& shape_js, const val& data) {
+  const DType dtype = static_cast<DType>(code.as<int>());
+  if (!onemodel::dtype_is_stored(dtype)) {
+    throw Error(ErrorKind::InvalidInput, "input '" + name + "' has an element type code the engine does not store");
+  }
+  const auto rank = shape_js["length"].as<unsigned>();
+  std::vector<int64_t> shape(rank);
+  for (unsigned d = 0; d < rank; ++d) {
+    const double extent = shape_js[d].as<double>();
+    if (!(extent >= 0 && extent <= static_cast<double>(onemodel::kMaxElements)) || extent != static_cast<double>(static_cast<int64_t>(extent))) {
+      throw Error(ErrorKind::InvalidInput, "input '" + name + "' has an invalid dimension");
+    }
+    shape[d] = static_cast<int64_t>(extent);
+  }
+  onemodel::Tensor t = onemodel::Tensor::zeros(dtype, onemodel::Shape(shape));
+  copy_from_js(data, t.raw_mut(), t.nbytes());
+  return t;
+}
+
+// {dtype, dims, data} for an engine tensor (data copied out of wasm memory).
+val tensor_to_js(const onemodel::Tensor& t) {
+  val obj = val::object();
+  obj.set("dtype", static_cast<int>(t.dtype()));
+  val shape = val::array();
+  for (int64_t e : t.shape().dims()) shape.call<void>("push", static_cast<double>(e));
+  obj.set("dims", shape);
+  obj.set("data", copy_to_js(t));
+  return obj;
 }
 
 // The session handle JS holds. Copies share one engine session; release() frees the model for all.
@@ -260,6 +293,70 @@ class WasmSession {
     });
   }
 
+  // The Value form (sequences and optionals). Per input: kinds[i] is 0 tensor, 1 sequence, 2 empty optional,
+  // 3 optional of a tensor, 4 optional of a sequence; elem_codes[i] the element type (for empty sequences and
+  // optionals); items[i] an array of {dtype, dims, data} (one for a tensor, none for an empty optional).
+  // Returns [{name, kind, present, elemType, items: [{dtype, dims, data}]}].
+  val run_values(const val& names, const val& kinds, const val& elem_codes, const val& items,
+                 const val& output_names) const {
+    return guarded([&]() {
+      const std::vector<std::string> input_names = strings_of(names);
+      std::vector<onemodel::NamedValue> feeds;
+      for (unsigned i = 0; i < input_names.size(); ++i) {
+        const int kind = kinds[i].as<int>();
+        const DType elem = static_cast<DType>(elem_codes[i].as<int>());
+        std::vector<onemodel::Tensor> tensors;
+        const val list = items[i];
+        const auto n = list["length"].as<unsigned>();
+        for (unsigned k = 0; k < n; ++k)
+          tensors.push_back(tensor_from_js(input_names[i], list[k]["dtype"], list[k]["dims"], list[k]["data"]));
+        onemodel::Value v;
+        switch (kind) {
+          case 0: v = onemodel::Value(tensors.at(0)); break;
+          case 1: v = onemodel::Value::sequence(std::move(tensors), elem); break;
+          case 2: v = onemodel::Value::none(onemodel::ValueKind::Unknown, elem); break;
+          case 3: v = onemodel::Value::optional(onemodel::Value(tensors.at(0))); break;
+          case 4: v = onemodel::Value::optional(onemodel::Value::sequence(std::move(tensors), elem)); break;
+          default: throw Error(ErrorKind::InvalidInput, "input '" + input_names[i] + "' has an unknown value kind code");
+        }
+        feeds.push_back({input_names[i], std::move(v)});
+      }
+      const std::vector<std::string> wanted = strings_of(output_names);
+      const std::vector<onemodel::Value> results = session_.run_values(feeds, wanted);
+      std::vector<std::string> result_names = wanted;
+      if (result_names.empty()) {
+        for (const auto& info : session_.outputs()) result_names.push_back(info.name);
+      }
+      val out = val::array();
+      for (size_t k = 0; k < results.size(); ++k) {
+        const onemodel::Value& r = results[k];
+        const onemodel::Value* content = &r;
+        val obj = val::object();
+        obj.set("name", result_names.at(k));
+        obj.set("kind", std::string(kind_name(r.kind())));
+        bool present = true;
+        if (r.kind() == onemodel::ValueKind::Optional) {
+          present = r.has_element();
+          obj.set("contentKind", std::string(kind_name(present ? r.element().kind() : r.content_kind())));
+          if (present) content = &r.element();
+        }
+        obj.set("present", present);
+        obj.set("elemType", static_cast<int>(r.elem_type()));
+        val list = val::array();
+        if (present) {
+          if (content->kind() == onemodel::ValueKind::Sequence) {
+            for (const onemodel::Tensor& t : content->items()) list.call<void>("push", tensor_to_js(t));
+          } else {
+            list.call<void>("push", tensor_to_js(content->tensor()));
+          }
+        }
+        obj.set("items", list);
+        out.call<void>("push", obj);
+      }
+      return out;
+    });
+  }
+
   void release() {
     guarded([&]() {
       session_.release();
@@ -283,6 +380,7 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("kernelPath", &WasmSession::kernel_path)
       .function("opsets", &WasmSession::opsets)
       .function("run", &WasmSession::run)
+      .function("runValues", &WasmSession::run_values)
       .function("release", &WasmSession::release);
   emscripten::function("version", &engine_version);
 }

@@ -19,6 +19,8 @@
 
 #include "ops/spatial_ops.h"
 
+#include "ops/value_ops.h"
+
 namespace onemodel::rt {
 namespace {
 
@@ -273,6 +275,25 @@ constexpr std::array kTable = {
     OpDef{"", "BlackmanWindow", 17, kLatest, make_blackman_window},
     OpDef{"", "MelWeightMatrix", 17, kLatest, make_mel_weight_matrix},
     // ---- end of losses, Det and signal operators ----
+
+    // ---- control flow, sequences and optionals (graph-runtime.md section 8; ops/value_ops.h) ----
+    OpDef{"", "If", 1, kLatest, make_if},
+    OpDef{"", "Loop", 1, kLatest, make_loop},
+    OpDef{"", "Scan", 8, 8, make_scan},                   // batch axis, sequence_lens, directions
+    OpDef{"", "Scan", 9, kLatest, make_scan},             // axes and directions per input and output
+    OpDef{"", "SequenceMap", 17, kLatest, make_sequence_map},
+    OpDef{"", "SequenceEmpty", 11, kLatest, make_sequence_empty},
+    OpDef{"", "SequenceConstruct", 11, kLatest, make_sequence_construct},
+    OpDef{"", "SequenceInsert", 11, kLatest, make_sequence_insert},
+    OpDef{"", "SequenceErase", 11, kLatest, make_sequence_erase},
+    OpDef{"", "SequenceAt", 11, kLatest, make_sequence_at},
+    OpDef{"", "SequenceLength", 11, kLatest, make_sequence_length},
+    OpDef{"", "SplitToSequence", 11, kLatest, make_split_to_sequence},
+    OpDef{"", "ConcatFromSequence", 11, kLatest, make_concat_from_sequence},
+    OpDef{"", "Optional", 15, kLatest, make_optional},
+    OpDef{"", "OptionalHasElement", 15, kLatest, make_optional_has_element},  // 18: any input, or none
+    OpDef{"", "OptionalGetElement", 15, kLatest, make_optional_get_element},  // 18: tensors pass through
+    // ---- end of control flow ----
 };
 
 bool same_domain(std::string_view a, std::string_view b) {

@@ -99,7 +99,7 @@ class ReshapeKernel final : public Kernel {
 
 class IdentityKernel final : public Kernel {
  public:
-  IdentityKernel() : Kernel(KernelFlags{.exact = true, .view_of_input = true}) {}
+  IdentityKernel() : Kernel(KernelFlags{.exact = true, .view_of_input = true, .passes_values = true}) {}
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
     ctx.set_output(0, ctx.input(0).dtype, ctx.input(0).shape);

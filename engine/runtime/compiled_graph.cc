@@ -23,12 +23,19 @@ std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
+// Sequences and optionals are described by their content: a sequence's item element type, an optional's
+// content kind and element type (optional(sequence(tensor(float))) is Optional, Sequence, F32).
 ValueInfo describe(const ir::Value& v) {
   ValueInfo info;
   info.name = v.name;
   info.kind = v.type.kind;
   if (v.type.kind == ValueKind::Sequence || v.type.kind == ValueKind::Optional) {
-    info.dtype = DType::U8;  // carried as a packed U8 tensor (section 8)
+    const ir::TypeInfo* inner = v.type.inner.get();
+    if (v.type.kind == ValueKind::Optional && inner) {
+      info.element_kind = inner->kind;
+      if (inner->kind == ValueKind::Sequence) inner = inner->inner.get();
+    }
+    if (inner && inner->kind == ValueKind::Tensor) info.dtype = inner->elem;
     return info;
   }
   info.dtype = v.type.elem;
@@ -44,9 +51,33 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->model_ = std::move(model);
+  g->graph_ = std::shared_ptr<const ir::Graph>(g->model_, g->model_->graph.get());
   g->exact_ = exact;
   g->isa_ = kern::session_isa();
-  g->pool_ = std::make_unique<ThreadPool>(threads);
+  g->own_pool_ = std::make_unique<ThreadPool>(threads);
+  g->pool_ = g->own_pool_.get();
+  g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_};
+  g->collect_live_nodes();
+  g->describe_io();
+  g->resolve_operators(lookup);
+  g->load_weights();
+  return g;
+}
+
+std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<const ir::Graph> body, bool exact,
+                                                                OpLookup lookup, kern::Isa isa, ThreadPool* pool) {
+  if (!body) throw Error(ErrorKind::InvalidModel, "a subgraph attribute holds no graph");
+  std::shared_ptr<CompiledGraph> g(new CompiledGraph());
+  g->graph_ = std::move(body);
+  g->body_ = true;
+  g->exact_ = exact;
+  g->isa_ = isa;
+  if (!pool) {
+    g->own_pool_ = std::make_unique<ThreadPool>(1);
+    pool = g->own_pool_.get();
+  }
+  g->pool_ = pool;
+  g->scope_ = CompileScope{g->graph_.get(), lookup, isa, pool};
   g->collect_live_nodes();
   g->describe_io();
   g->resolve_operators(lookup);
@@ -85,14 +116,31 @@ void CompiledGraph::collect_live_nodes() {
 
 void CompiledGraph::describe_io() {
   const ir::Graph& gr = graph();
+  if (body_) {
+    // A body takes whatever its node passes (section 8): declared types are not checked, so the infos
+    // say Unknown. Captures follow the declared inputs.
+    for (int list = 0; list < 2; ++list)
+      for (int v : list == 0 ? gr.inputs : gr.captures) {
+        const ir::Value& val = gr.values[static_cast<size_t>(v)];
+        inputs_.push_back(v);
+        ValueInfo info;
+        info.name = val.name;
+        info.kind = ValueKind::Unknown;
+        input_infos_.push_back(std::move(info));
+      }
+    for (int v : gr.outputs) {
+      outputs_.push_back(v);
+      output_infos_.push_back(describe(gr.values[static_cast<size_t>(v)]));
+    }
+    return;
+  }
   for (int v : gr.inputs) {
     const ir::Value& val = gr.values[static_cast<size_t>(v)];
     if (val.initializer || val.sparse_initializer) continue;  // has a default: not a required input
-    if (val.type.kind == ValueKind::Sequence || val.type.kind == ValueKind::Optional ||
-        val.type.kind == ValueKind::Map || val.type.kind == ValueKind::SparseTensor ||
+    if (val.type.kind == ValueKind::Map || val.type.kind == ValueKind::SparseTensor ||
         val.type.kind == ValueKind::Opaque)
       throw Error(ErrorKind::Unsupported, "graph input '" + val.name +
-                                              "' is not a tensor; sequence, optional, map and sparse inputs are "
+                                              "' is not a tensor, sequence or optional; map and sparse inputs are "
                                               "not supported");
     if (val.type.kind == ValueKind::Tensor && val.type.elem != DType::Undefined && !dtype_is_stored(val.type.elem))
       throw Error(ErrorKind::Unsupported, "graph input '" + val.name + "' has element type " +
@@ -132,7 +180,7 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
   nodes_.reserve(live_.size());
   for (size_t k = 0; k < live_.size(); ++k) {
     const ir::Node& n = gr.nodes[static_cast<size_t>(live_[k])];
-    CompiledNode cn{&n, NodeInfo(n, exact_), nullptr, {}, {}};
+    CompiledNode cn{&n, NodeInfo(n, exact_, &scope_), nullptr, {}, {}};
     cn.kernel = defs[k]->factory(cn.info);
     if (!cn.kernel)
       throw Error(ErrorKind::Internal, "the factory of " + op_label(n) + " returned no kernel").with_node(n.name);

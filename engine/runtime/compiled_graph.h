@@ -20,22 +20,24 @@ struct CompiledNode {
   std::vector<int> outputs;
 };
 
-// How operators are found: find_op (the static table) normally; tests pass their own table.
-using OpLookup = const OpDef* (*)(std::string_view domain, std::string_view op_type, int64_t opset);
-
 class CompiledGraph {
  public:
   // Resolves operators, checks the mode, prepares weights. `model.graph` must be set.
   static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
                                                      OpLookup lookup = &find_op, int threads = 1);
+  // A subgraph (If/Loop/Scan/SequenceMap body, graph-runtime.md section 8) as its own compiled graph: its
+  // inputs are the body's declared inputs followed by its captures (graph().captures order), all accepted
+  // whatever their declared type. Shares the enclosing session's target and pool; no graph passes.
+  static std::shared_ptr<const CompiledGraph> create_body(std::shared_ptr<const ir::Graph> body, bool exact,
+                                                          OpLookup lookup, kern::Isa isa, ThreadPool* pool);
 
   bool exact() const { return exact_; }
   // The instruction-set target every kernel of this session runs on (chosen once, at creation).
   kern::Isa isa() const { return isa_; }
   // The intra-op pool every run of this session shares (never null; threads() == 1 means no workers).
-  ThreadPool* pool() const { return pool_.get(); }
-  const ir::Model& model() const { return *model_; }
-  const ir::Graph& graph() const { return *model_->graph; }
+  ThreadPool* pool() const { return pool_; }
+  const ir::Model& model() const { return *model_; }  // not for bodies (create_body has no model)
+  const ir::Graph& graph() const { return *graph_; }
   size_t num_values() const { return graph().values.size(); }
   const std::string& value_name(int v) const { return graph().values[static_cast<size_t>(v)].name; }
 
@@ -57,9 +59,13 @@ class CompiledGraph {
   void describe_io();
 
   std::shared_ptr<const ir::Model> model_;
+  std::shared_ptr<const ir::Graph> graph_;  // model_->graph, or a body
+  bool body_ = false;
   bool exact_ = false;
   kern::Isa isa_ = kern::Isa::Scalar;
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ThreadPool> own_pool_;
+  ThreadPool* pool_ = nullptr;
+  CompileScope scope_;  // what this graph's kernels see through NodeInfo::scope()
   std::vector<int> live_;  // indices into graph().nodes
   std::vector<CompiledNode> nodes_;
   std::vector<Tensor> weights_;

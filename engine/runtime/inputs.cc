@@ -2,6 +2,7 @@
 // messages name the input and say what was expected, because these are the errors users actually meet.
 #include "runtime/inputs.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace onemodel::rt {
@@ -59,6 +60,9 @@ std::string dims_to_string(const std::vector<Dim>& dims) {
 }
 
 void check_input(const ValueInfo& info, DType dtype, const Shape& shape) {
+  if (info.kind == ValueKind::Sequence || info.kind == ValueKind::Optional)
+    invalid("input '" + info.name + "' is " + (info.kind == ValueKind::Sequence ? "a sequence" : "an optional") +
+            "; pass it as a Value (Session::run_values)");
   if (!dtype_is_stored(dtype))
     invalid("input '" + info.name + "' has element type " + std::string(dtype_name(dtype)) +
             ", which is not supported");
@@ -98,6 +102,116 @@ std::vector<size_t> match_inputs(const std::vector<ValueInfo>& model_inputs, std
     if (t.empty()) invalid("input '" + model_inputs[i].name + "' is an empty tensor (no storage)");
     check_input(model_inputs[i], t.dtype(), t.shape());
   }
+  return slot;
+}
+
+namespace {
+
+const char* kind_text(ValueKind k) {
+  switch (k) {
+    case ValueKind::Tensor: return "a tensor";
+    case ValueKind::Sequence: return "a sequence";
+    case ValueKind::Optional: return "an optional";
+    default: return "no value";
+  }
+}
+
+void check_items(const ValueInfo& info, const Value& seq) {
+  for (size_t k = 0; k < seq.items().size(); ++k) {
+    const Tensor& t = seq.items()[k];
+    if (!dtype_is_stored(t.dtype()))
+      invalid("input '" + info.name + "' item " + std::to_string(k) + " has element type " +
+              std::string(dtype_name(t.dtype())) + ", which is not supported");
+  }
+  if (info.dtype != DType::Undefined && seq.elem_type() != DType::Undefined && seq.elem_type() != info.dtype)
+    invalid("input '" + info.name + "' must be a sequence of " + std::string(dtype_short_name(info.dtype)) +
+            ", got a sequence of " + std::string(dtype_short_name(seq.elem_type())));
+}
+
+// Kernels read elements with typed loads: a strided or misaligned item is copied (plain tensor inputs get
+// the same treatment in RunState::set_input).
+Tensor usable(const Tensor& t) {
+  size_t es = dtype_size(t.dtype());
+  bool aligned = es != 0 && reinterpret_cast<uintptr_t>(t.raw()) % es == 0;
+  return t.is_contiguous() && aligned ? t : contiguous_copy(t);
+}
+
+Value usable_value(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::Tensor: return Value(usable(v.tensor()));
+    case ValueKind::Sequence: {
+      std::vector<Tensor> items;
+      items.reserve(v.items().size());
+      for (const Tensor& t : v.items()) items.push_back(usable(t));
+      return Value::sequence(std::move(items), v.elem_type());
+    }
+    case ValueKind::Optional: return v.has_element() ? Value::optional(usable_value(v.element())) : v;
+    default: return v;
+  }
+}
+
+// Checks `v` against `info` and returns it, wrapped into an optional when the input is an optional.
+Value check_value(const ValueInfo& info, const Value& v) {
+  if (v.empty()) invalid("input '" + info.name + "' has no value");
+  switch (info.kind) {
+    case ValueKind::Tensor:
+      if (!v.is_tensor()) invalid("input '" + info.name + "' must be a tensor, got " + kind_text(v.kind()));
+      check_input(info, v.tensor().dtype(), v.tensor().shape());
+      return v;
+    case ValueKind::Sequence:
+      if (v.kind() != ValueKind::Sequence)
+        invalid("input '" + info.name + "' must be a sequence, got " + kind_text(v.kind()));
+      check_items(info, v);
+      return usable_value(v);
+    case ValueKind::Optional: {
+      Value opt = v.kind() == ValueKind::Optional ? v : Value::optional(v);
+      if (info.element_kind != ValueKind::Unknown && opt.content_kind() != ValueKind::Unknown &&
+          opt.content_kind() != info.element_kind)
+        invalid("input '" + info.name + "' is an optional of " + kind_text(info.element_kind) + ", got " +
+                (v.kind() == ValueKind::Optional ? "an optional of " : "") + kind_text(opt.content_kind()));
+      if (opt.has_element()) {
+        const Value& e = opt.element();
+        if (e.is_tensor()) {
+          ValueInfo inner = info;
+          inner.kind = ValueKind::Tensor;
+          check_input(inner, e.tensor().dtype(), e.tensor().shape());
+        } else {
+          check_items(info, e);
+        }
+      } else if (info.dtype != DType::Undefined && opt.elem_type() != DType::Undefined &&
+                 opt.elem_type() != info.dtype) {
+        invalid("input '" + info.name + "' must hold " + std::string(dtype_short_name(info.dtype)) + ", got " +
+                std::string(dtype_short_name(opt.elem_type())));
+      }
+      return usable_value(opt);
+    }
+    default:
+      if (v.is_tensor()) check_input(info, v.tensor().dtype(), v.tensor().shape());
+      return usable_value(v);
+  }
+}
+
+}  // namespace
+
+std::vector<size_t> match_value_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
+                                       std::span<const Value> values, std::vector<Value>& normalized) {
+  if (names.size() != values.size())
+    invalid(std::to_string(names.size()) + " input names were given for " + std::to_string(values.size()) +
+            " values");
+  constexpr size_t kUnset = static_cast<size_t>(-1);
+  std::vector<size_t> slot(model_inputs.size(), kUnset);
+  for (size_t k = 0; k < names.size(); ++k) {
+    size_t i = 0;
+    while (i < model_inputs.size() && model_inputs[i].name != names[k]) ++i;
+    if (i == model_inputs.size())
+      invalid("unknown input '" + names[k] + "'; the model's inputs are: " + names_of(model_inputs));
+    if (slot[i] != kUnset) invalid("input '" + names[k] + "' is given more than once");
+    slot[i] = k;
+  }
+  for (size_t i = 0; i < model_inputs.size(); ++i)
+    if (slot[i] == kUnset) invalid("missing input '" + model_inputs[i].name + "'");
+  normalized.clear();
+  for (size_t i = 0; i < model_inputs.size(); ++i) normalized.push_back(check_value(model_inputs[i], values[slot[i]]));
   return slot;
 }
 

@@ -20,6 +20,12 @@ Tensor contiguous_copy(const Tensor& t);
 // missing name, an empty tensor, a wrong element type, a wrong rank or a wrong fixed extent.
 std::vector<size_t> match_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
                                  std::span<const Tensor> tensors);
+// The Value form of match_inputs: also checks kinds. A sequence input needs a sequence whose items have the
+// declared element type (and, when declared, the item shape); an optional input takes an optional, or a
+// plain value of its content kind, which is wrapped (the returned `normalized` holds the wrapped values,
+// in model order). Error(InvalidInput) naming the input.
+std::vector<size_t> match_value_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
+                                       std::span<const Value> values, std::vector<Value>& normalized);
 // Checks one tensor's element type and shape against the declared type of input `info`.
 void check_input(const ValueInfo& info, DType dtype, const Shape& shape);
 // Resolves output names to indices into `model_outputs`; all outputs in model order when `names` is empty.

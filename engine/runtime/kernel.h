@@ -13,16 +13,34 @@
 #include "kernels/isa.h"
 #include "onemodel/error.h"
 #include "onemodel/tensor.h"
+#include "onemodel/value.h"
 
 namespace onemodel::rt {
 
 class Arena;
+struct OpDef;
+
+// How operators are found: find_op (the static table) normally; tests pass their own table.
+using OpLookup = const OpDef* (*)(std::string_view domain, std::string_view op_type, int64_t opset);
+
+// What a factory needs to compile a node's subgraphs (graph-runtime.md section 8): the graph the node lives
+// in (to match a body's captures to the node's subgraph reads by name), the operator lookup, and the
+// session's target and pool, which nested graphs share. Owned by the CompiledGraph that creates the kernel.
+struct CompileScope {
+  const ir::Graph* graph = nullptr;
+  OpLookup lookup = nullptr;
+  kern::Isa isa = kern::Isa::Scalar;
+  ThreadPool* pool = nullptr;
+};
 
 // What a factory sees: the node, its opset and typed attribute readers. Readers throw Error(InvalidModel)
 // naming the node when an attribute has the wrong type.
 class NodeInfo {
  public:
-  NodeInfo(const ir::Node& node, bool exact) : node_(&node), exact_(exact) {}
+  NodeInfo(const ir::Node& node, bool exact, const CompileScope* scope = nullptr)
+      : node_(&node), exact_(exact), scope_(scope) {}
+  // Null when the kernel is made outside a CompiledGraph (unit tests); subgraph kernels then refuse.
+  const CompileScope* scope() const { return scope_; }
   const ir::Node& node() const { return *node_; }
   const std::string& name() const { return node_->name; }
   const std::string& op_type() const { return node_->op_type; }
@@ -46,6 +64,7 @@ class NodeInfo {
  private:
   const ir::Node* node_;
   bool exact_;
+  const CompileScope* scope_;
 };
 
 // Plan-time knowledge of one input.
@@ -107,6 +126,11 @@ struct RunContext {
   Arena* arena = nullptr;
   ThreadPool* pool = nullptr;      // may be null: run on the calling thread
   kern::Isa isa = kern::Isa::Scalar;  // the session's target (kernels/isa.h)
+  // Kernels with KernelFlags::values only: every input as a Value (an omitted input is an empty Value), and
+  // the outputs to fill. Tensors a kernel keeps inside a sequence or optional must not be slab views (the
+  // slab is reused once the planner thinks a value died): copy them (copy_to_arena in ops/value_ops.h).
+  std::span<const Value> value_inputs = {};
+  std::span<Value> value_outputs = {};
 
   bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
   const Tensor& input(size_t i) const { return inputs[i]; }
@@ -125,6 +149,11 @@ struct KernelFlags {
   int in_place_input = -1;        // output 0 may reuse this input's storage
   bool view_of_input = false;     // output 0 is input 0 reshaped to what Infer stated; run() is never called
   bool outputs_data_dependent = false;  // infer() is not called; run() allocates outputs
+  // Works on Values (tensors, sequences, optionals; graph-runtime.md section 8): the node always runs at
+  // run time (never folded), infer() is not called, run() reads value_inputs and fills value_outputs.
+  bool values = false;
+  // For a tensor kernel (Identity): when input 0 is a sequence or optional, output 0 is that same value.
+  bool passes_values = false;
 };
 
 class Kernel {

@@ -62,6 +62,12 @@ void ExecutionPlan::infer_all() {
   }
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     auto v = static_cast<size_t>(g.inputs()[i]);
+    if (key_[i].kind != ValueKind::Tensor) {
+      source_[v] = ValueSource::Dynamic;  // a sequence or optional: consumers run as dynamic steps
+      has_boxed_ = true;
+      per_run_.push_back(static_cast<int>(v));
+      continue;
+    }
     source_[v] = ValueSource::Input;
     dtype_[v] = key_[i].dtype;
     shape_[v] = key_[i].shape;
@@ -108,9 +114,11 @@ void ExecutionPlan::infer_all() {
         }
       steps_.push_back(step);
     };
-    if (!runtime_shaped && flags.outputs_data_dependent && all_constant && try_data_dependent_eval(cn, metas))
+    if (flags.values) has_boxed_ = true;
+    if (!runtime_shaped && flags.outputs_data_dependent && !flags.values && all_constant &&
+        try_data_dependent_eval(cn, metas))
       continue;
-    if (runtime_shaped || flags.outputs_data_dependent) {
+    if (runtime_shaped || flags.outputs_data_dependent || flags.values) {
       mark_dynamic();
       continue;
     }

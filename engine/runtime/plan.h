@@ -12,11 +12,13 @@ namespace onemodel::rt {
 
 struct RunState;
 
-// One input of the key: element type and shape, in the order of CompiledGraph::inputs().
+// One input of the key: element type and shape, in the order of CompiledGraph::inputs(). A sequence or
+// optional input (section 8) is keyed by its kind alone (dtype Undefined, rank 0): it is a run-time value.
 struct InputSignature {
   DType dtype = DType::Undefined;
   Shape shape;
-  bool operator==(const InputSignature& o) const { return dtype == o.dtype && shape == o.shape; }
+  ValueKind kind = ValueKind::Tensor;
+  bool operator==(const InputSignature& o) const { return dtype == o.dtype && shape == o.shape && kind == o.kind; }
 };
 
 // Where a value lives during a run.
@@ -57,6 +59,9 @@ class ExecutionPlan {
   const std::vector<std::pair<size_t, size_t>>& freed_after(size_t step) const { return freed_after_[step]; }
   // Values set in every run (inputs, input views, dynamic values); cleared when the run ends.
   const std::vector<int>& per_run_values() const { return per_run_; }
+  // True when some value may be a sequence or optional at run time (a sequence/optional input or a
+  // KernelFlags::values node): run states then keep a Value table beside the tensor table.
+  bool has_boxed() const { return has_boxed_; }
 
   // Run states: an idle one if any (at most kMaxIdle are kept), else a new one.
   std::unique_ptr<RunState> acquire() const;
@@ -80,6 +85,7 @@ class ExecutionPlan {
   std::vector<PlanStep> steps_;
   std::vector<int> per_run_;
   size_t slab_bytes_ = 0;
+  bool has_boxed_ = false;
   std::vector<std::vector<std::pair<size_t, size_t>>> freed_after_;
 
   mutable std::mutex pool_mutex_;

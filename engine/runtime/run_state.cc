@@ -15,6 +15,7 @@ RunState::RunState(const ExecutionPlan& plan) {
   const size_t n = g.num_values();
   slab = allocate_storage(plan.slab_bytes());
   values.assign(n, Tensor());
+  if (plan.has_boxed()) boxed.assign(n, Value());
   for (size_t v = 0; v < n; ++v) {
     int id = static_cast<int>(v);
     switch (plan.source(id)) {
@@ -50,6 +51,87 @@ void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* 
                                          std::to_string(bytes));
   if (bytes) std::memcpy(staged.raw_mut(), data, bytes);
   values[static_cast<size_t>(v)] = std::move(staged);
+}
+
+void RunState::set_input_value(const ExecutionPlan& plan, size_t i, const Value& value) {
+  if (value.is_tensor()) {
+    set_input(plan, i, value.tensor());
+    return;
+  }
+  int v = plan.graph().inputs()[i];
+  if (boxed.empty() || value.empty())
+    throw Error(ErrorKind::Internal, "input '" + plan.graph().value_name(v) + "' is not a tensor, but the plan "
+                                     "was made for a tensor");
+  boxed[static_cast<size_t>(v)] = value;
+}
+
+Value RunState::value_of(int v) const {
+  if (const Value* b = boxed_value(v)) return *b;
+  const Tensor& t = values[static_cast<size_t>(v)];
+  return t.empty() ? Value() : Value(t);
+}
+
+namespace {
+
+const char* kind_phrase(ValueKind k) {
+  return k == ValueKind::Sequence ? "a sequence" : k == ValueKind::Optional ? "an optional" : "not a tensor";
+}
+
+}  // namespace
+
+bool RunState::execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn) {
+  const CompiledGraph& g = plan.graph();
+  const KernelFlags& flags = cn.kernel->flags();
+  if (!flags.values) {
+    for (size_t i = 0; i < cn.inputs.size(); ++i) {
+      int v = cn.inputs[i];
+      const Value* b = v < 0 ? nullptr : boxed_value(v);
+      if (!b) continue;
+      if (i == 0 && flags.passes_values && !cn.outputs.empty() && cn.outputs[0] >= 0) {
+        boxed[static_cast<size_t>(cn.outputs[0])] = *b;
+        return true;
+      }
+      cn.info.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " ('" + g.value_name(v) + "') is " +
+                                                kind_phrase(b->kind()) + "; this operator takes tensors");
+    }
+    return false;  // all tensors: the ordinary dynamic path
+  }
+  step_value_inputs.resize(cn.inputs.size());
+  for (size_t i = 0; i < cn.inputs.size(); ++i) {
+    int v = cn.inputs[i];
+    step_value_inputs[i] = v < 0 ? Value() : value_of(v);
+    if (v >= 0 && step_value_inputs[i].empty())
+      cn.info.fail(ErrorKind::Internal, "input " + std::to_string(i) + " was not computed");
+  }
+  step_value_outputs.assign(cn.outputs.size(), Value());
+  step_outputs.assign(cn.outputs.size(), Tensor());
+  RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, g.pool(), g.isa(),
+                 step_value_inputs, step_value_outputs};
+  cn.kernel->run(ctx);
+  for (size_t o = 0; o < cn.outputs.size(); ++o) {
+    int v = cn.outputs[o];
+    if (v < 0) continue;
+    Value& r = step_value_outputs[o];
+    if (r.empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
+    if (r.is_tensor()) {
+      const Tensor& t = r.tensor();
+      // A tensor passed straight through from a slab input would outlive its block: copy it to the arena.
+      const std::byte* p = t.storage().data.get();
+      const bool in_slab = slab.data && p >= slab.data.get() && p < slab.data.get() + slab.bytes;
+      if (in_slab || !t.is_contiguous()) {
+        Tensor c = arena.allocate(t.dtype(), t.shape());
+        copy_into(t, c.raw_mut());
+        values[static_cast<size_t>(v)] = std::move(c);
+      } else {
+        values[static_cast<size_t>(v)] = t;
+      }
+    } else {
+      boxed[static_cast<size_t>(v)] = std::move(r);
+    }
+  }
+  for (Value& x : step_value_inputs) x = Value();
+  for (Value& x : step_value_outputs) x = Value();
+  return true;
 }
 
 namespace {
@@ -108,6 +190,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
     }
 
     // Dynamic: shaped again from the actual tensors, every input value known.
+    if (!boxed.empty() && execute_boxed_step(plan, cn)) return;
     metas.resize(cn.inputs.size());
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
       InputMeta& m = metas[i];
@@ -149,7 +232,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
     }
     for (size_t o = 0; o < nout; ++o) {
       int v = cn.outputs[o];
-      if (v < 0) return;
+      if (v < 0) continue;
       Tensor& t = step_outputs[o];
       if (t.empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
       values[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);
@@ -159,6 +242,8 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
 
 void RunState::end_run(const ExecutionPlan& plan) {
   for (int v : plan.per_run_values()) values[static_cast<size_t>(v)] = Tensor();
+  if (!boxed.empty())
+    for (int v : plan.per_run_values()) boxed[static_cast<size_t>(v)] = Value();
   for (Tensor& t : step_inputs) t = Tensor();
   for (Tensor& t : step_outputs) t = Tensor();
   for (InputMeta& m : metas) m = InputMeta();

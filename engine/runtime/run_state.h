@@ -19,10 +19,21 @@ struct RunState {
   void set_input(const ExecutionPlan& plan, size_t i, const Tensor& t);
   // Copies raw row-major bytes into the arena as input `i` (span inputs).
   void set_input_bytes(const ExecutionPlan& plan, size_t i, const void* data, size_t bytes);
+  // Sets input `i` to any value (section 8): a tensor goes through set_input, a sequence or optional into
+  // the Value table (its tensors must stay valid for the run).
+  void set_input_value(const ExecutionPlan& plan, size_t i, const Value& value);
   // Runs every step of the plan.
   void execute(const ExecutionPlan& plan);
   // The value of graph value `v` after execute(): contiguous, valid until end_run().
   const Tensor& value(int v) const { return values[static_cast<size_t>(v)]; }
+  // The sequence or optional held by `v`, or null when `v` holds a tensor (or nothing).
+  const Value* boxed_value(int v) const {
+    if (boxed.empty()) return nullptr;
+    const Value& b = boxed[static_cast<size_t>(v)];
+    return b.empty() ? nullptr : &b;
+  }
+  // `v` as a Value of any kind (empty Value when it holds nothing).
+  Value value_of(int v) const;
   // Drops references to the caller's tensors and to dynamic values.
   void end_run(const ExecutionPlan& plan);
 
@@ -31,10 +42,17 @@ struct RunState {
   Storage slab;
   BumpArena arena;
   std::vector<Tensor> values;
+  std::vector<Value> boxed;  // per value: a sequence or optional, else empty; sized only when plan.has_boxed()
   // Per-step scratch, kept so a warm run does not allocate.
   std::vector<Tensor> step_inputs, step_outputs;
   std::vector<InputMeta> metas;
   std::vector<OutputMeta> out_metas;
+  std::vector<Value> step_value_inputs, step_value_outputs;
+
+ private:
+  // Dynamic steps of a plan with boxed values: values kernels, and tensor kernels meeting a boxed input.
+  // Returns true when the step was handled here.
+  bool execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn);
 };
 
 }  // namespace onemodel::rt

@@ -8,6 +8,7 @@
 #include "runtime/inputs.h"
 #include "runtime/run_state.h"
 #include "runtime/session_impl.h"
+#include "runtime/subgraph.h"
 
 namespace onemodel {
 
@@ -151,6 +152,13 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
     invalid(std::to_string(output_names.size()) + " output names were given for " +
             std::to_string(outputs.size()) + " output tensors");
 
+  for (size_t k : wanted) {
+    const ValueInfo& o = impl_->outputs[k];
+    if (o.kind == ValueKind::Sequence || o.kind == ValueKind::Optional)
+      invalid("output '" + o.name + "' is " + (o.kind == ValueKind::Sequence ? "a sequence" : "an optional") +
+              "; read it as a Value (Session::run_values)");
+  }
+
   auto& key = key_scratch();
   key.resize(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) key[i] = {inputs[slots[i]].dtype(), inputs[slots[i]].shape()};
@@ -168,6 +176,9 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
   lease.state->execute(*plan);
   for (size_t k = 0; k < wanted.size(); ++k) {
     const Tensor& r = lease.state->value(graph.outputs()[wanted[k]]);
+    if (r.empty())
+      invalid("output '" + impl_->outputs[wanted[k]].name + "' is not a tensor in this run; read it as a Value "
+              "(Session::run_values)");
     check_output_slot(impl_->outputs[wanted[k]], outputs[k], r.dtype(), r.shape());
   }
   for (size_t k = 0; k < wanted.size(); ++k) {
@@ -177,6 +188,42 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
     else if (r.nbytes())
       std::memmove(outputs[k].raw_mut(), r.raw(), r.nbytes());
   }
+}
+
+std::vector<Value> Session::run_values(std::span<const NamedValue> inputs,
+                                      std::span<const std::string> output_names) const {
+  std::shared_ptr<rt::SessionCore> core = impl_->core();
+  const rt::CompiledGraph& graph = *core->graph;
+  std::vector<std::string> names;
+  std::vector<Value> given;
+  for (const NamedValue& nv : inputs) {
+    names.push_back(nv.name);
+    given.push_back(nv.value);
+  }
+  std::vector<Value> values;
+  rt::match_value_inputs(impl_->inputs, names, given, values);
+  std::vector<size_t> wanted = rt::match_outputs(impl_->outputs, output_names);
+
+  std::vector<rt::InputSignature> key(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value& v = values[i];
+    if (v.is_tensor())
+      key[i] = {v.tensor().dtype(), v.tensor().shape(), ValueKind::Tensor};
+    else
+      key[i] = {DType::Undefined, Shape(), v.kind()};
+  }
+  std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
+  StateLease lease(*plan);
+  for (size_t i = 0; i < values.size(); ++i) lease.state->set_input_value(*plan, i, values[i]);
+  lease.state->execute(*plan);
+  std::vector<Value> out;
+  out.reserve(wanted.size());
+  for (size_t k : wanted) {
+    Value r = lease.state->value_of(graph.outputs()[k]);
+    if (r.empty()) throw Error(ErrorKind::Internal, "output '" + impl_->outputs[k].name + "' was not produced");
+    out.push_back(rt::detach_value(r));
+  }
+  return out;
 }
 
 std::vector<int64_t> Session::run_into(DType in_type, const void* input, size_t input_bytes,
@@ -224,6 +271,7 @@ std::vector<int64_t> Session::run_into(DType in_type, const void* input, size_t 
   lease.state->set_input_bytes(*plan, 0, input, input_bytes);
   lease.state->execute(*plan);
   const Tensor& r = lease.state->value(out_v);
+  if (r.empty()) invalid("output '" + out_info.name + "' is not a tensor; read it with Session::run_values");
   check_out(r.dtype(), r.shape());
   if (r.nbytes()) std::memcpy(output, r.raw(), r.nbytes());
   return r.shape().to_vector();

@@ -17,7 +17,7 @@ export { Tensor } from '../../web/src/tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from '../../web/src/tensor.js';
 export { InferenceSession } from '../../web/src/session.js';
 export type {
-  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata,
+  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from '../../web/src/session.js';
 
 // This file runs from dist/node/cjs/node/src/; the wasm build is in dist/wasm/.

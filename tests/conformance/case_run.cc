@@ -4,8 +4,9 @@
 //   - load: UnsupportedOperator -> unsupported-op; ExactModeUnavailable -> not-exact; Unsupported naming an
 //     element type, a string or a non-tensor value -> unsupported-type; any other Unsupported (an attribute
 //     value, a rank the operator refuses) -> unsupported-op; anything else -> fail.
-//   - declared inputs/outputs that are sequences, optionals or maps -> unsupported-type, without reading
-//     their .pb files as tensors (they hold SequenceProto / OptionalProto).
+//   - declared inputs/outputs that are maps or sparse tensors -> unsupported-type. Sequences and optionals are
+//     read from their SequenceProto / OptionalProto files and compared item by item (an empty optional
+//     equals an empty optional); the run uses Session::run_values.
 //   - run: the same mapping of typed refusals; every other error is a fail.
 //   - comparison: shapes and element types equal; floats within |got - want| <= 1e-7 + 1e-3 * |want| (or both
 //     NaN, or equal, which covers infinities); integers and booleans equal.
@@ -26,6 +27,9 @@
 #include "base/sha256.h"
 #include "conformance.h"
 #include "onnx/import.h"
+#include "onnx/wire.h"
+#include "onemodel/value.h"
+#include <fstream>
 #include "tensor/hash.h"
 
 namespace fs = std::filesystem;
@@ -118,6 +122,99 @@ std::optional<Tensor> read_value(const fs::path& file, const ValueInfo& declared
   return data;
 }
 
+Tensor tensor_from(const ir::TensorValue& tv, const ValueInfo& declared, std::string& why, bool& ok) {
+  DType t = tv.dtype;
+  ok = dtype_is_stored(t);
+  if (!ok) {
+    why = "value '" + declared.name + "' has element type " + std::string(dtype_name(t));
+    return {};
+  }
+  Shape shape{std::span<const int64_t>(tv.dims)};
+  Tensor data = tv.data.empty() ? Tensor::zeros(t, shape) : tv.data.contiguous();
+  if (declared.dtype == DType::BF16 && t == DType::U16)
+    return Tensor::copy_of(DType::BF16, shape, data.raw(), data.nbytes());
+  return data;
+}
+
+// SequenceProto / OptionalProto reading (onnx.proto: name 1, elem_type 2, tensor_value(s) 3,
+// sparse 4, sequence_value(s) 5, map 6, optional_value(s) 7), over the engine's bounds-checked wire reader.
+// Nested tensors are handed to the engine's TensorProto reader as their own byte range.
+struct ProtoFile {
+  Storage bytes;
+  std::string name;
+};
+
+ProtoFile load_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(ErrorKind::Io, "cannot open " + file.string());
+  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Storage st = allocate_storage(buf.size());
+  if (!buf.empty()) std::memcpy(st.data.get(), buf.data(), buf.size());
+  return {st, file.string()};
+}
+
+std::optional<Value> parse_value_proto(const ProtoFile& f, onnx::Context& c, size_t begin, size_t end, bool sequence,
+                                       const ValueInfo& declared, std::string& why, int depth);
+
+std::optional<Value> parse_field_value(const ProtoFile& f, onnx::Context& c, const onnx::Field& fl,
+                                       const ValueInfo& declared, std::string& why, int depth, Tensor* tensor_out) {
+  if (fl.number == 3) {
+    Storage slice = allocate_storage(fl.end - fl.begin);
+    if (fl.end > fl.begin) std::memcpy(slice.data.get(), f.bytes.data.get() + fl.begin, fl.end - fl.begin);
+    bool ok = true;
+    *tensor_out = tensor_from(onnx::read_tensor_proto(slice, f.name), declared, why, ok);
+    if (!ok) return std::nullopt;
+    return Value(*tensor_out);
+  }
+  if (fl.number == 5) return parse_value_proto(f, c, fl.begin, fl.end, true, declared, why, depth + 1);
+  if (fl.number == 7) return parse_value_proto(f, c, fl.begin, fl.end, false, declared, why, depth + 1);
+  why = "value '" + declared.name + "' holds a map or sparse tensor";
+  return std::nullopt;
+}
+
+std::optional<Value> parse_value_proto(const ProtoFile& f, onnx::Context& c, size_t begin, size_t end, bool sequence,
+                                       const ValueInfo& declared, std::string& why, int depth) {
+  if (depth > 8) throw Error(ErrorKind::Malformed, f.name + ": sequences nested too deeply");
+  onnx::Reader r(c, begin, end);
+  onnx::Field fl;
+  std::vector<Tensor> items;
+  std::optional<Value> content;
+  while (r.next(fl)) {
+    if (fl.number < 3 || fl.number > 7 || !onnx::Reader::is(fl, onnx::WireType::Len)) continue;
+    Tensor t;
+    std::optional<Value> v = parse_field_value(f, c, fl, declared, why, depth, &t);
+    if (!v) return std::nullopt;
+    if (sequence) {
+      if (!v->is_tensor()) {
+        why = "value '" + declared.name + "' is a sequence of non-tensors";
+        return std::nullopt;
+      }
+      items.push_back(v->tensor());
+    } else {
+      content = std::move(v);
+    }
+  }
+  if (sequence) {
+    const DType elem = items.empty() ? declared.dtype : DType::Undefined;
+    return Value::sequence(std::move(items), elem);
+  }
+  if (!content) return Value::none(declared.element_kind, declared.dtype);
+  return Value::optional(std::move(*content));
+}
+
+// Reads one .pb as the value the model declares at that position. Returns an empty optional with `why` set
+// for element types and kinds the engine does not handle.
+std::optional<Value> read_any_value(const fs::path& file, const ValueInfo& declared, std::string& why) {
+  if (declared.kind != ValueKind::Sequence && declared.kind != ValueKind::Optional) {
+    auto t = read_value(file, declared, why);
+    if (!t) return std::nullopt;
+    return Value(*t);
+  }
+  ProtoFile f = load_file(file);
+  onnx::Context c(f.bytes.data.get(), f.bytes.bytes, f.name, 64);
+  return parse_value_proto(f, c, 0, f.bytes.bytes, declared.kind == ValueKind::Sequence, declared, why, 0);
+}
+
 double float_at(const Tensor& t, int64_t i) {
   const auto* p = static_cast<const std::byte*>(t.raw());
   switch (t.dtype()) {
@@ -176,6 +273,44 @@ std::string compare(const Tensor& got_in, const Tensor& want_in) {
   return {};
 }
 
+// compare() for Values: same kind, same number of items, each item equal; two empty optionals are equal.
+std::string compare_values(const Value& got, const Value& want) {
+  if (got.kind() != want.kind())
+    return std::string("kind ") + kind_name(got.kind()) + ", want " + kind_name(want.kind());
+  switch (got.kind()) {
+    case ValueKind::Tensor: return compare(got.tensor(), want.tensor());
+    case ValueKind::Sequence: {
+      if (got.items().size() != want.items().size())
+        return std::to_string(got.items().size()) + " items, want " + std::to_string(want.items().size());
+      for (size_t k = 0; k < got.items().size(); ++k) {
+        std::string d = compare(got.items()[k], want.items()[k]);
+        if (!d.empty()) return "item " + std::to_string(k) + ": " + d;
+      }
+      return {};
+    }
+    case ValueKind::Optional:
+      if (got.has_element() != want.has_element())
+        return got.has_element() ? "an element, want none" : "no element, want one";
+      return got.has_element() ? compare_values(got.element(), want.element()) : std::string();
+    default: return "unexpected kind";
+  }
+}
+
+// Hash lines of one output: a tensor is its tensor hash (as before sequences existed); a sequence is
+// "sequence <n>" then one line per item; an optional is "none" or "some" then its content.
+std::string hash_lines(const Value& v) {
+  switch (v.kind()) {
+    case ValueKind::Tensor: return tensor_sha256_hex(v.tensor()) + "\n";
+    case ValueKind::Sequence: {
+      std::string s = "sequence " + std::to_string(v.items().size()) + "\n";
+      for (const Tensor& t : v.items()) s += tensor_sha256_hex(t) + "\n";
+      return s;
+    }
+    case ValueKind::Optional: return v.has_element() ? "some\n" + hash_lines(v.element()) : std::string("none\n");
+    default: return "?\n";
+  }
+}
+
 std::vector<fs::path> data_sets(const fs::path& dir) {
   std::vector<fs::path> sets;
   for (const auto& e : fs::directory_iterator(dir))
@@ -196,7 +331,7 @@ size_t count_files(const fs::path& dir, const std::string& prefix) {
 ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode) {
   for (const auto* list : {&session.inputs(), &session.outputs()})
     for (const ValueInfo& v : *list)
-      if (v.kind != ValueKind::Tensor) {
+      if (v.kind != ValueKind::Tensor && v.kind != ValueKind::Sequence && v.kind != ValueKind::Optional) {
         ModeResult r;
         r.status = Status::UnsupportedType;
         r.detail = "value '" + v.name + "' is a " + kind_name(v.kind);
@@ -215,37 +350,37 @@ ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode) {
     if (count_files(set, "output_") != outs.size())
       return failed(set_name + ": " + std::to_string(count_files(set, "output_")) + " output files for " +
                     std::to_string(outs.size()) + " model outputs");
-    std::vector<NamedTensor> feed;
-    std::vector<Tensor> want;
+    std::vector<NamedValue> feed;
+    std::vector<Value> want;
     std::string why;
     try {
       for (size_t i = 0; i < ins.size(); ++i) {
-        auto t = read_value(set / ("input_" + std::to_string(i) + ".pb"), ins[i], why);
-        if (!t) return ModeResult{Status::UnsupportedType, why, {}};
-        feed.push_back({ins[i].name, *t});
+        auto v = read_any_value(set / ("input_" + std::to_string(i) + ".pb"), ins[i], why);
+        if (!v) return ModeResult{Status::UnsupportedType, why, {}};
+        feed.push_back({ins[i].name, *v});
       }
       for (size_t i = 0; i < outs.size(); ++i) {
-        auto t = read_value(set / ("output_" + std::to_string(i) + ".pb"), outs[i], why);
-        if (!t) return ModeResult{Status::UnsupportedType, why, {}};
-        want.push_back(*t);
+        auto v = read_any_value(set / ("output_" + std::to_string(i) + ".pb"), outs[i], why);
+        if (!v) return ModeResult{Status::UnsupportedType, why, {}};
+        want.push_back(*v);
       }
     } catch (const Error& e) {
       ModeResult r = classify(e);
       r.detail = set_name + " data: " + r.detail;
       return r;
     }
-    std::vector<Tensor> got;
+    std::vector<Value> got;
     try {
-      got = session.run(feed);
+      got = session.run_values(feed);
     } catch (const Error& e) {
       return classify(e);
     }
     if (got.size() != want.size())
       return failed(std::to_string(got.size()) + " outputs, want " + std::to_string(want.size()));
     for (size_t i = 0; i < got.size(); ++i) {
-      std::string diff = compare(got[i], want[i]);
+      std::string diff = compare_values(got[i], want[i]);
       if (!diff.empty()) return failed(set_name + " output '" + outs[i].name + "': " + diff);
-      hash.update(tensor_sha256_hex(got[i]) + "\n");
+      hash.update(hash_lines(got[i]));
     }
   }
   ModeResult r;

@@ -10,7 +10,7 @@ export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from './tensor.js';
 export { InferenceSession } from './session.js';
 export type {
-  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata,
+  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from './session.js';
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;

@@ -10,6 +10,26 @@ export interface NativeValueInfo {
   /** false: the rank is unknown. */
   hasShape: boolean;
   kind: 'tensor' | 'sequence' | 'optional' | 'map' | 'sparse_tensor' | 'opaque' | 'unknown';
+  /** For kind 'optional': 'tensor', 'sequence' or 'unknown' (not declared). */
+  elementKind: string;
+}
+
+/** One tensor crossing the binding in the value form. */
+export interface NativeTensor {
+  dtype: number;
+  dims: number[];
+  data: ArrayBufferView;
+}
+
+/** One output of runValues: a tensor (one item), a sequence (its items), or an optional (present or not). */
+export interface NativeValueOutput {
+  name: string;
+  kind: 'tensor' | 'sequence' | 'optional';
+  /** For optionals: what it holds ('tensor' or 'sequence'; 'unknown' for an empty one that does not say). */
+  contentKind?: string;
+  present: boolean;
+  elemType: number;
+  items: NativeTensor[];
 }
 
 export interface NativeOutput {
@@ -25,6 +45,9 @@ export interface NativeSession {
   kernelPath(): string;
   opsets(): { domain: string; version: number }[];
   run(names: string[], dtypeCodes: number[], dims: number[][], data: ArrayBufferView[], outputNames: string[]): NativeOutput[];
+  /** kinds: 0 tensor, 1 sequence, 2 empty optional, 3 optional of a tensor, 4 optional of a sequence. */
+  runValues(names: string[], kinds: number[], elemCodes: number[], items: NativeTensor[][],
+    outputNames: string[]): NativeValueOutput[];
   /** Frees the engine model (later engine calls throw Disposed). */
   release(): void;
   /** Frees the Embind handle itself. */

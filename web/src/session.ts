@@ -2,7 +2,7 @@
 // written for onnxruntime-web/-node moves over with an import change. All option defaults and all argument
 // checks live here; the wasm binding only converts values (bindings/README.md).
 import { OneModelError, fromNative } from './errors.js';
-import type { NativeModule, NativeSession, NativeValueInfo, Platform } from './native.js';
+import type { NativeModule, NativeSession, NativeTensor, NativeValueInfo, Platform } from './native.js';
 import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
 
 export type ExecutionMode = 'fast' | 'exact';
@@ -38,7 +38,17 @@ export interface NonTensorValueMetadata {
   readonly isTensor: false;
   /** 'sequence', 'optional', 'map', 'sparse_tensor', 'opaque' or 'unknown'. */
   readonly kind: string;
+  /** Sequences: the items' element type; optionals: the content's element type ('undefined' if not declared). */
+  readonly type?: TensorType | string;
+  /** Optionals: 'tensor' or 'sequence' (what it holds), 'unknown' when not declared. */
+  readonly elementKind?: string;
 }
+
+/**
+ * What runValues takes and returns: a tensor, a sequence (an array of tensors of one element type), or for an
+ * optional input or output either its content or null (empty).
+ */
+export type OnnxValue = Tensor | Tensor[] | null;
 
 export type ValueMetadata = TensorValueMetadata | NonTensorValueMetadata;
 
@@ -101,6 +111,12 @@ function checkOptions(options: unknown): Required<SessionOptions> {
 }
 
 function toMetadata(info: NativeValueInfo): ValueMetadata {
+  if (info.kind === 'sequence' || info.kind === 'optional') {
+    return Object.freeze({
+      name: info.name, isTensor: false as const, kind: info.kind, type: typeName(info.dtype),
+      ...(info.kind === 'optional' ? { elementKind: info.elementKind } : {}),
+    });
+  }
   if (info.kind !== 'tensor') return Object.freeze({ name: info.name, isTensor: false as const, kind: info.kind });
   return Object.freeze({
     name: info.name,
@@ -109,6 +125,50 @@ function toMetadata(info: NativeValueInfo): ValueMetadata {
     shape: Object.freeze(info.dims.map((d) => (d === null ? '?' : d))),
     hasShape: info.hasShape,
   });
+}
+
+/**
+ * Checks one tensor fed for input `name` against its declared element type and (when `info.hasShape`) dims;
+ * returns what crosses the binding.
+ */
+function checkTensor(name: string, value: unknown, info: NativeValueInfo): NativeTensor {
+  const t = value as Partial<Tensor>;
+  if (typeof t !== 'object' || t === null || !isTensorType(t.type) || !Array.isArray(t.dims)) {
+    throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
+  }
+  if (!(t.data instanceof (arrayConstructor(t.type) as never))) {
+    throw new OneModelError('InvalidInput', `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`);
+  }
+  const tensorData = t.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
+  const count = elementCount(t.dims);
+  if (count !== tensorData.length) {
+    throw new OneModelError('InvalidInput',
+      `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`);
+  }
+  if (info.dtype !== 0 && typeCode(t.type) !== info.dtype) {
+    throw new OneModelError('InvalidInput',
+      `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
+  }
+  if (info.hasShape) {
+    if (t.dims.length !== info.dims.length) {
+      throw new OneModelError('InvalidInput',
+        `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
+    }
+    info.dims.forEach((d, i) => {
+      if (typeof d === 'number' && t.dims![i] !== d) {
+        throw new OneModelError('InvalidInput',
+          `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
+      }
+    });
+  }
+  if (t.type === 'bool') {
+    for (let i = 0; i < tensorData.length; i++) {
+      if (tensorData[i] !== 0 && tensorData[i] !== 1) {
+        throw new OneModelError('InvalidInput', `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`);
+      }
+    }
+  }
+  return { dtype: typeCode(t.type), dims: [...t.dims], data: tensorData };
 }
 
 // Frees engine sessions whose InferenceSession was garbage-collected without release().
@@ -137,6 +197,7 @@ export class InferenceSession {
   #native: NativeSession | undefined;
   readonly #inputs: ReadonlyMap<string, NativeValueInfo>;
   readonly #outputs: ReadonlySet<string>;
+  readonly #outputKinds: ReadonlyMap<string, string>;
 
   private constructor(native: NativeSession, options: Required<SessionOptions>) {
     this.#native = native;
@@ -151,6 +212,7 @@ export class InferenceSession {
     this.options = Object.freeze({ ...options });
     this.#inputs = new Map(inputs.map((i) => [i.name, i]));
     this.#outputs = new Set(outputs.map((o) => o.name));
+    this.#outputKinds = new Map(outputs.map((o) => [o.name, o.kind]));
     finalizer?.register(this, native, this);
   }
 
@@ -202,6 +264,12 @@ export class InferenceSession {
     if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
     const { names, codes, dims, data } = this.#checkFeeds(feeds);
     const wanted = this.#checkFetches(fetches);
+    for (const o of wanted.length > 0 ? wanted : this.outputNames) {
+      const kind = this.#outputKinds.get(o);
+      if (kind === 'sequence' || kind === 'optional') {
+        throw new OneModelError('InvalidInput', `output '${o}' is ${kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
+      }
+    }
     let results;
     try {
       results = native.run(names, codes, dims, data, wanted);
@@ -213,6 +281,79 @@ export class InferenceSession {
       const type = typeName(r.dtype);
       if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
       out[r.name] = new Tensor(type, r.data as never, r.dims);
+    }
+    return out;
+  }
+
+  /**
+   * Runs a model whose inputs or outputs include sequences or optionals (works for tensor-only models too).
+   * Feeds: a Tensor for a tensor input, an array of Tensors for a sequence input, and for an optional input
+   * its content (a Tensor, or an array for an optional sequence) or null when empty. Outputs come back the
+   * same way: sequences as arrays of Tensors, an empty optional as null.
+   */
+  async runValues(feeds: Readonly<Record<string, OnnxValue>>, fetches?: readonly string[]): Promise<Record<string, OnnxValue>> {
+    const native = this.#native;
+    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    if (typeof feeds !== 'object' || feeds === null || Array.isArray(feeds)) {
+      throw new OneModelError('InvalidInput', 'feeds must be an object mapping input names to values');
+    }
+    const names: string[] = [];
+    const kinds: number[] = [];
+    const elems: number[] = [];
+    const items: NativeTensor[][] = [];
+    for (const [name, value] of Object.entries(feeds)) {
+      const info = this.#inputs.get(name);
+      if (info === undefined) {
+        throw new OneModelError('InvalidInput',
+          `'${name}' is not an input of the model (inputs: ${this.inputNames.join(', ')})`);
+      }
+      const isOptional = info.kind === 'optional';
+      const wantsSequence = info.kind === 'sequence' || (isOptional && info.elementKind === 'sequence');
+      let kind: number;
+      let list: NativeTensor[];
+      if (value === null) {
+        if (!isOptional) throw new OneModelError('InvalidInput', `input '${name}' is not optional; null is not a value for it`);
+        kind = 2;
+        list = [];
+      } else if (Array.isArray(value)) {
+        if (!wantsSequence && info.kind !== 'unknown' && !(isOptional && info.elementKind === 'unknown')) {
+          throw new OneModelError('InvalidInput', `input '${name}' is not a sequence; pass a Tensor`);
+        }
+        list = value.map((t, k) => checkTensor(`${name}[${k}]`, t, { ...info, hasShape: false }));
+        const types = new Set(list.map((t) => t.dtype));
+        if (types.size > 1) throw new OneModelError('InvalidInput', `sequence input '${name}' mixes element types`);
+        kind = isOptional ? 4 : 1;
+      } else {
+        if (wantsSequence) throw new OneModelError('InvalidInput', `input '${name}' is a sequence; pass an array of Tensors`);
+        list = [checkTensor(name, value, info.kind === 'tensor' ? info : { ...info, hasShape: false })];
+        kind = isOptional ? 3 : 0;
+      }
+      names.push(name);
+      kinds.push(kind);
+      elems.push(info.dtype);
+      items.push(list);
+    }
+    const missing = this.inputNames.filter((n) => !Object.prototype.hasOwnProperty.call(feeds, n));
+    if (missing.length > 0) {
+      throw new OneModelError('InvalidInput', `missing input${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+    }
+    const wanted = this.#checkFetches(fetches);
+    let results;
+    try {
+      results = native.runValues(names, kinds, elems, items, wanted);
+    } catch (e) {
+      throw fromNative(e);
+    }
+    const out: Record<string, OnnxValue> = {};
+    for (const r of results) {
+      const tensors = r.items.map((t) => {
+        const type = typeName(t.dtype);
+        if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
+        return new Tensor(type, t.data as never, t.dims);
+      });
+      const sequence = r.kind === 'sequence' || (r.kind === 'optional' && r.contentKind === 'sequence');
+      if (r.kind === 'optional' && !r.present) out[r.name] = null;
+      else out[r.name] = sequence ? tensors : tensors[0]!;
     }
     return out;
   }
@@ -246,46 +387,14 @@ export class InferenceSession {
         throw new OneModelError('InvalidInput',
           `'${name}' is not an input of the model (inputs: ${this.inputNames.join(', ')})`);
       }
-      const t = value as Partial<Tensor>;
-      if (typeof t !== 'object' || t === null || !isTensorType(t.type) || !Array.isArray(t.dims)) {
-        throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
+      if (info.kind === 'sequence' || info.kind === 'optional') {
+        throw new OneModelError('InvalidInput', `input '${name}' is ${info.kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
       }
-      if (!(t.data instanceof (arrayConstructor(t.type) as never))) {
-        throw new OneModelError('InvalidInput', `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`);
-      }
-      const tensorData = t.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
-      const count = elementCount(t.dims);
-      if (count !== tensorData.length) {
-        throw new OneModelError('InvalidInput',
-          `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`);
-      }
-      if (info.dtype !== 0 && typeCode(t.type) !== info.dtype) {
-        throw new OneModelError('InvalidInput',
-          `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
-      }
-      if (info.hasShape) {
-        if (t.dims.length !== info.dims.length) {
-          throw new OneModelError('InvalidInput',
-            `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
-        }
-        info.dims.forEach((d, i) => {
-          if (typeof d === 'number' && t.dims![i] !== d) {
-            throw new OneModelError('InvalidInput',
-              `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
-          }
-        });
-      }
-      if (t.type === 'bool') {
-        for (let i = 0; i < tensorData.length; i++) {
-          if (tensorData[i] !== 0 && tensorData[i] !== 1) {
-            throw new OneModelError('InvalidInput', `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`);
-          }
-        }
-      }
+      const checked = checkTensor(name, value, info);
       names.push(name);
-      codes.push(typeCode(t.type));
-      dims.push([...t.dims]);
-      data.push(tensorData);
+      codes.push(checked.dtype);
+      dims.push(checked.dims);
+      data.push(checked.data);
     }
     const missing = this.inputNames.filter((n) => !Object.prototype.hasOwnProperty.call(feeds, n));
     if (missing.length > 0) {

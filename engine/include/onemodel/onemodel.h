@@ -5,6 +5,7 @@
 #include "onemodel/model.h"
 #include "onemodel/session.h"
 #include "onemodel/tensor.h"
+#include "onemodel/value.h"
 
 namespace onemodel {
 // Library version, "MAJOR.MINOR.PATCH".

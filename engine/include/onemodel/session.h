@@ -38,13 +38,19 @@ struct Dim {
 
 enum class ValueKind { Tensor, Sequence, Optional, Map, SparseTensor, Opaque, Unknown };
 
+// kind Sequence: `dtype` is the items' element type. kind Optional: `element_kind` says whether it holds a
+// tensor or a sequence, and `dtype` is that content's element type. Shapes are given for tensors only.
 struct ValueInfo {
   std::string name;
   ValueKind kind = ValueKind::Tensor;
   DType dtype = DType::Undefined;
   bool has_shape = false;  // false: unknown rank
   std::vector<Dim> dims;
+  ValueKind element_kind = ValueKind::Unknown;  // Optional only: Tensor or Sequence (Unknown: undeclared)
 };
+
+class Value;       // onemodel/value.h
+struct NamedValue;
 
 struct NamedTensor {
   std::string name;
@@ -73,6 +79,11 @@ class Session {
   // of the right type and shape is overwritten in place, anything else is Error(InvalidInput).
   void run(std::span<const std::string> input_names, std::span<const Tensor> inputs,
            std::span<const std::string> output_names, std::span<Tensor> outputs) const;
+  // Value form (onemodel/value.h): inputs and outputs may be tensors, sequences or optionals. Every model
+  // input exactly once, by name; an optional input also accepts a plain value of its content kind. Returns
+  // the outputs named in `output_names` (all, in model order, when empty); returned tensors own their data.
+  std::vector<Value> run_values(std::span<const NamedValue> inputs,
+                                std::span<const std::string> output_names = {}) const;
   // Span form for single-input, single-output models: copies `input` (shaped `shape`) in and the output
   // into `output`; returns the output shape. Error(InvalidInput) if `output` is too short.
   std::vector<int64_t> run_into(DType in_type, const void* input, size_t input_bytes, std::span<const int64_t> shape,

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Writes the small control-flow / sequence / optional models of testdata/ctrlflow (used by
+tests/cpp/ctrlflow_test.cc and tests/js/values.test.mjs). Run: /usr/bin/python3 tools/gen_ctrlflow_models.py"""
+import os
+
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as h
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'testdata', 'ctrlflow')
+
+
+def save(graph, name, opset=17):
+    model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)], producer_name='gen_ctrlflow_models')
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, name))
+
+
+def loop_accumulate():
+    # acc <- acc + step (step is read from the outer graph: a capture); every acc is a scan output.
+    body = h.make_graph(
+        [h.make_node('Add', ['acc_in', 'step'], ['acc_out']),
+         h.make_node('Identity', ['cond_in'], ['cond_out']),
+         h.make_node('Identity', ['acc_out'], ['scan_out'])],
+        'body',
+        [h.make_tensor_value_info('i', TP.INT64, []), h.make_tensor_value_info('cond_in', TP.BOOL, []),
+         h.make_tensor_value_info('acc_in', TP.FLOAT, [2])],
+        [h.make_tensor_value_info('cond_out', TP.BOOL, []), h.make_tensor_value_info('acc_out', TP.FLOAT, [2]),
+         h.make_tensor_value_info('scan_out', TP.FLOAT, [2])])
+    g = h.make_graph(
+        [h.make_node('Loop', ['M', 'cond', 'acc0'], ['acc', 'accs'], name='the_loop', body=body)],
+        'loop_accumulate',
+        [h.make_tensor_value_info('M', TP.INT64, []), h.make_tensor_value_info('cond', TP.BOOL, []),
+         h.make_tensor_value_info('acc0', TP.FLOAT, [2]), h.make_tensor_value_info('step', TP.FLOAT, [2])],
+        [h.make_tensor_value_info('acc', TP.FLOAT, [2]), h.make_tensor_value_info('accs', TP.FLOAT, ['iters', 2])])
+    save(g, 'loop_accumulate.onnx')
+
+
+def loop_stop_after_two():
+    # cond_out = i < 1: the body asks to stop after its second iteration whatever the trip count.
+    one = h.make_tensor('one', TP.INT64, [], [1])
+    body = h.make_graph(
+        [h.make_node('Less', ['i', 'one'], ['cond_out']),
+         h.make_node('Identity', ['i'], ['scan_out'])],
+        'body',
+        [h.make_tensor_value_info('i', TP.INT64, []), h.make_tensor_value_info('cond_in', TP.BOOL, [])],
+        [h.make_tensor_value_info('cond_out', TP.BOOL, []), h.make_tensor_value_info('scan_out', TP.INT64, [])],
+        [one])
+    g = h.make_graph(
+        [h.make_node('Loop', ['M', 'cond'], ['iters'], name='stopper', body=body)],
+        'loop_stop_after_two',
+        [h.make_tensor_value_info('M', TP.INT64, []), h.make_tensor_value_info('cond', TP.BOOL, [])],
+        [h.make_tensor_value_info('iters', TP.INT64, ['count'])])
+    save(g, 'loop_stop_after_two.onnx')
+
+
+def loop_bad_shapes():
+    # The scan output of iteration i is Range(0, i + 1): its shape changes, which stacking cannot hold.
+    one = h.make_tensor('one', TP.INT64, [], [1])
+    zero = h.make_tensor('zero', TP.INT64, [], [0])
+    body = h.make_graph(
+        [h.make_node('Add', ['i', 'one'], ['n']),
+         h.make_node('Range', ['zero', 'n', 'one'], ['scan_out']),
+         h.make_node('Identity', ['cond_in'], ['cond_out'])],
+        'body',
+        [h.make_tensor_value_info('i', TP.INT64, []), h.make_tensor_value_info('cond_in', TP.BOOL, [])],
+        [h.make_tensor_value_info('cond_out', TP.BOOL, []), h.make_tensor_value_info('scan_out', TP.INT64, ['len'])],
+        [one, zero])
+    g = h.make_graph(
+        [h.make_node('Loop', ['M', ''], ['ranges'], name='ragged_loop', body=body)],
+        'loop_bad_shapes',
+        [h.make_tensor_value_info('M', TP.INT64, [])],
+        [h.make_tensor_value_info('ranges', TP.INT64, ['a', 'b'])])
+    save(g, 'loop_bad_shapes.onnx')
+
+
+def loop_with_sin():
+    # A body with an operator that has no exact kernel: exact sessions must refuse the model, naming it.
+    body = h.make_graph(
+        [h.make_node('Sin', ['x_in'], ['x_out']), h.make_node('Identity', ['cond_in'], ['cond_out'])],
+        'body',
+        [h.make_tensor_value_info('i', TP.INT64, []), h.make_tensor_value_info('cond_in', TP.BOOL, []),
+         h.make_tensor_value_info('x_in', TP.FLOAT, [1])],
+        [h.make_tensor_value_info('cond_out', TP.BOOL, []), h.make_tensor_value_info('x_out', TP.FLOAT, [1])])
+    g = h.make_graph(
+        [h.make_node('Loop', ['M', '', 'x0'], ['x'], name='sin_loop', body=body)],
+        'loop_with_sin',
+        [h.make_tensor_value_info('M', TP.INT64, []), h.make_tensor_value_info('x0', TP.FLOAT, [1])],
+        [h.make_tensor_value_info('x', TP.FLOAT, [1])])
+    save(g, 'loop_with_sin.onnx')
+
+
+def sequence_optional():
+    # seq_out = seq with x appended; n = its length; has = whether opt holds a tensor; opt_out = opt.
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(TP.FLOAT, ['k']))
+    opt_t = h.make_optional_type_proto(h.make_tensor_type_proto(TP.FLOAT, ['k']))
+    g = h.make_graph(
+        [h.make_node('SequenceInsert', ['seq', 'x'], ['seq_out']),
+         h.make_node('SequenceLength', ['seq_out'], ['n']),
+         h.make_node('OptionalHasElement', ['opt'], ['has']),
+         h.make_node('Identity', ['opt'], ['opt_out'])],
+        'sequence_optional',
+        [h.make_value_info('seq', seq_t), h.make_tensor_value_info('x', TP.FLOAT, ['k']),
+         h.make_value_info('opt', opt_t)],
+        [h.make_value_info('seq_out', seq_t), h.make_tensor_value_info('n', TP.INT64, []),
+         h.make_tensor_value_info('has', TP.BOOL, []), h.make_value_info('opt_out', opt_t)])
+    save(g, 'sequence_optional.onnx', opset=18)
+
+
+def sequence_ops():
+    # SplitToSequence / ConcatFromSequence / SequenceAt / SequenceErase / SequenceConstruct / SequenceEmpty.
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(TP.FLOAT, ['r', 'c']))
+    g = h.make_graph(
+        [h.make_node('SplitToSequence', ['x', 'split23'], ['parts'], axis=1),
+         h.make_node('SplitToSequence', ['x'], ['rows'], axis=0, keepdims=0),
+         h.make_node('SplitToSequence', ['x', 'two'], ['chunks'], axis=-1),
+         h.make_node('ConcatFromSequence', ['rows'], ['stacked'], axis=1, new_axis=1),
+         h.make_node('ConcatFromSequence', ['parts'], ['joined'], axis=1),
+         h.make_node('SequenceAt', ['parts', 'minus_one'], ['last']),
+         h.make_node('SequenceErase', ['parts', 'zero'], ['erased']),
+         h.make_node('SequenceLength', ['erased'], ['erased_len']),
+         h.make_node('SequenceConstruct', ['x', 'x'], ['pair']),
+         h.make_node('SequenceLength', ['pair'], ['pair_len']),
+         h.make_node('SequenceEmpty', [], ['none'], dtype=TP.FLOAT),
+         h.make_node('SequenceLength', ['none'], ['none_len'])],
+        'sequence_ops',
+        [h.make_tensor_value_info('x', TP.FLOAT, [2, 5])],
+        [h.make_value_info('chunks', seq_t), h.make_tensor_value_info('stacked', TP.FLOAT, [5, 2]),
+         h.make_tensor_value_info('joined', TP.FLOAT, [2, 5]), h.make_tensor_value_info('last', TP.FLOAT, [2, 3]),
+         h.make_tensor_value_info('erased_len', TP.INT64, []), h.make_tensor_value_info('pair_len', TP.INT64, []),
+         h.make_tensor_value_info('none_len', TP.INT64, [])],
+        [h.make_tensor('split23', TP.INT64, [2], [2, 3]), h.make_tensor('two', TP.INT64, [], [2]),
+         h.make_tensor('minus_one', TP.INT64, [], [-1]), h.make_tensor('zero', TP.INT32, [], [0])])
+    save(g, 'sequence_ops.onnx', opset=17)
+
+
+if __name__ == '__main__':
+    os.makedirs(OUT, exist_ok=True)
+    loop_accumulate()
+    loop_stop_after_two()
+    loop_bad_shapes()
+    loop_with_sin()
+    sequence_optional()
+    sequence_ops()
