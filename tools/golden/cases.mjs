@@ -1,7 +1,8 @@
 // The golden-hash case list (testdata/golden/cases.txt, written by make_cases.py) and its inputs: .npy files
 // read into {type, dims, bytes}, and the float32 bit-pattern sweep that is built here instead of being
 // stored (4 MB). Node only; the browser row receives the same bytes over HTTP.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /** Element type name (the package's Tensor type) -> ONNX TensorProto.DataType code (tensor/hash.h). */
@@ -72,7 +73,8 @@ export function sweepInput(step) {
 
 /**
  * Parses cases.txt: `NAME MODEL OUT[,OUT...] INPUT=SOURCE...`, SOURCE a path (relative to the repository
- * root) or sweep:STEP; or `backend:node/test_x`, an ONNX backend-test case of the generated data directory.
+ * root) or sweep:STEP; or `backend:node/test_x`, an ONNX backend-test case of the generated data directory;
+ * or `model:NAME OUT[,OUT...]`, a real model of tools/models (its first case there, first step) from the model cache.
  * Returns [{name, model, outputs, inputs: [{name, source}]}] and [{name, backend}] for backend cases.
  */
 export function readCases(file) {
@@ -83,6 +85,11 @@ export function readCases(file) {
     const backend = /^backend:(\S+)$/.exec(line);
     if (backend) {
       cases.push({ name: backend[1], backend: backend[1] });
+      continue;
+    }
+    const real = /^model:(\S+)\s+(\S+)$/.exec(line);
+    if (real) {
+      cases.push({ name: `model/${real[1]}`, realModel: real[1], outputs: real[2].split(',') });
       continue;
     }
     const [name, model, outputs, ...inputs] = line.split(/\s+/);
@@ -159,6 +166,24 @@ export function readTensorProto(file) {
   raw ??= new Uint8Array(0);
   if (raw.length !== count * ELEMENT_SIZE[type]) throw new Error(`${file}: raw_data size does not match the dims`);
   return { name, type, dims, bytes: raw };
+}
+
+/**
+ * A real model as a golden case (issue 5): the file from the cache tools/models/fetch.sh fills, inputs from
+ * tools/models/cases.mjs (the first case of that model, its first step), so the golden rows hash exactly what
+ * tools/models/compare.mjs checks against ONNX Runtime. Returns null when the model is not in the cache.
+ */
+export async function loadRealModelCase(c) {
+  const dir = join(process.env.ONEMODEL_CACHE || join(homedir(), '.cache', 'onemodel'), 'models');
+  const { cases } = await import('../models/cases.mjs');
+  const mc = cases(dir).find((x) => x.model === c.realModel);
+  if (!mc) throw new Error(`model:${c.realModel} is not a case of tools/models/cases.mjs`);
+  if (!existsSync(mc.file)) return null;
+  const feeds = mc.steps()[0].feeds;
+  const inputs = Object.entries(feeds).map(([name, t]) => ({
+    name, type: t.type, dims: t.dims, bytes: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+  }));
+  return { name: c.name, modelPath: mc.file, outputs: c.outputs, inputs };
 }
 
 /**

@@ -9,7 +9,7 @@ import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadBackendCase, makeInputLoader, readCases } from './cases.mjs';
+import { loadBackendCase, loadRealModelCase, makeInputLoader, readCases } from './cases.mjs';
 import { chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 
@@ -118,12 +118,21 @@ async function runRows(args, loaded, notes) {
  * tools/gen_backend_data.py writes); when that data is absent they are skipped, and their lines are left
  * out of every comparison. Returns {loaded, skipped: [case names]}.
  */
-function loadCases(cases, notes) {
+async function loadCases(cases, notes) {
   const load = makeInputLoader(root);
   const dataDir = process.env.ONEMODEL_BACKEND_DATA || join(homedir(), '.cache', 'onemodel', 'onnx-backend-1.12.0');
   const loaded = [];
   const skipped = [];
   for (const c of cases) {
+    if (c.realModel) {
+      const m = await loadRealModelCase(c);
+      if (m) loaded.push(m);
+      else {
+        skipped.push(c.name);
+        notes.push(`${c.name} skipped: not in the model cache (tools/models/fetch.sh)`);
+      }
+      continue;
+    }
     if (!c.backend) {
       loaded.push({ ...c, modelPath: c.model, inputs: c.inputs.map((i) => ({ name: i.name, ...load(i.source) })) });
       continue;
@@ -139,7 +148,7 @@ function loadCases(cases, notes) {
       skipped.push(c.name);
     }
   }
-  const absent = skipped.length - notes.filter((n) => n.startsWith('backend case')).length;
+  const absent = skipped.length - notes.filter((n) => n.startsWith('backend case') || n.startsWith('model/')).length;
   if (absent) notes.push(`${absent} backend-test cases skipped: no data in ${dataDir} (python3 tools/gen_backend_data.py)`);
   return { loaded, skipped };
 }
@@ -226,7 +235,7 @@ async function main() {
     if (args.filters.length) cases = cases.filter((c) => args.filters.some((f) => c.name.includes(f)));
     if (cases.length === 0) usage('no case matches');
     const notes = [];
-    const { loaded, skipped } = loadCases(cases, notes);
+    const { loaded, skipped } = await loadCases(cases, notes);
     skippedCases = skipped;
     rows = await runRows(args, loaded, notes);
     for (const n of notes) console.log(`golden: ${n}`);

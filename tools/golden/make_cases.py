@@ -186,6 +186,15 @@ def declared_outputs(path):
     return [o.name for o in onnx.load(os.path.join(ROOT, path)).graph.output]
 
 
+# --- The real models of issue 5 (tools/models/cases.mjs gives their inputs), by their declared outputs ----------
+REAL_MODELS = [
+    ("det", ["sigmoid_0.tmp_0"]),
+    ("rec", ["softmax_11.tmp_0"]),
+    ("cls", ["softmax_0.tmp_0"]),
+    ("minilm", ["last_hidden_state"]),
+    ("vad", ["output", "stateN"]),
+]
+
 with open(os.path.join(OUT, "cases.txt"), "w") as f:
     f.write("# Golden-hash cases, written by tools/golden/make_cases.py (do not edit by hand).\n")
     f.write("# NAME MODEL OUTPUT[,OUTPUT...] INPUT=SOURCE...  (SOURCE: a .npy path, or sweep:STEP)\n")
@@ -195,4 +204,7 @@ with open(os.path.join(OUT, "cases.txt"), "w") as f:
         f.write(" ".join([name, model, ",".join(outputs)] + [f"{i}={s}" for i, s in inputs]) + "\n")
     for path in BACKEND:
         f.write(f"backend:{path}\n")
+    f.write("# model:NAME OUTPUTS  a real model of tools/models (run only where tools/models/fetch.sh filled the cache)\n")
+    for name, outputs in REAL_MODELS:
+        f.write(f"model:{name} {','.join(outputs)}\n")
 print(f"{len(cases)} cases and {len(BACKEND)} backend-test cases in {os.path.relpath(os.path.join(OUT, 'cases.txt'), ROOT)}")
