@@ -155,7 +155,12 @@ class NmsKernel final : public Kernel {
           if (!has_st || sc[i] > score_t) order.push_back(i);
         // NaN scores rank last (as -inf) so the order stays a strict weak ordering.
         auto key = [&](int64_t i) { return sc[i] != sc[i] ? -INFINITY : sc[i]; };
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return key(a) > key(c); });
+        // Descending score, ties by box index (the order a stable sort would give). std::sort with the index
+        // tiebreak rather than std::stable_sort: GCC 12's temporary buffer trips ASan's alloc-dealloc check.
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t c) {
+          const float ka = key(a), kc = key(c);
+          return ka > kc || (ka == kc && a < c);
+        });
         kept.clear();
         for (int64_t i : order) {
           if (static_cast<int64_t>(kept.size()) >= max_out) break;
