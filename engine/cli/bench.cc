@@ -29,31 +29,11 @@ namespace onemodel::cli {
 
 namespace {
 
-struct BenchArgs {
-  std::string model;
-  std::vector<std::pair<std::string, std::string>> inputs;  // name, file
-  std::map<std::string, int64_t> dims;                     // symbolic dim name -> extent
-  Mode mode = Mode::Fast;
-  int threads = 0;
+struct BenchArgs : CommonArgs {
+  std::map<std::string, int64_t> dims;  // symbolic dim name -> extent
   double seconds = 1.0;
   int reps = 3;
-  std::string save_dir;
 };
-
-// Whole number in [lo, hi] or a UsageError naming the option.
-int64_t parse_int(const std::string& opt, const std::string& v, int64_t lo, int64_t hi) {
-  size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (v.empty() || used != v.size() || n < lo || n > hi)
-    throw UsageError(opt + " expects a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                     ", got '" + v + "'");
-  return n;
-}
 
 double parse_seconds(const std::string& v) {
   size_t used = 0;
@@ -71,29 +51,8 @@ double parse_seconds(const std::string& v) {
 
 BenchArgs parse_args(const std::vector<std::string>& args) {
   BenchArgs r;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i], value;
-    bool has_value = false;
-    if (a.rfind("--", 0) == 0) {
-      size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        has_value = true;
-      }
-    }
-    auto take = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--input") {
-      std::string v = take();
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError("--input expects NAME=FILE.npy, got '" + v + "'");
-      r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (a == "--dim") {
+  parse_common_args(args, "bench", r, [&](const std::string& a, const OptionValue& take) {
+    if (a == "--dim") {
       std::string v = take();
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
@@ -101,29 +60,15 @@ BenchArgs parse_args(const std::vector<std::string>& args) {
       std::string name = v.substr(0, eq);
       if (r.dims.count(name)) throw UsageError("--dim " + name + " is given twice");
       r.dims[name] = parse_int("--dim " + name, v.substr(eq + 1), 0, int64_t{1} << 31);
-    } else if (a == "--mode") {
-      std::string v = take();
-      if (v == "fast") r.mode = Mode::Fast;
-      else if (v == "exact") r.mode = Mode::Exact;
-      else throw UsageError("--mode expects fast or exact, got '" + v + "'");
-    } else if (a == "--threads") {
-      r.threads = static_cast<int>(parse_int("--threads", take(), 0, 1024));
     } else if (a == "--seconds") {
       r.seconds = parse_seconds(take());
     } else if (a == "--reps") {
       r.reps = static_cast<int>(parse_int("--reps", take(), 1, 100));
-    } else if (a == "--save-outputs") {
-      r.save_dir = take();
-      if (r.save_dir.empty()) throw UsageError("--save-outputs needs a directory");
-    } else if (a.rfind("-", 0) == 0 && a.size() > 1) {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (r.model.empty()) {
-      r.model = a;
     } else {
-      throw UsageError("unexpected argument '" + a + "' (the model is '" + r.model + "')");
+      return false;
     }
-  }
-  if (r.model.empty()) throw UsageError("bench needs a MODEL");
+    return true;
+  });
   return r;
 }
 

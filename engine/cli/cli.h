@@ -2,6 +2,7 @@
 // tests check directly (file names for saved outputs, random inputs, value printing).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,26 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// What `run` and `bench` share on their command lines.
+struct CommonArgs {
+  std::string model;
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, file
+  Mode mode = Mode::Fast;
+  int threads = 0;
+  std::string save_dir;
+};
+
+// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --save-outputs and the one
+// MODEL argument into `r`; any other option is offered to `extra(name, take)` (take() returns its value or
+// throws), which returns false for an option it does not know. UsageError for anything else, and when
+// `command` got no MODEL.
+using OptionValue = std::function<std::string()>;
+void parse_common_args(const std::vector<std::string>& args, const std::string& command, CommonArgs& r,
+                       const std::function<bool(const std::string&, const OptionValue&)>& extra);
+
+// A whole number in [lo, hi], or a UsageError naming the option.
+int64_t parse_int(const std::string& opt, const std::string& v, int64_t lo, int64_t hi);
 
 // Commands; `args` excludes the program and command names. Return the exit status.
 int cmd_info(const std::vector<std::string>& args);

@@ -15,78 +15,16 @@ namespace onemodel::cli {
 
 namespace {
 
-struct RunArgs {
-  std::string model;
-  std::vector<std::pair<std::string, std::string>> inputs;  // name, file
-  Mode mode = Mode::Fast;
-  int threads = 0;
-  std::string save_dir;
-};
-
-int parse_threads(const std::string& v) {
-  size_t used = 0;
-  long n = 0;
-  try {
-    n = std::stol(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty() || n < 0 || n > 1024)
-    throw UsageError("--threads expects a whole number from 0 to 1024, got '" + v + "'");
-  return static_cast<int>(n);
-}
-
-RunArgs parse_args(const std::vector<std::string>& args) {
-  RunArgs r;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i], value;
-    bool has_value = false;
-    // Accept both "--opt value" and "--opt=value".
-    if (a.rfind("--", 0) == 0) {
-      size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        has_value = true;
-      }
-    }
-    auto take = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--input") {
-      std::string v = take();
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        throw UsageError("--input expects NAME=FILE.npy, got '" + v + "'");
-      r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (a == "--mode") {
-      std::string v = take();
-      if (v == "fast") r.mode = Mode::Fast;
-      else if (v == "exact") r.mode = Mode::Exact;
-      else throw UsageError("--mode expects fast or exact, got '" + v + "'");
-    } else if (a == "--threads") {
-      r.threads = parse_threads(take());
-    } else if (a == "--save-outputs") {
-      r.save_dir = take();
-      if (r.save_dir.empty()) throw UsageError("--save-outputs needs a directory");
-    } else if (a.rfind("-", 0) == 0 && a.size() > 1) {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (r.model.empty()) {
-      r.model = a;
-    } else {
-      throw UsageError("unexpected argument '" + a + "' (the model is '" + r.model + "')");
-    }
-  }
-  if (r.model.empty()) throw UsageError("run needs a MODEL");
+CommonArgs parse_args(const std::vector<std::string>& args) {
+  CommonArgs r;
+  parse_common_args(args, "run", r, [](const std::string&, const OptionValue&) { return false; });
   return r;
 }
 
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
-  RunArgs ra = parse_args(args);
+  CommonArgs ra = parse_args(args);
   SessionOptions opts;
   opts.mode = ra.mode;
   opts.intra_op_threads = ra.threads;

@@ -182,4 +182,64 @@ std::string describe_value(const ValueInfo& info) {
   return s + "]";
 }
 
+int64_t parse_int(const std::string& opt, const std::string& v, int64_t lo, int64_t hi) {
+  size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (v.empty() || used != v.size() || n < lo || n > hi)
+    throw UsageError(opt + " expects a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                     ", got '" + v + "'");
+  return n;
+}
+
+void parse_common_args(const std::vector<std::string>& args, const std::string& command, CommonArgs& r,
+                       const std::function<bool(const std::string&, const OptionValue&)>& extra) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    bool has_value = false;
+    // Accept both "--opt value" and "--opt=value".
+    if (a.rfind("--", 0) == 0) {
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        has_value = true;
+      }
+    }
+    const OptionValue take = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--input") {
+      std::string v = take();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        throw UsageError("--input expects NAME=FILE.npy, got '" + v + "'");
+      r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (a == "--mode") {
+      std::string v = take();
+      if (v == "fast") r.mode = Mode::Fast;
+      else if (v == "exact") r.mode = Mode::Exact;
+      else throw UsageError("--mode expects fast or exact, got '" + v + "'");
+    } else if (a == "--threads") {
+      r.threads = static_cast<int>(parse_int("--threads", take(), 0, 1024));
+    } else if (a == "--save-outputs") {
+      r.save_dir = take();
+      if (r.save_dir.empty()) throw UsageError("--save-outputs needs a directory");
+    } else if (a.rfind("-", 0) == 0 && a.size() > 1) {
+      if (!extra(a, take)) throw UsageError("unknown option '" + a + "'");
+    } else if (r.model.empty()) {
+      r.model = a;
+    } else {
+      throw UsageError("unexpected argument '" + a + "' (the model is '" + r.model + "')");
+    }
+  }
+  if (r.model.empty()) throw UsageError(command + " needs a MODEL");
+}
+
 }  // namespace onemodel::cli

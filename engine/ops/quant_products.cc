@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/common.h"
+#include "ops/matmul_shape.h"
 #include "ops/quant_common.h"
 #include "ops/recurrent_ops.h"
 
@@ -42,43 +43,9 @@ int64_t q_at(const Tensor& t, int64_t i) { return quant::int_at(t, i); }
 
 // ---- matrix products ----
 
-struct MatDims {
-  Shape out, a_batch, b_batch, out_batch;
-  int64_t m = 1, n = 1, k = 0;
-};
-
-// numpy matmul shapes (as MatMul): 1-D operands are promoted and the promotion removed from the result.
-bool mat_dims(const Shape& a, const Shape& b, MatDims& d, std::string& why) {
-  if (a.rank() == 0 || b.rank() == 0) {
-    why = "inputs must have rank >= 1";
-    return false;
-  }
-  const int64_t ak = a[a.rank() - 1], bk = b.rank() == 1 ? b[0] : b[b.rank() - 2];
-  if (ak != bk) {
-    why = "inner dimensions differ: " + a.to_string() + " x " + b.to_string();
-    return false;
-  }
-  d.k = ak;
-  d.m = a.rank() == 1 ? 1 : a[a.rank() - 2];
-  d.n = b.rank() == 1 ? 1 : b[b.rank() - 1];
-  const auto av = a.to_vector(), bv = b.to_vector();
-  d.a_batch = Shape(std::span<const int64_t>(av.data(), static_cast<size_t>(std::max(0, a.rank() - 2))));
-  d.b_batch = Shape(std::span<const int64_t>(bv.data(), static_cast<size_t>(std::max(0, b.rank() - 2))));
-  try {
-    d.out_batch = Shape::broadcast(d.a_batch, d.b_batch);
-  } catch (const Error&) {
-    why = "batch dimensions do not broadcast: " + a.to_string() + " x " + b.to_string();
-    return false;
-  }
-  auto o = d.out_batch.to_vector();
-  if (a.rank() > 1) o.push_back(d.m);
-  if (b.rank() > 1) o.push_back(d.n);
-  d.out = Shape(std::span<const int64_t>(o));
-  return true;
-}
 
 // acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around.
-void int_matmul(const MatDims& d, const Tensor& a, const Tensor& b, const std::vector<int32_t>& za,
+void int_matmul(const MatMulDims& d, const Tensor& a, const Tensor& b, const std::vector<int32_t>& za,
                 const std::vector<int32_t>& zb, int32_t* acc) {
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
   std::vector<int32_t> row(static_cast<size_t>(d.n));
@@ -129,9 +96,9 @@ class MatMulIntegerKernel final : public Kernel {
         if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
     if (!is_q8(ctx.input(ia).dtype) || !is_q8(ctx.input(ib).dtype))
       ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ia).dtype) + " and " + type_str(ctx.input(ib).dtype));
-    MatDims d;
+    MatMulDims d;
     std::string why;
-    if (!mat_dims(ctx.input(ia).shape, ctx.input(ib).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
+    if (!matmul_dims(ctx.input(ia).shape, ctx.input(ib).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
     ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, d.out);
     if (q_ && !is_q8(ctx.input(7).dtype)) ctx.fail(ErrorKind::Unsupported, "y_zero_point must be uint8 or int8");
   }
@@ -140,9 +107,9 @@ class MatMulIntegerKernel final : public Kernel {
     const size_t ia = 0, ib = q_ ? 3 : 1;
     const Tensor& a = ctx.input(ia);
     const Tensor& b = ctx.input(ib);
-    MatDims d;
+    MatMulDims d;
     std::string why;
-    if (!mat_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
+    if (!matmul_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
     if (d.out != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
     const size_t iza = q_ ? 2 : 2, izb = q_ ? 5 : 3;
     const Tensor* za = ctx.has_input(iza) ? &ctx.input(iza) : nullptr;

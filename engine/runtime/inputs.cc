@@ -80,11 +80,12 @@ void check_input(const ValueInfo& info, DType dtype, const Shape& shape) {
               shape.to_string());
 }
 
-std::vector<size_t> match_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
-                                 std::span<const Tensor> tensors) {
-  if (names.size() != tensors.size())
-    invalid(std::to_string(names.size()) + " input names were given for " + std::to_string(tensors.size()) +
-            " tensors");
+namespace {
+// For each model input, the index of the caller's name for it; every input named exactly once, no unknown names.
+std::vector<size_t> slots_of(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
+                             size_t given, const char* what) {
+  if (names.size() != given)
+    invalid(std::to_string(names.size()) + " input names were given for " + std::to_string(given) + " " + what);
   constexpr size_t kUnset = static_cast<size_t>(-1);
   std::vector<size_t> slot(model_inputs.size(), kUnset);
   for (size_t k = 0; k < names.size(); ++k) {
@@ -97,6 +98,13 @@ std::vector<size_t> match_inputs(const std::vector<ValueInfo>& model_inputs, std
   }
   for (size_t i = 0; i < model_inputs.size(); ++i)
     if (slot[i] == kUnset) invalid("missing input '" + model_inputs[i].name + "'");
+  return slot;
+}
+}  // namespace
+
+std::vector<size_t> match_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
+                                 std::span<const Tensor> tensors) {
+  std::vector<size_t> slot = slots_of(model_inputs, names, tensors.size(), "tensors");
   for (size_t i = 0; i < model_inputs.size(); ++i) {
     const Tensor& t = tensors[slot[i]];
     if (t.empty()) invalid("input '" + model_inputs[i].name + "' is an empty tensor (no storage)");
@@ -195,21 +203,7 @@ Value check_value(const ValueInfo& info, const Value& v) {
 
 std::vector<size_t> match_value_inputs(const std::vector<ValueInfo>& model_inputs, std::span<const std::string> names,
                                        std::span<const Value> values, std::vector<Value>& normalized) {
-  if (names.size() != values.size())
-    invalid(std::to_string(names.size()) + " input names were given for " + std::to_string(values.size()) +
-            " values");
-  constexpr size_t kUnset = static_cast<size_t>(-1);
-  std::vector<size_t> slot(model_inputs.size(), kUnset);
-  for (size_t k = 0; k < names.size(); ++k) {
-    size_t i = 0;
-    while (i < model_inputs.size() && model_inputs[i].name != names[k]) ++i;
-    if (i == model_inputs.size())
-      invalid("unknown input '" + names[k] + "'; the model's inputs are: " + names_of(model_inputs));
-    if (slot[i] != kUnset) invalid("input '" + names[k] + "' is given more than once");
-    slot[i] = k;
-  }
-  for (size_t i = 0; i < model_inputs.size(); ++i)
-    if (slot[i] == kUnset) invalid("missing input '" + model_inputs[i].name + "'");
+  std::vector<size_t> slot = slots_of(model_inputs, names, values.size(), "values");
   normalized.clear();
   for (size_t i = 0; i < model_inputs.size(); ++i) normalized.push_back(check_value(model_inputs[i], values[slot[i]]));
   return slot;
