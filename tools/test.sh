@@ -4,8 +4,10 @@
 #   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
 #   3. JS tests of the npm package in Node (Vitest)
 #   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
-#   5. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
-#      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md)
+#   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
+#      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md)
+#   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
+#      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -93,7 +95,27 @@ fi
 passed=$((passed + b_pass)); failed=$((failed + b_fail))
 ((b_fail)) && suite_failed+=("browser")
 
-# 5. Golden hashes -------------------------------------------------------------------------------------
+# 5. Real models --------------------------------------------------------------------------------------------
+# onnxruntime-node is the oracle: a dev tool installed into bench/ only, never a dependency of the package.
+note "Real models against ONNX Runtime (tools/models/compare.mjs)"
+if tools/models/fetch.sh >build/models-fetch.log 2>&1 &&
+   { [ -d bench/node_modules/onnxruntime-node ] || npm --prefix bench ci --ignore-scripts --no-audit --no-fund >>build/models-fetch.log 2>&1; }; then
+  node tools/models/compare.mjs | tee build/models.log
+  m_line=$(grep -E '^models: [0-9]+ ok, [0-9]+ missed$' build/models.log | tail -1)
+  if [ -n "$m_line" ]; then
+    m_pass=$(sed -E 's/^models: ([0-9]+) ok.*/\1/' <<<"$m_line")
+    m_fail=$(sed -E 's/.* ([0-9]+) missed$/\1/' <<<"$m_line")
+  else
+    m_pass=0; m_fail=1
+  fi
+else
+  tail -20 build/models-fetch.log
+  echo "fetching the models or installing onnxruntime-node into bench/ failed"; m_pass=0; m_fail=1
+fi
+passed=$((passed + m_pass)); failed=$((failed + m_fail))
+((m_fail)) && suite_failed+=("models")
+
+# 6. Golden hashes -------------------------------------------------------------------------------------
 note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
 ./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
 g_line=$(grep -E '^golden: [0-9]+ passed, [0-9]+ failed' build/golden.log | tail -1)

@@ -2,12 +2,12 @@
 // natively (the `onemodel` CLI, 1 and 2 threads) and in wasm (the npm package in this Node process), and
 // compares with onnxruntime-node (all graph optimizations). Prints one table row per model, input and mode:
 //   scaled error = max|ours - ort| / max|ort| over all outputs (native and wasm), next to ONNX Runtime's own
-//   floor (its unoptimized graph against the optimized one, oracles.md),
+//   floor (its unoptimized graph and runs on 1-ulp-perturbed inputs, against the optimized one; oracles.md),
 //   fast: output hashes equal at 1 and 2 threads natively; exact: equal at 1 and 2 threads and in wasm.
 // Exits 1 when a row misses (scaled error > 1e-4 or a hash differs) or a run fails.
 //
 //   node tools/models/compare.mjs [--only det,rec,cls,minilm,vad] [--modes fast,exact] [--no-wasm]
-//                                 [--write docs/models.md]
+//                                 [--noise-runs 4] [--write docs/models.md]
 // Needs: tools/models/fetch.sh (models), the native Release build (build/native/onemodel), `npm run build`
 // (dist/), and onnxruntime-node installed in bench/ (`npm --prefix bench install --ignore-scripts`).
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 
 import { ROOT } from '../../tests/js/helpers.mjs';
 import { findCli, tensorSha256, writeNpy } from '../../tests/js/native-cli.mjs';
-import { cases } from './cases.mjs';
+import { cases, generator } from './cases.mjs';
 import { readNpy } from './npy.mjs';
 
 const args = process.argv.slice(2);
@@ -31,6 +31,7 @@ const modes = opt('--modes', 'fast,exact').split(',');
 const withWasm = !args.includes('--no-wasm');
 const writeTo = opt('--write', '');
 const BOUND = 1e-4;
+const NOISE_RUNS = Number(opt('--noise-runs', '4'));
 
 const modelDir = execFileSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' }).trim().split('\n').pop();
 const cli = findCli();
@@ -60,13 +61,20 @@ function scaledError(ours, ref) {
 }
 
 // One step's feeds -> {name: {type, data, dims}} per engine. Multi-step cases (VAD) pass state along.
-async function runOrt(model, steps, level = 'all') {
+// `noise`, when given, is a generator: each float32 element of the steps' own feeds is multiplied by
+// 1 + 1e-7 * (2u - 1) (about one float32 ulp), oracles.md's probe of ONNX Runtime's sensitivity.
+async function runOrt(model, steps, level = 'all', noise = undefined) {
   const session = await ort.InferenceSession.create(model, { graphOptimizationLevel: level, intraOpNumThreads: 1 });
   const results = [];
   let carry = {};
   for (const step of steps) {
     const feeds = {};
-    for (const [name, t] of Object.entries({ ...step.feeds, ...carry })) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+    for (const [name, t] of Object.entries(step.feeds)) {
+      let data = t.data;
+      if (noise && t.type === 'float32') data = data.map((v) => v * (1 + 1e-7 * (2 * noise() - 1)));
+      feeds[name] = new ort.Tensor(t.type, data, t.dims);
+    }
+    for (const [name, t] of Object.entries(carry)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
     const out = await session.run(feeds);
     const plain = {};
     for (const [name, t] of Object.entries(out)) plain[name] = { type: t.type, data: t.data, dims: [...t.dims] };
@@ -136,10 +144,12 @@ for (const c of cases(modelDir)) {
   if (only.length && !only.includes(c.model)) continue;
   const steps = c.steps();
   const ref = await runOrt(c.file, steps);
-  // ONNX Runtime's own floor (oracles.md): its unoptimized graph against its fully optimized one. A model whose
-  // outputs amplify rounding (PP-OCR detection ends in a steep sigmoid) cannot be matched closer than this by
-  // any engine that does not repeat ONNX Runtime's fused arithmetic.
-  const floor = worst(await runOrt(c.file, steps, 'disabled'), ref);
+  // ONNX Runtime's own floor (oracles.md): the worst of its unoptimized graph and NOISE_RUNS runs on inputs
+  // perturbed by about one ulp, each against the fully optimized graph on the exact inputs. Printed next to our
+  // error for scale; the gate stays BOUND.
+  let floor = worst(await runOrt(c.file, steps, 'disabled'), ref);
+  const hasFloatFeed = steps.some((st) => Object.values(st.feeds).some((t) => t.type === 'float32'));
+  for (let k = 0; hasFloatFeed && k < NOISE_RUNS; ++k) floor = Math.max(floor, worst(await runOrt(c.file, steps, 'all', generator(1000 + k)), ref));
   for (const mode of modes) {
     const row = { model: c.model, input: c.label, mode, floor };
     try {
@@ -166,7 +176,7 @@ rmSync(work, { recursive: true, force: true });
 
 const fmt = (x) => (x === undefined ? 'n/a' : x.toExponential(2));
 const table = [
-  '| model | input | mode | scaled error native | scaled error wasm | ORT floor (disabled vs all) | 1 vs 2 threads | native vs wasm | result |',
+  '| model | input | mode | scaled error native | scaled error wasm | ORT floor (disabled, 1-ulp noise) | 1 vs 2 threads | native vs wasm | result |',
   '|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) =>
     r.error
