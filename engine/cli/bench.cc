@@ -169,6 +169,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   SessionOptions opts;
   opts.mode = ba.mode;
   opts.intra_op_threads = ba.threads;
+  opts.optimization_level = ba.optimization;
 
   Clock::time_point t0 = Clock::now();
   Session session = Session::load(ba.model, opts);

@@ -24,10 +24,11 @@ struct CommonArgs {
   std::vector<std::pair<std::string, std::string>> inputs;  // name, file
   Mode mode = Mode::Fast;
   int threads = 0;
+  OptimizationLevel optimization = OptimizationLevel::All;
   std::string save_dir;
 };
 
-// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --save-outputs and the one
+// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --optimization, --save-outputs and the one
 // MODEL argument into `r`; any other option is offered to `extra(name, take)` (take() returns its value or
 // throws), which returns false for an option it does not know. UsageError for anything else, and when
 // `command` got no MODEL.

@@ -16,13 +16,15 @@ constexpr const char* kUsage =
     "usage:\n"
     "  onemodel info MODEL\n"
     "      inputs, outputs, opsets, operator inventory, missing operators, exact-mode availability\n"
-    "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--save-outputs DIR]\n"
+    "  onemodel run MODEL [--input NAME=FILE.npy]... [--mode fast|exact] [--threads N] [--optimization LEVEL]\n"
+    "               [--save-outputs DIR]\n"
     "      runs once; inputs not given get deterministic random values (symbolic dims = 1);\n"
     "      prints each output's shape, first values and SHA-256; --save-outputs writes DIR/<output>.npy\n"
     "  onemodel bench MODEL [--input NAME=FILE.npy]... [--dim NAME=VALUE]... [--mode fast|exact] [--threads N]\n"
-    "                [--seconds S] [--reps N] [--save-outputs DIR]\n"
+    "                [--optimization LEVEL] [--seconds S] [--reps N] [--save-outputs DIR]\n"
     "      times load, a cold call and N (3) repetitions of ~S (1) seconds after a warm-up; prints one line\n"
     "      load_ms=.. first_ms=.. median_ms=.. min_ms=.. max_ms=.. (symbolic dims of random inputs need --dim)\n"
+    "  LEVEL is none, basic or all (default): the graph passes fast mode runs (docs/architecture.md)\n"
     "  onemodel help | --help\n"
     "  onemodel --version\n";
 

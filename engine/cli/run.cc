@@ -28,6 +28,7 @@ int cmd_run(const std::vector<std::string>& args) {
   SessionOptions opts;
   opts.mode = ra.mode;
   opts.intra_op_threads = ra.threads;
+  opts.optimization_level = ra.optimization;
   Session session = Session::load(ra.model, opts);
 
   std::map<std::string, Tensor> given;
@@ -46,6 +47,10 @@ int cmd_run(const std::vector<std::string>& args) {
   std::printf("model: %s\n", ra.model.c_str());
   std::printf("mode: %s, threads: %d, kernels: %s\n", ra.mode == Mode::Exact ? "exact" : "fast", ra.threads,
               std::string(session.kernel_path()).c_str());
+  std::string passes;
+  for (const auto& [name, count] : session.graph_passes())
+    passes += (passes.empty() ? "" : ", ") + name + " " + std::to_string(count);
+  std::printf("graph passes: %s\n", passes.empty() ? "none" : passes.c_str());
   std::vector<NamedTensor> inputs;
   uint64_t seed = 20240601;  // fixed: the same random inputs on every run and machine
   for (const ValueInfo& in : session.inputs()) {

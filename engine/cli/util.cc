@@ -226,6 +226,12 @@ void parse_common_args(const std::vector<std::string>& args, const std::string& 
       if (v == "fast") r.mode = Mode::Fast;
       else if (v == "exact") r.mode = Mode::Exact;
       else throw UsageError("--mode expects fast or exact, got '" + v + "'");
+    } else if (a == "--optimization") {
+      const std::string v = take();
+      if (v == "none") r.optimization = OptimizationLevel::None;
+      else if (v == "basic") r.optimization = OptimizationLevel::Basic;
+      else if (v == "all") r.optimization = OptimizationLevel::All;
+      else throw UsageError("--optimization expects none, basic or all, got '" + v + "'");
     } else if (a == "--threads") {
       r.threads = static_cast<int>(parse_int("--threads", take(), 0, 1024));
     } else if (a == "--save-outputs") {

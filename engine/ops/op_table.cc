@@ -294,6 +294,9 @@ constexpr std::array kTable = {
     OpDef{"", "OptionalHasElement", 15, kLatest, make_optional_has_element},  // 18: any input, or none
     OpDef{"", "OptionalGetElement", 15, kLatest, make_optional_get_element},  // 18: tensors pass through
     // ---- end of control flow ----
+
+    // ---- fused operators the graph passes produce (passes/, graph-passes.md; domain "onemodel") ----
+    OpDef{"onemodel", "FusedAttention", 1, 1, make_fused_attention},  // fast only
 };
 
 bool same_domain(std::string_view a, std::string_view b) {

@@ -2,6 +2,7 @@
 // create kernels, check exact mode, and make the weights usable by kernels (aligned, stored types only).
 #include "runtime/compiled_graph.h"
 
+#include "passes/passes.h"
 #include "runtime/inputs.h"
 
 #include <algorithm>
@@ -47,11 +48,14 @@ ValueInfo describe(const ir::Value& v) {
 }  // namespace
 
 std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact,
-                                                           OpLookup lookup, int threads) {
+                                                           OpLookup lookup, int threads, OptimizationLevel level) {
   if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->model_ = std::move(model);
   g->graph_ = std::shared_ptr<const ir::Graph>(g->model_, g->model_->graph.get());
+  std::vector<passes::PassReport> report;
+  if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report)) g->graph_ = std::move(rewritten);
+  for (const auto& r : report) g->pass_report_.emplace_back(r.name, r.rewrites);
   g->exact_ = exact;
   g->isa_ = kern::session_isa();
   g->own_pool_ = std::make_unique<ThreadPool>(threads);

@@ -23,8 +23,10 @@ struct CompiledNode {
 class CompiledGraph {
  public:
   // Resolves operators, checks the mode, prepares weights. `model.graph` must be set.
+  // Runs the graph passes `level` selects (passes/passes.h; none in exact mode that would change bits).
   static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
-                                                     OpLookup lookup = &find_op, int threads = 1);
+                                                     OpLookup lookup = &find_op, int threads = 1,
+                                                     OptimizationLevel level = OptimizationLevel::All);
   // A subgraph (If/Loop/Scan/SequenceMap body, graph-runtime.md section 8) as its own compiled graph: its
   // inputs are the body's declared inputs followed by its captures (graph().captures order), all accepted
   // whatever their declared type. Shares the enclosing session's target and pool; no graph passes.
@@ -37,7 +39,10 @@ class CompiledGraph {
   // The intra-op pool every run of this session shares (never null; threads() == 1 means no workers).
   ThreadPool* pool() const { return pool_; }
   const ir::Model& model() const { return *model_; }  // not for bodies (create_body has no model)
+  // The graph the kernels run: the imported one, or the passes' rewrite of it.
   const ir::Graph& graph() const { return *graph_; }
+  // Per pass that ran: its name and how many patterns it rewrote.
+  const std::vector<std::pair<std::string, int>>& pass_report() const { return pass_report_; }
   size_t num_values() const { return graph().values.size(); }
   const std::string& value_name(int v) const { return graph().values[static_cast<size_t>(v)].name; }
 
@@ -66,6 +71,7 @@ class CompiledGraph {
   std::unique_ptr<ThreadPool> own_pool_;
   ThreadPool* pool_ = nullptr;
   CompileScope scope_;  // what this graph's kernels see through NodeInfo::scope()
+  std::vector<std::pair<std::string, int>> pass_report_;
   std::vector<int> live_;  // indices into graph().nodes
   std::vector<CompiledNode> nodes_;
   std::vector<Tensor> weights_;

@@ -63,7 +63,8 @@ void Session::Impl::release() {
 
 Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options, rt::OpLookup lookup) {
   rt::validate_options(options);
-  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup, options.intra_op_threads);
+  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup, options.intra_op_threads,
+                                         options.optimization_level);
   auto impl = std::make_shared<Session::Impl>();
   impl->options = options;
   impl->inputs = graph->input_infos();
@@ -116,6 +117,10 @@ const std::vector<std::pair<std::string, int64_t>>& Session::opsets() const {
 // The kernel path is fixed for the life of the session: the target chosen when it was created (best the CPU
 // offers, capped by ONEMODEL_ISA).
 std::string_view Session::kernel_path() const { return kern::isa_name(impl_->core()->graph->isa()); }
+
+const std::vector<std::pair<std::string, int>>& Session::graph_passes() const {
+  return impl_->core()->graph->pass_report();
+}
 
 void Session::release() { impl_->release(); }
 

@@ -16,7 +16,11 @@ export interface SessionOptions {
    * the option is validated (an integer 0..256, 0 meaning "default") for code shared with native builds.
    */
   intraOpNumThreads?: number;
-  /** Graph rewrites before running (default 'all'). 'extended' equals 'all': the engine has two levels. */
+  /**
+   * Graph rewrites before running (default 'all'): in fast mode 'all' folds Conv+BatchNormalization and fuses
+   * GELU chains and attention (docs/architecture.md, "Graph passes"); 'disabled' and 'basic' run the graph as
+   * imported, and 'extended' equals 'all'. Exact mode runs no rewrite that changes bits, at any level.
+   */
   graphOptimizationLevel?: GraphOptimizationLevel;
   /** Execution plans kept per session, one per set of input types and shapes (default 16, at least 1). */
   maxCachedPlans?: number;

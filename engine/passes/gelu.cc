@@ -1,0 +1,92 @@
+// The `gelu` pass (graph-passes.md; fast mode only): the erf-form GELU as exporters write it becomes one Gelu
+// node (opset 20, erf form), one pass over memory instead of five. Two shapes are matched, both ending in a Mul:
+//   torch's F.gelu (opset 13-17):   Mul(Mul(x, Add(Erf(Div(x, √2)), 1)), 0.5)
+//   the BERT-style expression:      Mul(Mul(x, 0.5), Add(1, Erf(Div(x, √2))))
+// with Mul(x, 1/√2) accepted for the Div and either operand order of Add and Mul. Every intermediate must be
+// read by the pattern only. The constants are float32, so x is too (the Gelu kernel is float32 only).
+#include <cmath>
+
+#include "passes/passes.h"
+
+namespace onemodel::passes {
+
+namespace {
+
+bool near(float v, double want) { return std::fabs(static_cast<double>(v) - want) <= 1e-6 * std::fabs(want); }
+
+// For a two-input node, the input that is not `known`, or -1.
+int other_input(const ir::Node& n, int known) {
+  if (n.inputs.size() != 2) return -1;
+  if (n.inputs[0] == known) return n.inputs[1];
+  if (n.inputs[1] == known) return n.inputs[0];
+  return -1;
+}
+
+bool is_scalar(const PassGraph& g, int v, double want) {
+  auto c = g.scalar_f32(v);
+  return c && (want == 0.5 || want == 1.0 ? *c == static_cast<float>(want) : near(*c, want));
+}
+
+// The single reader of `v` when it is a default-domain node of type `op`; else -1.
+int sole_reader(PassGraph& g, int v, std::string_view op) {
+  if (g.uses(v) != 1) return -1;
+  for (int c : g.graph().values[static_cast<size_t>(v)].consumers) {
+    if (g.removed(c)) continue;
+    const ir::Node& n = g.node(c);
+    return n.domain.empty() && n.op_type == op && n.outputs.size() == 1 ? c : -1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int fuse_gelu(PassGraph& g) {
+  int rewrites = 0;
+  for (int e = 0; e < static_cast<int>(g.num_nodes()); ++e) {
+    const ir::Node& erf = g.node(e);
+    if (g.removed(e) || erf.op_type != "Erf" || !erf.domain.empty() || erf.inputs.size() != 1 ||
+        erf.outputs.size() != 1)
+      continue;
+    // x / √2 or x * (1/√2)
+    const int scaled = erf.inputs[0];
+    int div = g.producer_of_type(scaled, "Div");
+    int x = -1;
+    if (div >= 0 && g.node(div).inputs.size() == 2 && is_scalar(g, g.node(div).inputs[1], std::sqrt(2.0))) {
+      x = g.node(div).inputs[0];
+    } else if ((div = g.producer_of_type(scaled, "Mul")) >= 0) {
+      const ir::Node& m = g.node(div);
+      if (m.inputs.size() == 2 && is_scalar(g, m.inputs[1], std::sqrt(0.5))) x = m.inputs[0];
+      else if (m.inputs.size() == 2 && is_scalar(g, m.inputs[0], std::sqrt(0.5))) x = m.inputs[1];
+    }
+    if (x < 0 || !g.only_reader(scaled, e)) continue;
+    // 1 + erf
+    const int add = sole_reader(g, erf.outputs[0], "Add");
+    if (add < 0 || !is_scalar(g, other_input(g.node(add), erf.outputs[0]), 1.0)) continue;
+    const int one_plus = g.node(add).outputs[0];
+    const int m1 = sole_reader(g, one_plus, "Mul");
+    if (m1 < 0) continue;
+    const int partner = other_input(g.node(m1), one_plus);
+    int last = -1, half_mul = -1;
+    if (partner == x) {
+      // torch: Mul(Mul(x, 1 + erf), 0.5)
+      const int m2 = sole_reader(g, g.node(m1).outputs[0], "Mul");
+      if (m2 >= 0 && is_scalar(g, other_input(g.node(m2), g.node(m1).outputs[0]), 0.5)) last = m2;
+    } else if ((half_mul = g.producer_of_type(partner, "Mul")) >= 0 && g.only_reader(partner, m1) &&
+               other_input(g.node(half_mul), x) >= 0 && is_scalar(g, other_input(g.node(half_mul), x), 0.5)) {
+      // BERT: Mul(Mul(x, 0.5), 1 + erf)
+      last = m1;
+    }
+    if (last < 0) continue;
+    ir::Node& fused = g.node(last);
+    fused.op_type = "Gelu";
+    fused.opset = 20;
+    fused.attributes.clear();
+    fused.inputs = {x};
+    for (int n : {div, e, add, m1, half_mul})
+      if (n >= 0 && n != last) g.remove(n);
+    ++rewrites;
+  }
+  return rewrites;
+}
+
+}  // namespace onemodel::passes

@@ -1,0 +1,170 @@
+#include "passes/pass_graph.h"
+
+#include <algorithm>
+
+namespace onemodel::passes {
+
+namespace {
+ir::Attribute named(std::string name, ir::AttrType type) {
+  ir::Attribute a;
+  a.name = std::move(name);
+  a.type = type;
+  return a;
+}
+}  // namespace
+
+ir::Attribute float_attribute(std::string name, float value) {
+  ir::Attribute a = named(std::move(name), ir::AttrType::Float);
+  a.f = value;
+  return a;
+}
+
+ir::Attribute int_attribute(std::string name, int64_t value) {
+  ir::Attribute a = named(std::move(name), ir::AttrType::Int);
+  a.i = value;
+  return a;
+}
+
+PassGraph::PassGraph(ir::Graph g) : g_(std::move(g)), removed_(g_.nodes.size(), 0) {
+  rebuild_links();
+}
+
+void PassGraph::rebuild_links() {
+  for (ir::Value& v : g_.values) {
+    v.producer = -1;
+    v.producer_output = -1;
+    v.consumers.clear();
+  }
+  output_uses_.assign(g_.values.size(), 0);
+  for (int v : g_.outputs)
+    if (v >= 0) ++output_uses_[static_cast<size_t>(v)];
+  attr_constants_.assign(g_.values.size(), Tensor());
+  for (size_t k = 0; k < g_.nodes.size(); ++k) {
+    const ir::Node& n = g_.nodes[k];
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      const int v = n.outputs[o];
+      if (v < 0) continue;
+      g_.values[static_cast<size_t>(v)].producer = static_cast<int>(k);
+      g_.values[static_cast<size_t>(v)].producer_output = static_cast<int>(o);
+    }
+    auto reads = [&](int v) {
+      if (v < 0) return;
+      auto& c = g_.values[static_cast<size_t>(v)].consumers;
+      if (c.empty() || c.back() != static_cast<int>(k)) c.push_back(static_cast<int>(k));
+    };
+    for (int v : n.inputs) reads(v);
+    for (int v : n.subgraph_reads) reads(v);
+    if (n.op_type == "Constant" && n.domain.empty() && n.outputs.size() == 1 && n.outputs[0] >= 0) {
+      if (const ir::Attribute* a = n.find_attribute("value_float"); a && a->type == ir::AttrType::Float)
+        attr_constants_[static_cast<size_t>(n.outputs[0])] = Tensor::from_values<float>({a->f}, Shape());
+    }
+  }
+}
+
+int PassGraph::producer(int v) const {
+  if (v < 0 || static_cast<size_t>(v) >= g_.values.size()) return -1;
+  const int p = g_.values[static_cast<size_t>(v)].producer;
+  return p >= 0 && !removed(p) ? p : -1;
+}
+
+int PassGraph::producer_of_type(int v, std::string_view op_type) const {
+  const int p = producer(v);
+  if (p < 0) return -1;
+  const ir::Node& n = g_.nodes[static_cast<size_t>(p)];
+  return n.domain.empty() && n.op_type == op_type ? p : -1;
+}
+
+int PassGraph::uses(int v) const {
+  if (v < 0) return 0;
+  int count = output_uses_[static_cast<size_t>(v)];
+  for (int c : g_.values[static_cast<size_t>(v)].consumers) {
+    if (removed(c)) continue;
+    const ir::Node& n = g_.nodes[static_cast<size_t>(c)];
+    count += static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), v));
+    count += static_cast<int>(std::count(n.subgraph_reads.begin(), n.subgraph_reads.end(), v));
+  }
+  return count;
+}
+
+bool PassGraph::only_reader(int v, int reader) const {
+  if (uses(v) != 1) return false;
+  const auto& c = g_.values[static_cast<size_t>(v)].consumers;
+  return std::find(c.begin(), c.end(), reader) != c.end();
+}
+
+bool PassGraph::is_graph_output(int v) const { return v >= 0 && output_uses_[static_cast<size_t>(v)] > 0; }
+
+const Tensor* PassGraph::constant(int v) const {
+  if (v < 0 || static_cast<size_t>(v) >= g_.values.size()) return nullptr;
+  const ir::Value& val = g_.values[static_cast<size_t>(v)];
+  if (val.initializer) return val.is_input || val.initializer->data.empty() ? nullptr : &val.initializer->data;
+  const int p = producer(v);
+  if (p < 0) return nullptr;
+  const ir::Node& n = g_.nodes[static_cast<size_t>(p)];
+  if (n.op_type != "Constant" || !n.domain.empty()) return nullptr;
+  if (const ir::Attribute* a = n.find_attribute("value"); a && a->type == ir::AttrType::Tensor && a->t)
+    return a->t->data.empty() ? nullptr : &a->t->data;
+  const Tensor& t = attr_constants_[static_cast<size_t>(v)];
+  return t.empty() ? nullptr : &t;
+}
+
+std::optional<float> PassGraph::scalar_f32(int v) const {
+  const Tensor* t = constant(v);
+  if (!t || t->dtype() != DType::F32 || t->numel() != 1) return std::nullopt;
+  return t->is_contiguous() ? t->data<float>()[0] : std::optional<float>();
+}
+
+int PassGraph::add_constant(const std::string& base, Tensor t) {
+  std::string name = base;
+  for (int k = 1; g_.find_value(name) >= 0; ++k) name = base + "_" + std::to_string(k);
+  auto tv = std::make_shared<ir::TensorValue>();
+  tv->name = name;
+  tv->dtype = t.dtype();
+  tv->dims.assign(t.shape().dims().begin(), t.shape().dims().end());
+  tv->data = std::move(t);
+  ir::Value val;
+  val.name = name;
+  val.type.kind = ValueKind::Tensor;
+  val.type.elem = tv->dtype;
+  val.type.has_shape = true;
+  for (int64_t d : tv->dims) val.type.dims.push_back(Dim{d, {}});
+  val.initializer = std::move(tv);
+  g_.values.push_back(std::move(val));
+  const int id = static_cast<int>(g_.values.size()) - 1;
+  g_.initializers.push_back(id);
+  output_uses_.push_back(0);
+  attr_constants_.emplace_back();
+  return id;
+}
+
+int PassGraph::finish() {
+  const size_t before = g_.nodes.size();
+  // Drop nodes none of whose outputs anything reads, last to first (one sweep: the list is in dependency order).
+  std::vector<int> reads(g_.values.size(), 0);
+  for (int v : g_.outputs)
+    if (v >= 0) ++reads[static_cast<size_t>(v)];
+  for (size_t k = g_.nodes.size(); k-- > 0;) {
+    if (removed_[k]) continue;
+    const ir::Node& n = g_.nodes[k];
+    const bool read = std::any_of(n.outputs.begin(), n.outputs.end(),
+                                  [&](int v) { return v >= 0 && reads[static_cast<size_t>(v)] > 0; });
+    if (!read) {
+      removed_[k] = 1;
+      continue;
+    }
+    for (int v : n.inputs)
+      if (v >= 0) ++reads[static_cast<size_t>(v)];
+    for (int v : n.subgraph_reads)
+      if (v >= 0) ++reads[static_cast<size_t>(v)];
+  }
+  std::vector<ir::Node> kept;
+  kept.reserve(g_.nodes.size());
+  for (size_t k = 0; k < g_.nodes.size(); ++k)
+    if (!removed_[k]) kept.push_back(std::move(g_.nodes[k]));
+  g_.nodes = std::move(kept);
+  removed_.assign(g_.nodes.size(), 0);
+  rebuild_links();
+  return static_cast<int>(before - g_.nodes.size());
+}
+
+}  // namespace onemodel::passes

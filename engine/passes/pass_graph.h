@@ -1,0 +1,61 @@
+// The graph the passes edit (graph-runtime.md section 6): a private copy of the imported graph, shape-free.
+// Passes rewrite nodes in place, add constants and mark nodes removed; finish() then compacts the node list,
+// rebuilds producers and consumers and drops every node nothing reads. A fused node takes the position of
+// the last node of its pattern, so the list stays in dependency order without re-sorting.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel::passes {
+
+// Attributes of fused nodes.
+ir::Attribute float_attribute(std::string name, float value);
+ir::Attribute int_attribute(std::string name, int64_t value);
+
+class PassGraph {
+ public:
+  explicit PassGraph(ir::Graph g);
+
+  ir::Graph& graph() { return g_; }
+  const ir::Graph& graph() const { return g_; }
+  size_t num_nodes() const { return g_.nodes.size(); }
+  ir::Node& node(int i) { return g_.nodes[static_cast<size_t>(i)]; }
+  bool removed(int i) const { return removed_[static_cast<size_t>(i)] != 0; }
+
+  // The node producing value v (its index), or -1 for inputs, initializers, captures and omitted values.
+  int producer(int v) const;
+  // The producing node of v when it has the given op type in the default domain, else -1.
+  int producer_of_type(int v, std::string_view op_type) const;
+  // How many places read v: node inputs, subgraph reads and graph outputs, each occurrence counted.
+  int uses(int v) const;
+  // True when node `reader` is the only place reading v (it may read it once only).
+  bool only_reader(int v, int reader) const;
+  bool is_graph_output(int v) const;
+
+  // A value whose content is fixed at compile time: an initializer that is not also a graph input (an input's
+  // initializer is an overridable default), or the output of a Constant node holding a tensor. Null otherwise.
+  const Tensor* constant(int v) const;
+  // The value of a one-element float32 constant, or nothing.
+  std::optional<float> scalar_f32(int v) const;
+
+  // Adds an initializer value holding `t` (contiguous) named after `base` (made unique); returns its id.
+  int add_constant(const std::string& base, Tensor t);
+  void remove(int node) { removed_[static_cast<size_t>(node)] = 1; }
+
+  // Compacts the node list, rebuilds links, drops nodes none of whose outputs is read. Returns the number of
+  // nodes removed in total by this pass.
+  int finish();
+
+ private:
+  void rebuild_links();
+  ir::Graph g_;
+  std::vector<char> removed_;
+  std::vector<int> output_uses_;   // per value: occurrences in g_.outputs
+  std::vector<Tensor> attr_constants_;  // per value: a Constant's value_float(s) as a tensor
+};
+
+}  // namespace onemodel::passes

@@ -1,0 +1,39 @@
+#include "passes/passes.h"
+
+#include <array>
+
+namespace onemodel::passes {
+
+namespace {
+
+// graph-passes.md's table, in order. `constant-fold` is not a pass here: every plan already evaluates the nodes
+// whose inputs are constants (runtime/plan.cc, at every level), so Basic and None select the same passes.
+constexpr std::array kPasses = {
+    GraphPass{"conv-batchnorm-fold", OptimizationLevel::All, false, fold_conv_batchnorm},
+    GraphPass{"gelu", OptimizationLevel::All, false, fuse_gelu},
+    GraphPass{"attention", OptimizationLevel::All, false, fuse_attention},
+};
+
+int rank(OptimizationLevel l) { return l == OptimizationLevel::None ? 0 : l == OptimizationLevel::Basic ? 1 : 2; }
+
+}  // namespace
+
+std::span<const GraphPass> all_passes() { return kPasses; }
+
+std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
+                                      std::vector<PassReport>* report) {
+  std::unique_ptr<PassGraph> g;
+  int total = 0;
+  for (const GraphPass& p : kPasses) {
+    if (rank(level) < rank(p.min_level) || (exact && !p.preserves_bits)) continue;
+    if (!g) g = std::make_unique<PassGraph>(graph);
+    const int n = p.run(*g);
+    if (n > 0) g->finish();
+    total += n;
+    if (report) report->push_back({std::string(p.name), n});
+  }
+  if (!g || total == 0) return nullptr;
+  return std::make_shared<ir::Graph>(std::move(g->graph()));
+}
+
+}  // namespace onemodel::passes

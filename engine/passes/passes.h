@@ -1,0 +1,43 @@
+// Graph passes (graph-passes.md): rewrites applied once per session, between import and operator lookup,
+// selected by SessionOptions::optimization_level and the mode. Each pass is one function in its own file and
+// one line of the table in passes.cc; a pass that does not preserve bits never runs in exact mode, so the
+// exact pipeline (and the golden hashes) is the same at every level.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "onemodel/session.h"
+#include "passes/pass_graph.h"
+
+namespace onemodel::passes {
+
+struct GraphPass {
+  std::string_view name;
+  OptimizationLevel min_level;
+  bool preserves_bits;
+  int (*run)(PassGraph& g);  // returns how many patterns it rewrote
+};
+
+// The passes in the order they run.
+std::span<const GraphPass> all_passes();
+
+struct PassReport {
+  std::string name;
+  int rewrites = 0;
+};
+
+// Runs the selected passes on a copy of `graph`. Returns null when no pass rewrote anything (the caller keeps
+// the imported graph); `report` receives one entry per pass that ran.
+std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
+                                      std::vector<PassReport>* report = nullptr);
+
+// The passes (one file each).
+int fold_conv_batchnorm(PassGraph& g);  // conv_batchnorm.cc
+int fuse_gelu(PassGraph& g);            // gelu.cc
+int fuse_attention(PassGraph& g);       // attention.cc
+
+}  // namespace onemodel::passes

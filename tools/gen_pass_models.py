@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Writes the small models of testdata/passes: the patterns each graph pass rewrites (passes/, graph-passes.md),
+and near misses it must leave alone. Used by tests/cpp/passes_test.cc, which runs each at optimization level All
+and None and compares. Run: /usr/bin/python3 tools/gen_pass_models.py (deterministic)."""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'testdata', 'passes')
+rng = np.random.default_rng(5)
+
+
+def save(nodes, name, inputs, outputs, inits=(), opset=17):
+    graph = h.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)], producer_name='gen_pass_models')
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, name + '.onnx'))
+
+
+def scalar(name, v):
+    return nh.from_array(np.array(v, np.float32), name)
+
+
+def f32(name, dims):
+    return h.make_tensor_value_info(name, TP.FLOAT, dims)
+
+
+def gelu():
+    x = [f32('x', [3, 37])]
+    consts = [scalar('sqrt2', np.sqrt(2.0)), scalar('one', 1.0), scalar('half', 0.5), scalar('rsqrt2', np.sqrt(0.5))]
+    # torch's F.gelu export: Mul(Mul(x, Add(Erf(Div(x, sqrt2)), 1)), 0.5)
+    save([h.make_node('Div', ['x', 'sqrt2'], ['d']), h.make_node('Erf', ['d'], ['e']),
+          h.make_node('Add', ['e', 'one'], ['a']), h.make_node('Mul', ['x', 'a'], ['m']),
+          h.make_node('Mul', ['m', 'half'], ['y'])], 'gelu_torch', x, [f32('y', [3, 37])], consts)
+    # BERT's expression with Mul by 1/sqrt2 and the operands swapped: Mul(Mul(x, 0.5), Add(1, Erf(Mul(x, r))))
+    save([h.make_node('Mul', ['rsqrt2', 'x'], ['d']), h.make_node('Erf', ['d'], ['e']),
+          h.make_node('Add', ['one', 'e'], ['a']), h.make_node('Mul', ['x', 'half'], ['xh']),
+          h.make_node('Mul', ['a', 'xh'], ['y'])], 'gelu_bert', x, [f32('y', [3, 37])], consts)
+    # Near miss: the Erf result is also a graph output, so the chain must stay.
+    save([h.make_node('Div', ['x', 'sqrt2'], ['d']), h.make_node('Erf', ['d'], ['e']),
+          h.make_node('Add', ['e', 'one'], ['a']), h.make_node('Mul', ['x', 'a'], ['m']),
+          h.make_node('Mul', ['m', 'half'], ['y'])], 'gelu_shared', x, [f32('y', [3, 37]), f32('e', [3, 37])], consts)
+
+
+def conv_bn():
+    def bn_inits(p, m):
+        return [nh.from_array(rng.uniform(0.5, 1.5, m).astype(np.float32), p + 'scale'),
+                nh.from_array(rng.normal(0, 0.3, m).astype(np.float32), p + 'beta'),
+                nh.from_array(rng.normal(0, 0.3, m).astype(np.float32), p + 'mean'),
+                nh.from_array(rng.uniform(0.2, 2.0, m).astype(np.float32), p + 'var')]
+    inits = [nh.from_array(rng.normal(0, 0.3, (6, 3, 3, 3)).astype(np.float32), 'w1'),
+             nh.from_array(rng.normal(0, 0.3, 6).astype(np.float32), 'b1'),
+             nh.from_array(rng.normal(0, 0.3, (6, 2, 3, 3)).astype(np.float32), 'w2')]
+    inits += bn_inits('bn1_', 6) + bn_inits('bn2_', 6)
+    nodes = [h.make_node('Conv', ['x', 'w1', 'b1'], ['c1'], pads=[1, 1, 1, 1]),
+             h.make_node('BatchNormalization', ['c1', 'bn1_scale', 'bn1_beta', 'bn1_mean', 'bn1_var'], ['n1'],
+                         epsilon=1e-3),
+             h.make_node('Relu', ['n1'], ['r1']),
+             # grouped, no bias
+             h.make_node('Conv', ['r1', 'w2'], ['c2'], group=3, strides=[2, 2]),
+             h.make_node('BatchNormalization', ['c2', 'bn2_scale', 'bn2_beta', 'bn2_mean', 'bn2_var'], ['y'])]
+    save(nodes, 'conv_bn', [f32('x', [2, 3, 11, 11])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
+
+
+def attention():
+    b, s, heads, d = 'b', 's', 3, 8
+    # Torch/BERT export: head-split transposes, K^T by (0, 2, 3, 1), Div by sqrt(d), additive mask, merge transpose.
+    nodes = [h.make_node('Transpose', ['q'], ['qt'], perm=[0, 2, 1, 3]),
+             h.make_node('Transpose', ['k'], ['kt'], perm=[0, 2, 3, 1]),
+             h.make_node('Transpose', ['v'], ['vt'], perm=[0, 2, 1, 3]),
+             h.make_node('MatMul', ['qt', 'kt'], ['qk']),
+             h.make_node('Div', ['qk', 'scale'], ['scaled']),
+             h.make_node('Add', ['mask', 'scaled'], ['masked']),
+             h.make_node('Softmax', ['masked'], ['p'], axis=-1),
+             h.make_node('MatMul', ['p', 'vt'], ['ctx']),
+             h.make_node('Transpose', ['ctx'], ['y'], perm=[0, 2, 1, 3])]
+    io = [f32('q', [b, s, heads, d]), f32('k', [b, s, heads, d]), f32('v', [b, s, heads, d]), f32('mask', [b, 1, 1, s])]
+    save(nodes, 'attention_bert', io, [f32('y', [b, s, heads, d])], [scalar('scale', np.sqrt(d))])
+    # [b, h, s, d] operands, K^T by (0, 1, 3, 2), the scale as Mul's first operand, no mask, axis 3 at opset 13.
+    nodes = [h.make_node('Transpose', ['k'], ['kt'], perm=[0, 1, 3, 2]),
+             h.make_node('MatMul', ['q', 'kt'], ['qk']),
+             h.make_node('Mul', ['scale', 'qk'], ['scaled']),
+             h.make_node('Softmax', ['scaled'], ['p'], axis=3),
+             h.make_node('MatMul', ['p', 'v'], ['y'])]
+    io = [f32('q', [2, heads, 'sq', d]), f32('k', [2, heads, 'sk', d]), f32('v', [2, heads, 'sk', 'dv'])]
+    save(nodes, 'attention_bhsd', io, [f32('y', ['o0', 'o1', 'o2', 'o3'])], [scalar('scale', 1 / np.sqrt(d))], opset=13)
+    # Near miss: the probabilities are a graph output too.
+    nodes = [h.make_node('Transpose', ['k'], ['kt'], perm=[0, 1, 3, 2]),
+             h.make_node('MatMul', ['q', 'kt'], ['qk']),
+             h.make_node('Mul', ['qk', 'scale'], ['scaled']),
+             h.make_node('Softmax', ['scaled'], ['p'], axis=-1),
+             h.make_node('MatMul', ['p', 'v'], ['y'])]
+    io = [f32('q', [2, heads, 5, d]), f32('k', [2, heads, 7, d]), f32('v', [2, heads, 7, d])]
+    save(nodes, 'attention_shared', io, [f32('y', ['o0', 'o1', 'o2', 'o3']), f32('p', ['p0', 'p1', 'p2', 'p3'])], [scalar('scale', 1 / np.sqrt(d))])
+
+
+if __name__ == '__main__':
+    os.makedirs(OUT, exist_ok=True)
+    gelu()
+    conv_bn()
+    attention()
