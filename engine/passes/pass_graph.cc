@@ -1,6 +1,7 @@
 #include "passes/pass_graph.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace onemodel::passes {
 
@@ -38,7 +39,8 @@ void PassGraph::rebuild_links() {
   output_uses_.assign(g_.values.size(), 0);
   for (int v : g_.outputs)
     if (v >= 0) ++output_uses_[static_cast<size_t>(v)];
-  attr_constants_.assign(g_.values.size(), Tensor());
+  attr_constants_.clear();
+  aligned_.clear();
   for (size_t k = 0; k < g_.nodes.size(); ++k) {
     const ir::Node& n = g_.nodes[k];
     for (size_t o = 0; o < n.outputs.size(); ++o) {
@@ -56,7 +58,7 @@ void PassGraph::rebuild_links() {
     for (int v : n.subgraph_reads) reads(v);
     if (n.op_type == "Constant" && n.domain.empty() && n.outputs.size() == 1 && n.outputs[0] >= 0) {
       if (const ir::Attribute* a = n.find_attribute("value_float"); a && a->type == ir::AttrType::Float)
-        attr_constants_[static_cast<size_t>(n.outputs[0])] = Tensor::from_values<float>({a->f}, Shape());
+        attr_constants_[n.outputs[0]] = Tensor::from_values<float>({a->f}, Shape());
     }
   }
 }
@@ -94,24 +96,32 @@ bool PassGraph::only_reader(int v, int reader) const {
 
 bool PassGraph::is_graph_output(int v) const { return v >= 0 && output_uses_[static_cast<size_t>(v)] > 0; }
 
+const Tensor* PassGraph::aligned(int v, const Tensor& t) const {
+  if (t.empty() || !t.is_contiguous()) return nullptr;
+  if (reinterpret_cast<uintptr_t>(t.raw()) % dtype_size(t.dtype()) == 0) return &t;
+  auto it = aligned_.find(v);
+  if (it == aligned_.end()) it = aligned_.emplace(v, Tensor::copy_of(t.dtype(), t.shape(), t.raw(), t.nbytes())).first;
+  return &it->second;
+}
+
 const Tensor* PassGraph::constant(int v) const {
   if (v < 0 || static_cast<size_t>(v) >= g_.values.size()) return nullptr;
   const ir::Value& val = g_.values[static_cast<size_t>(v)];
-  if (val.initializer) return val.is_input || val.initializer->data.empty() ? nullptr : &val.initializer->data;
+  if (val.initializer) return val.is_input ? nullptr : aligned(v, val.initializer->data);
   const int p = producer(v);
   if (p < 0) return nullptr;
   const ir::Node& n = g_.nodes[static_cast<size_t>(p)];
   if (n.op_type != "Constant" || !n.domain.empty()) return nullptr;
   if (const ir::Attribute* a = n.find_attribute("value"); a && a->type == ir::AttrType::Tensor && a->t)
-    return a->t->data.empty() ? nullptr : &a->t->data;
-  const Tensor& t = attr_constants_[static_cast<size_t>(v)];
-  return t.empty() ? nullptr : &t;
+    return aligned(v, a->t->data);
+  auto it = attr_constants_.find(v);
+  return it == attr_constants_.end() ? nullptr : &it->second;
 }
 
 std::optional<float> PassGraph::scalar_f32(int v) const {
   const Tensor* t = constant(v);
   if (!t || t->dtype() != DType::F32 || t->numel() != 1) return std::nullopt;
-  return t->is_contiguous() ? t->data<float>()[0] : std::optional<float>();
+  return t->data<float>()[0];
 }
 
 int PassGraph::add_constant(const std::string& base, Tensor t) {
@@ -133,7 +143,6 @@ int PassGraph::add_constant(const std::string& base, Tensor t) {
   const int id = static_cast<int>(g_.values.size()) - 1;
   g_.initializers.push_back(id);
   output_uses_.push_back(0);
-  attr_constants_.emplace_back();
   return id;
 }
 

@@ -3,6 +3,7 @@
 // rebuilds producers and consumers and drops every node nothing reads. A fused node takes the position of
 // the last node of its pattern, so the list stays in dependency order without re-sorting.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,7 +56,11 @@ class PassGraph {
   ir::Graph g_;
   std::vector<char> removed_;
   std::vector<int> output_uses_;   // per value: occurrences in g_.outputs
-  std::vector<Tensor> attr_constants_;  // per value: a Constant's value_float(s) as a tensor
-};
+  // Per value id: a Constant's value_float as a tensor, and aligned copies of stored tensors whose bytes sit
+  // at an address not aligned for their element type (initializers are views into the file). std::map: the
+  // pointers constant() returns stay valid while passes add values.
+  std::map<int, Tensor> attr_constants_;
+  mutable std::map<int, Tensor> aligned_;
+  const Tensor* aligned(int v, const Tensor& t) const;};
 
 }  // namespace onemodel::passes
