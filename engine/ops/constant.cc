@@ -68,6 +68,10 @@ Tensor constant_value(const NodeInfo& info) {
     if (s.numel() != 0) info.fail(ErrorKind::InvalidModel, "value tensor has no data");
     return Tensor::zeros(t->dtype, s);
   }
+  // The attribute's tensor views the model's bytes at whatever offset the encoding put it; the value feeds
+  // plans (constant inputs read in place) and kernels, which need element alignment: copy it when it has none.
+  if (reinterpret_cast<uintptr_t>(t->data.raw()) % dtype_size(t->dtype) != 0)
+    return Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());
   return t->data;
 }
 

@@ -240,7 +240,7 @@ std::unique_ptr<Kernel> make_constant_of_shape(const NodeInfo& info) {
   if (const ir::TensorValue* t = info.get_tensor("value")) {
     if (!dtype_is_stored(t->dtype)) info.fail(ErrorKind::Unsupported, "value type " + type_str(t->dtype) + " is not supported");
     if (t->data.numel() != 1) info.fail(ErrorKind::InvalidModel, "value must hold exactly one element");
-    v = t->data.contiguous();
+    v = Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());  // aligned: the file offset may not be
   }
   return std::make_unique<ConstantOfShapeKernel>(v);
 }
