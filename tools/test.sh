@@ -5,7 +5,8 @@
 #   3. JS tests of the npm package in Node (Vitest)
 #   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
 #   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
-#      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md)
+#      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md),
+#      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs)
 #   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
 #      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
@@ -107,6 +108,16 @@ if tools/models/fetch.sh >build/models-fetch.log 2>&1 &&
     m_fail=$(sed -E 's/.* ([0-9]+) missed$/\1/' <<<"$m_line")
   else
     m_pass=0; m_fail=1
+  fi
+  # The same models through the ASan+UBSan CLI of step 1 (fast and exact): real exports reach paths the
+  # unit tests' small models do not.
+  node tools/models/sanitize.mjs | tee build/models-sanitize.log
+  s_line=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' build/models-sanitize.log | tail -1)
+  if [ -n "$s_line" ]; then
+    m_pass=$((m_pass + $(sed -E 's/^sanitize: ([0-9]+) passed.*/\1/' <<<"$s_line")))
+    m_fail=$((m_fail + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$s_line")))
+  else
+    m_fail=$((m_fail + 1))
   fi
 else
   tail -20 build/models-fetch.log
