@@ -20,6 +20,19 @@ passed=0
 failed=0
 suite_failed=()
 note() { printf '\n=== %s\n' "$*"; }
+# tally SUITE LOG PREFIX [OKWORD FAILWORD]: adds the counts of the last line "PREFIX: N passed, M failed" of
+# LOG (other words for passed/failed when given) to the totals; a missing line counts as one failure.
+tally() {
+  local suite=$1 log=$2 prefix=$3 ok=${4:-passed} bad=${5:-failed} line p=0 f=1
+  line=$(grep -E "^$prefix: [0-9]+ $ok, [0-9]+ $bad" "$log" 2>/dev/null | tail -1)
+  if [ -n "$line" ]; then
+    p=$(sed -E "s/^$prefix: ([0-9]+) $ok.*/\\1/" <<<"$line")
+    f=$(sed -E "s/.* ([0-9]+) $bad.*/\\1/" <<<"$line")
+  fi
+  passed=$((passed + p)); failed=$((failed + f))
+  ((f)) && suite_failed+=("$suite")
+  return 0
+}
 
 if ! ./tools/setup.sh; then
   echo "setup failed"
@@ -57,15 +70,7 @@ fi
 # 2. ONNX conformance (native Release, fast + exact; the wasm runner must agree case by case) -----------
 note "ONNX backend conformance (tools/conformance.sh)"
 ./tools/conformance.sh | tee build/conformance-summary.log
-k_line=$(grep -E '^conformance: [0-9]+ passed, [0-9]+ failed$' build/conformance-summary.log | tail -1)
-if [ -n "$k_line" ]; then
-  k_pass=$(sed -E 's/^conformance: ([0-9]+) passed.*/\1/' <<<"$k_line")
-  k_fail=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$k_line")
-else
-  k_pass=0; k_fail=1
-fi
-passed=$((passed + k_pass)); failed=$((failed + k_fail))
-((k_fail)) && suite_failed+=("conformance")
+tally conformance build/conformance-summary.log conformance
 
 # 3. JS in Node ----------------------------------------------------------------------------------------
 note "JS tests (Vitest, Node $(node --version))"
@@ -86,15 +91,7 @@ passed=$((passed + j_pass)); failed=$((failed + j_fail))
 # 4. Browser ------------------------------------------------------------------------------------------
 note "Browser test (headless Chromium)"
 npm run --silent test:browser | tee build/browser.log
-b_line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' build/browser.log | tail -1)
-if [ -n "$b_line" ]; then
-  b_pass=$(sed -E 's/^browser: ([0-9]+) passed.*/\1/' <<<"$b_line")
-  b_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$b_line")
-else
-  b_pass=0; b_fail=1
-fi
-passed=$((passed + b_pass)); failed=$((failed + b_fail))
-((b_fail)) && suite_failed+=("browser")
+tally browser build/browser.log browser
 
 # 5. Real models --------------------------------------------------------------------------------------------
 # onnxruntime-node is the oracle: a dev tool installed into bench/ only, never a dependency of the package.
@@ -102,42 +99,21 @@ note "Real models against ONNX Runtime (tools/models/compare.mjs)"
 if tools/models/fetch.sh >build/models-fetch.log 2>&1 &&
    { [ -d bench/node_modules/onnxruntime-node ] || npm --prefix bench ci --ignore-scripts --no-audit --no-fund >>build/models-fetch.log 2>&1; }; then
   node tools/models/compare.mjs | tee build/models.log
-  m_line=$(grep -E '^models: [0-9]+ ok, [0-9]+ missed$' build/models.log | tail -1)
-  if [ -n "$m_line" ]; then
-    m_pass=$(sed -E 's/^models: ([0-9]+) ok.*/\1/' <<<"$m_line")
-    m_fail=$(sed -E 's/.* ([0-9]+) missed$/\1/' <<<"$m_line")
-  else
-    m_pass=0; m_fail=1
-  fi
+  tally models build/models.log models ok missed
   # The same models through the ASan+UBSan CLI of step 1 (fast and exact): real exports reach paths the
   # unit tests' small models do not.
   node tools/models/sanitize.mjs | tee build/models-sanitize.log
-  s_line=$(grep -E '^sanitize: [0-9]+ passed, [0-9]+ failed$' build/models-sanitize.log | tail -1)
-  if [ -n "$s_line" ]; then
-    m_pass=$((m_pass + $(sed -E 's/^sanitize: ([0-9]+) passed.*/\1/' <<<"$s_line")))
-    m_fail=$((m_fail + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$s_line")))
-  else
-    m_fail=$((m_fail + 1))
-  fi
+  tally "models (sanitizer)" build/models-sanitize.log sanitize
 else
   tail -20 build/models-fetch.log
-  echo "fetching the models or installing onnxruntime-node into bench/ failed"; m_pass=0; m_fail=1
+  echo "fetching the models or installing onnxruntime-node into bench/ failed"
+  failed=$((failed + 1)); suite_failed+=("models")
 fi
-passed=$((passed + m_pass)); failed=$((failed + m_fail))
-((m_fail)) && suite_failed+=("models")
 
 # 6. Golden hashes -------------------------------------------------------------------------------------
 note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
 ./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
-g_line=$(grep -E '^golden: [0-9]+ passed, [0-9]+ failed' build/golden.log | tail -1)
-if [ -n "$g_line" ]; then
-  g_pass=$(sed -E 's/^golden: ([0-9]+) passed.*/\1/' <<<"$g_line")
-  g_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$g_line")
-else
-  g_pass=0; g_fail=1
-fi
-passed=$((passed + g_pass)); failed=$((failed + g_fail))
-((g_fail)) && suite_failed+=("golden")
+tally golden build/golden.log golden
 
 note "Summary ($(( $(date +%s) - start )) s)"
 if ((${#suite_failed[@]})); then echo "failing suites: ${suite_failed[*]}"; fi

@@ -24,16 +24,6 @@ bool is_perm(const ir::Node& n, std::initializer_list<int64_t> want) {
   return perm_of(n) == std::vector<int64_t>(want);
 }
 
-// The single default-domain reader of v with op type `op`, or -1.
-int sole_reader(PassGraph& g, int v, std::string_view op) {
-  if (v < 0 || g.uses(v) != 1) return -1;
-  for (int c : g.graph().values[static_cast<size_t>(v)].consumers) {
-    if (g.removed(c)) continue;
-    const ir::Node& n = g.node(c);
-    return n.domain.empty() && n.op_type == op && n.outputs.size() == 1 ? c : -1;
-  }
-  return -1;
-}
 
 // v = Transpose(x, perm) read only by `reader`: the transpose's index, else -1.
 int absorbed_transpose(PassGraph& g, int v, int reader, std::initializer_list<int64_t> perm) {
@@ -92,7 +82,7 @@ int fuse_attention(PassGraph& g) {
     if (sm.op_type != "Softmax" || !sm.domain.empty() || sm.inputs.size() != 1 || sm.outputs.size() != 1) continue;
     std::vector<int> pattern{s};
     // Softmax -> MatMul(P, V)
-    const int pv = sole_reader(g, sm.outputs[0], "MatMul");
+    const int pv = g.sole_reader(sm.outputs[0], "MatMul");
     if (pv < 0 || g.node(pv).inputs.size() != 2 || g.node(pv).inputs[0] != sm.outputs[0]) continue;
     pattern.push_back(pv);
     // [Add mask] <- [Mul or Div by a constant] <- MatMul(Q, Kt)
@@ -153,7 +143,7 @@ int fuse_attention(PassGraph& g) {
     if (!last_axis_softmax(sm, rank4)) continue;
     // The head-merge transpose after.
     int last = pv;
-    if (int t = sole_reader(g, g.node(pv).outputs[0], "Transpose"); t >= 0 && is_perm(g.node(t), {0, 2, 1, 3})) {
+    if (int t = g.sole_reader(g.node(pv).outputs[0], "Transpose"); t >= 0 && is_perm(g.node(t), {0, 2, 1, 3})) {
       last = t;
       out_layout = 1;
       pattern.push_back(t);

@@ -47,15 +47,10 @@ int fold_conv_batchnorm(PassGraph& g) {
     const Tensor* b = has_bias ? channel_vector(g, conv.inputs[2], m) : nullptr;
     if (has_bias && !b) continue;
     const int y = conv.outputs[0];
-    if (y < 0 || g.uses(y) != 1) continue;
-    int bn_index = -1;
-    for (int r : g.graph().values[static_cast<size_t>(y)].consumers)
-      if (!g.removed(r)) bn_index = r;
+    const int bn_index = g.sole_reader(y, "BatchNormalization");
     if (bn_index < 0) continue;
     const ir::Node& bn = g.node(bn_index);
-    if (bn.op_type != "BatchNormalization" || !bn.domain.empty() || bn.inputs.empty() || bn.inputs[0] != y ||
-        !foldable_batchnorm(g, bn))
-      continue;
+    if (bn.inputs.empty() || bn.inputs[0] != y || !foldable_batchnorm(g, bn)) continue;
     const Tensor* scale = channel_vector(g, bn.inputs[1], m);
     const Tensor* beta = channel_vector(g, bn.inputs[2], m);
     const Tensor* mean = channel_vector(g, bn.inputs[3], m);

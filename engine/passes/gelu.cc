@@ -27,17 +27,6 @@ bool is_scalar(const PassGraph& g, int v, double want) {
   return c && (want == 0.5 || want == 1.0 ? *c == static_cast<float>(want) : near(*c, want));
 }
 
-// The single reader of `v` when it is a default-domain node of type `op`; else -1.
-int sole_reader(PassGraph& g, int v, std::string_view op) {
-  if (g.uses(v) != 1) return -1;
-  for (int c : g.graph().values[static_cast<size_t>(v)].consumers) {
-    if (g.removed(c)) continue;
-    const ir::Node& n = g.node(c);
-    return n.domain.empty() && n.op_type == op && n.outputs.size() == 1 ? c : -1;
-  }
-  return -1;
-}
-
 }  // namespace
 
 int fuse_gelu(PassGraph& g) {
@@ -60,16 +49,16 @@ int fuse_gelu(PassGraph& g) {
     }
     if (x < 0 || !g.only_reader(scaled, e)) continue;
     // 1 + erf
-    const int add = sole_reader(g, erf.outputs[0], "Add");
+    const int add = g.sole_reader(erf.outputs[0], "Add");
     if (add < 0 || !is_scalar(g, other_input(g.node(add), erf.outputs[0]), 1.0)) continue;
     const int one_plus = g.node(add).outputs[0];
-    const int m1 = sole_reader(g, one_plus, "Mul");
+    const int m1 = g.sole_reader(one_plus, "Mul");
     if (m1 < 0) continue;
     const int partner = other_input(g.node(m1), one_plus);
     int last = -1, half_mul = -1;
     if (partner == x) {
       // torch: Mul(Mul(x, 1 + erf), 0.5)
-      const int m2 = sole_reader(g, g.node(m1).outputs[0], "Mul");
+      const int m2 = g.sole_reader(g.node(m1).outputs[0], "Mul");
       if (m2 >= 0 && is_scalar(g, other_input(g.node(m2), g.node(m1).outputs[0]), 0.5)) last = m2;
     } else if ((half_mul = g.producer_of_type(partner, "Mul")) >= 0 && g.only_reader(partner, m1) &&
                other_input(g.node(half_mul), x) >= 0 && is_scalar(g, other_input(g.node(half_mul), x), 0.5)) {

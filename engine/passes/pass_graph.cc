@@ -94,6 +94,16 @@ bool PassGraph::only_reader(int v, int reader) const {
   return std::find(c.begin(), c.end(), reader) != c.end();
 }
 
+int PassGraph::sole_reader(int v, std::string_view op) const {
+  if (v < 0 || uses(v) != 1) return -1;
+  for (int c : g_.values[static_cast<size_t>(v)].consumers) {
+    if (removed(c)) continue;
+    const ir::Node& n = g_.nodes[static_cast<size_t>(c)];
+    return n.domain.empty() && n.op_type == op && !n.outputs.empty() && n.outputs[0] >= 0 ? c : -1;
+  }
+  return -1;
+}
+
 bool PassGraph::is_graph_output(int v) const { return v >= 0 && output_uses_[static_cast<size_t>(v)] > 0; }
 
 const Tensor* PassGraph::aligned(int v, const Tensor& t) const {

@@ -36,6 +36,9 @@ class PassGraph {
   // True when node `reader` is the only place reading v (it may read it once only).
   bool only_reader(int v, int reader) const;
   bool is_graph_output(int v) const;
+  // The node that is the only place reading v, when it is a default-domain node of type `op` with a first
+  // output; else -1 (also when a graph output or a second node reads v).
+  int sole_reader(int v, std::string_view op) const;
 
   // A value whose content is fixed at compile time: an initializer that is not also a graph input (an input's
   // initializer is an overridable default), or the output of a Constant node holding a tensor. Null otherwise.
