@@ -25,12 +25,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { readNpy, scaledError } from './lib/npy.mjs';
 import { parseResultLine } from './lib/measure.mjs';
 import { renderReport } from './lib/report.mjs';
+import { wholeModelRows } from './whole_models.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
@@ -48,7 +49,7 @@ function usage(message) {
 function parseArgs(argv) {
   const o = {
     rows: [], engines: [...ENGINES], threads: [1, 2], modes: ['fast', 'exact'], seconds: undefined, reps: 3,
-    quick: false, cli: join(root, 'build', 'native', 'onemodel'), models: undefined, timeout: 600,
+    quick: false, cli: join(root, 'build', 'native', 'onemodel'), models: undefined, wholeModels: undefined, timeout: 600,
     ignoreLoad: false, readme: undefined, noReadme: false, render: undefined,
   };
   const list = (v) => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -65,6 +66,7 @@ function parseArgs(argv) {
       case '--quick': o.quick = true; break;
       case '--cli': o.cli = resolve(take()); break;
       case '--models': o.models = resolve(take()); break;
+      case '--whole-models': o.wholeModels = resolve(take()); break;
       case '--timeout': o.timeout = Number(take()); break;
       case '--ignore-load': o.ignoreLoad = true; break;
       case '--readme': o.readme = resolve(take()); break;
@@ -137,8 +139,9 @@ function takeLock(label) {
 }
 
 function jobsFor(row, o, modelsDir) {
-  const model = join(modelsDir, row.model);
-  const inputs = Object.entries(row.inputs).map(([name, file]) => `${name}=${join(modelsDir, file)}`);
+  const at = (f) => (isAbsolute(f) ? f : join(modelsDir, f));
+  const model = at(row.model);
+  const inputs = Object.entries(row.inputs).map(([name, file]) => `${name}=${at(file)}`);
   const jobs = [];
   const worker = (engine, mode, threads) => ({
     row: row.name, engine, mode, threads, group: engine === 'ort-web' || engine === 'onemodel-wasm' ? 'wasm' : 'native',
@@ -268,8 +271,13 @@ async function main() {
   }
   const modelsDir = gen.stdout.trim();
   const manifest = JSON.parse(readFileSync(join(modelsDir, 'manifest.json'), 'utf8'));
-  const rows = manifest.rows.filter((r) => o.rows.length === 0 || o.rows.some((s) => r.name.includes(s) || r.group === s));
-  if (rows.length === 0) usage(`--rows ${o.rows.join(',')} selects no row (rows: ${manifest.rows.map((r) => r.name).join(', ')})`);
+  // Whole models (group 'models'): the real-model cache of tools/models/fetch.sh, inputs beside the layer models.
+  const cache = process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel');
+  const whole = wholeModelRows(o.wholeModels ?? join(cache, 'models'), join(modelsDir, 'whole'));
+  if (whole.missing.length) console.error(`bench: whole-model rows without a model file (run tools/models/fetch.sh): ${whole.missing.join(', ')}`);
+  const allRows = [...manifest.rows, ...whole.rows];
+  const rows = allRows.filter((r) => o.rows.length === 0 || o.rows.some((s) => r.name.includes(s) || r.group === s));
+  if (rows.length === 0) usage(`--rows ${o.rows.join(',')} selects no row (rows: ${allRows.map((r) => r.name).join(', ')})`);
 
   const cores = cpus().length;
   const loadStart = loadavg()[0];

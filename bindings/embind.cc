@@ -357,6 +357,50 @@ class WasmSession {
     });
   }
 
+  void start_profiling() const {
+    guarded([&]() {
+      session_.start_profiling();
+      return 0;
+    });
+  }
+
+  // The Profile as a plain object (docs/profiling.md): the shaping into the JS API's names is web/src's.
+  val end_profiling() const {
+    return guarded([&]() {
+      const onemodel::Profile p = session_.end_profiling();
+      val out = val::object();
+      out.set("runs", static_cast<double>(p.runs));
+      out.set("runMs", p.run_ms);
+      out.set("nodesMs", p.nodes_ms);
+      out.set("overheadMs", p.overhead_ms);
+      val nodes = val::array();
+      for (const onemodel::NodeProfile& n : p.nodes) {
+        val o = val::object();
+        o.set("node", n.node);
+        o.set("opType", n.op_type);
+        o.set("depth", n.depth);
+        o.set("calls", static_cast<double>(n.calls));
+        o.set("totalMs", n.total_ms);
+        o.set("selfMs", n.self_ms);
+        o.set("share", n.share);
+        nodes.call<void>("push", o);
+      }
+      out.set("nodes", nodes);
+      val types = val::array();
+      for (const onemodel::OpTypeProfile& t : p.op_types) {
+        val o = val::object();
+        o.set("opType", t.op_type);
+        o.set("calls", static_cast<double>(t.calls));
+        o.set("selfMs", t.self_ms);
+        o.set("share", t.share);
+        types.call<void>("push", o);
+      }
+      out.set("opTypes", types);
+      out.set("text", p.to_text(0));
+      return out;
+    });
+  }
+
   void release() {
     guarded([&]() {
       session_.release();
@@ -381,6 +425,8 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("opsets", &WasmSession::opsets)
       .function("run", &WasmSession::run)
       .function("runValues", &WasmSession::run_values)
+      .function("startProfiling", &WasmSession::start_profiling)
+      .function("endProfiling", &WasmSession::end_profiling)
       .function("release", &WasmSession::release);
   emscripten::function("version", &engine_version);
 }

@@ -135,6 +135,52 @@ def sequence_ops():
     save(g, 'sequence_ops.onnx', opset=17)
 
 
+def if_captures_constants():
+    # then: x . W + C, with W an outer initializer and C an outer Constant node (both captured, so the body
+    # takes them as weights); else: x - C. x [1, 2], W [[1, 2], [3, 4]], C [10, 20].
+    then_g = h.make_graph(
+        [h.make_node('MatMul', ['x', 'W'], ['xw'], name='then_matmul'),
+         h.make_node('Add', ['xw', 'C'], ['y_then'], name='then_add')],
+        'then_g', [], [h.make_tensor_value_info('y_then', TP.FLOAT, [1, 2])])
+    else_g = h.make_graph(
+        [h.make_node('Sub', ['x', 'C'], ['y_else'], name='else_sub')],
+        'else_g', [], [h.make_tensor_value_info('y_else', TP.FLOAT, [1, 2])])
+    g = h.make_graph(
+        [h.make_node('Constant', [], ['C'], name='the_constant',
+                     value=h.make_tensor('c', TP.FLOAT, [2], [10, 20])),
+         h.make_node('If', ['cond'], ['y'], name='the_if', then_branch=then_g, else_branch=else_g)],
+        'if_captures_constants',
+        [h.make_tensor_value_info('cond', TP.BOOL, []), h.make_tensor_value_info('x', TP.FLOAT, [1, 2])],
+        [h.make_tensor_value_info('y', TP.FLOAT, [1, 2])],
+        [h.make_tensor('W', TP.FLOAT, [2, 2], [1, 2, 3, 4])])
+    save(g, 'if_captures_constants.onnx')
+
+
+def lstm_models():
+    # The same LSTM (input 3, hidden 2, weights below) fed x directly (a static step) and fed the output of an
+    # If (a dynamic step: prepared per run unless the run state keeps what it prepared).
+    w = [0.1 * ((i * 7) % 11 - 5) for i in range(1 * 8 * 3)]
+    r = [0.1 * ((i * 5) % 7 - 3) for i in range(1 * 8 * 2)]
+    b = [0.05 * ((i * 3) % 5 - 2) for i in range(1 * 16)]
+    inits = [h.make_tensor('W', TP.FLOAT, [1, 8, 3], w), h.make_tensor('R', TP.FLOAT, [1, 8, 2], r),
+             h.make_tensor('B', TP.FLOAT, [1, 16], b)]
+    lstm = h.make_node('LSTM', ['xs', 'W', 'R', 'B'], ['Y', 'Y_h'], name='the_lstm', hidden_size=2)
+    outs = [h.make_tensor_value_info('Y', TP.FLOAT, ['seq', 1, 1, 2]), h.make_tensor_value_info('Y_h', TP.FLOAT, [1, 1, 2])]
+    plain = h.make_graph([h.make_node('Identity', ['x'], ['xs']), lstm], 'lstm_plain',
+                         [h.make_tensor_value_info('x', TP.FLOAT, ['seq', 1, 3])], outs, inits)
+    save(plain, 'lstm_plain.onnx')
+    then_g = h.make_graph([h.make_node('Identity', ['x'], ['t'])], 'then_g', [],
+                          [h.make_tensor_value_info('t', TP.FLOAT, ['seq', 1, 3])])
+    else_g = h.make_graph([h.make_node('Neg', ['x'], ['e'])], 'else_g', [],
+                          [h.make_tensor_value_info('e', TP.FLOAT, ['seq', 1, 3])])
+    after_if = h.make_graph(
+        [h.make_node('If', ['cond'], ['xs'], name='the_if', then_branch=then_g, else_branch=else_g), lstm],
+        'lstm_after_if',
+        [h.make_tensor_value_info('cond', TP.BOOL, []), h.make_tensor_value_info('x', TP.FLOAT, ['seq', 1, 3])],
+        outs, inits)
+    save(after_if, 'lstm_after_if.onnx')
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     loop_accumulate()
@@ -143,3 +189,5 @@ if __name__ == '__main__':
     loop_with_sin()
     sequence_optional()
     sequence_ops()
+    if_captures_constants()
+    lstm_models()

@@ -89,7 +89,7 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
         if (!ort && !fast && !exact) continue;
         pairsFast.push([fast, ort]);
         pairsExact.push([exact, ort]);
-        out.push(`| ${row.name} | ${(row.macs / 1e6).toFixed(1)} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
+        out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : "—"} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
           `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
           `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
       }
@@ -112,7 +112,7 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
       if (!ort && !fast && !exact) continue;
       pairsFast.push([fast, ort]);
       pairsExact.push([exact, ort]);
-      out.push(`| ${row.name} | ${(row.macs / 1e6).toFixed(1)} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
+      out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : "—"} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
         `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
         `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
     }

@@ -1,6 +1,7 @@
 #include "base/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace onemodel {
 namespace {
@@ -20,7 +21,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -35,19 +36,45 @@ void ThreadPool::run_chunks() {
   t_inside_chunk = was_inside;
 }
 
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
+
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
-    if (stop_) return;
-    seen = generation_;
-    --wanted_;
-    ++active_;
-    lock.unlock();
-    run_chunks();
-    lock.lock();
-    if (--active_ == 0) done_.notify_all();
+    // Watch for the next job for kSpinNs, then sleep until one is published.
+    bool fresh = false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(kSpinNs);
+    for (int i = 0; !fresh; ++i) {
+      if (stop_.load(std::memory_order_relaxed)) return;
+      fresh = generation_.load() != seen;
+      if (fresh) break;
+      cpu_relax();
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
+    }
+    if (!fresh) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      sleepers_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+      sleepers_.fetch_sub(1);
+      if (stop_.load()) return;
+    }
+    seen = generation_.load();
+    active_.fetch_add(1);
+    int w = wanted_.load();
+    while (w > 0 && !wanted_.compare_exchange_weak(w, w - 1)) {
+    }
+    if (w > 0) run_chunks();
+    active_.fetch_sub(1);
   }
 }
 
@@ -60,20 +87,22 @@ void ThreadPool::parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* 
     for (int64_t c = 0; c < chunks; ++c) fn(ctx, c);
     return;
   }
-  {
+  fn_ = fn;
+  ctx_ = ctx;
+  chunks_ = chunks;
+  next_.store(0, std::memory_order_relaxed);
+  wanted_.store(static_cast<int>(extra));
+  generation_.fetch_add(1);  // publishes the job (sequentially consistent, like every access below)
+  if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
-    fn_ = fn;
-    ctx_ = ctx;
-    chunks_ = chunks;
-    next_.store(0, std::memory_order_relaxed);
-    wanted_ = static_cast<int>(extra);
-    ++generation_;
+    wake_.notify_all();
   }
-  wake_.notify_all();
   run_chunks();
-  std::unique_lock<std::mutex> lock(mutex_);
-  wanted_ = 0;  // workers that have not woken yet stay out: every chunk is already taken
-  done_.wait(lock, [&] { return active_ == 0; });
+  wanted_.store(0);  // places not yet claimed stay empty: every chunk is already taken
+  for (int i = 0; active_.load() != 0; ++i) {
+    if (i < 4096) cpu_relax();
+    else std::this_thread::yield();
+  }
 }
 
 }  // namespace onemodel

@@ -1,5 +1,5 @@
 // `onemodel bench MODEL [--input NAME=FILE.npy]... [--dim NAME=VALUE]... [--mode fast|exact] [--threads N]
-//                 [--seconds S] [--reps N] [--save-outputs DIR]`
+//                 [--seconds S] [--reps N] [--save-outputs DIR] [--profile] [--profile-top N]`
 // The native side of the bar runner (docs/bench-method.md, bench/run.mjs): times one model the way the
 // method prescribes and prints exactly one line,
 //   load_ms=... first_ms=... median_ms=... min_ms=... max_ms=...
@@ -15,6 +15,10 @@
 // place into the tensors of the previous call, which is the "outputs left in the engine's own buffers" of
 // the method. Random inputs are the ones `onemodel run` makes; unlike `run`, symbolic dims are not
 // silently 1: a benchmark at the wrong size would be a wrong number, so they must be given with --dim.
+//
+// --profile adds one profiled repetition after the timed ones and prints, after the result line, the time per
+// operator type and per node (self time, sorted, share of the run; docs/profiling.md). --profile-top N
+// limits the node table to N rows (0: every node).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +37,8 @@ struct BenchArgs : CommonArgs {
   std::map<std::string, int64_t> dims;  // symbolic dim name -> extent
   double seconds = 1.0;
   int reps = 3;
+  bool profile = false;
+  int profile_top = 30;
 };
 
 double parse_seconds(const std::string& v) {
@@ -64,6 +70,11 @@ BenchArgs parse_args(const std::vector<std::string>& args) {
       r.seconds = parse_seconds(take());
     } else if (a == "--reps") {
       r.reps = static_cast<int>(parse_int("--reps", take(), 1, 100));
+    } else if (a == "--profile") {
+      r.profile = true;
+    } else if (a == "--profile-top") {
+      r.profile = true;
+      r.profile_top = static_cast<int>(parse_int("--profile-top", take(), 0, 1000000));
     } else {
       return false;
     }
@@ -217,6 +228,18 @@ int cmd_bench(const std::vector<std::string>& args) {
   if (!ba.save_dir.empty()) save_outputs(ba.save_dir, out_names, outputs);
   std::printf("load_ms=%.3f first_ms=%.3f median_ms=%.4f min_ms=%.4f max_ms=%.4f\n", load_ms, first_ms, median,
               sorted.front(), sorted.back());
+  if (ba.profile) {
+    // One more repetition, profiled, after the timed ones: timing every node adds a little to each call, so the
+    // numbers above stay unprofiled.
+    session.start_profiling();
+    int calls = 0;
+    t0 = Clock::now();
+    do {
+      call();
+      ++calls;
+    } while (ms_since(t0) < budget_ms && calls < 1000);
+    std::printf("\n%s", session.end_profiling().to_text(ba.profile_top).c_str());
+  }
   std::fflush(stdout);
   return 0;
 }

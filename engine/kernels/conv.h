@@ -5,7 +5,9 @@
 // Conv, per output (n, oc, od, oh, ow) of group g: acc = +0, then for c, kd, kh, kw (that nesting, increasing)
 // acc = acc + w * x_padded, where a padding tap is a real product with +0 (an infinite or NaN weight meeting
 // padding gives NaN). Regular and grouped convolutions are the matrix product of the group's weights with the
-// im2col matrix; depthwise ones (groups == in_channels) run a direct kernel with the same order.
+// im2col matrix, which is never materialised: the product fills one cache-sized panel of it at a time from
+// the input (an implicit GEMM, kernels/gemm.h PanelSource) against weights packed once. Depthwise ones
+// (groups == in_channels > 1) run a direct kernel with the same order.
 //
 // ConvTranspose, per image and group: col = W_g^T * X_g (kernels/gemm.h, the sum over input channels), then
 // col2im: every output element starts at +0 and receives the taps landing on it in increasing (kd, kh, kw)
@@ -13,6 +15,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "base/thread_pool.h"
 #include "kernels/isa.h"
@@ -52,11 +55,20 @@ ConvPath conv_path(const ConvGeometry& g);
 // Floats of scratch conv_f32 needs for this shape when at most `threads` threads run its chunks.
 int64_t conv_scratch_floats(const ConvGeometry& g, int threads);
 
+// The weights of a Gemm1x1 / Im2colGemm convolution packed once for `isa` (one packed A per group, see
+// kernels/gemm.h); null for the depthwise paths, which read the weights as they are. Depends only on the
+// weight shape (out_channels, in_channels / groups, kernel) and the groups, so plans of any input size share it.
+struct ConvPackedWeights;
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, const ConvGeometry& g, const float* w);
+// True when `p` was packed for this target and the weight shape of `g`.
+bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, const ConvGeometry& g);
+
 // y[batch, out_channels, out...] = conv(x[batch, in_channels, in...], w[out_channels, in_channels/groups,
 // kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads
-// (1 without a pool). Exact results are the same bits on every target and at any thread count.
+// (1 without a pool). `packed` (optional) is conv_pack_weights(isa, g, w); without it the weights are packed
+// for this call. Exact results are the same bits on every target and at any thread count, packed or not.
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool);
+              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr);
 
 // Floats of scratch conv_transpose_f32 needs.
 int64_t conv_transpose_scratch_floats(const ConvGeometry& g);

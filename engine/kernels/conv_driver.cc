@@ -9,9 +9,11 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "kernels/exact_math.h"
 #include "kernels/gemm.h"
+#include "onemodel/error.h"
 
 namespace onemodel::kern {
 namespace {
@@ -35,8 +37,12 @@ void valid_range(int64_t count, int64_t stride, int64_t offset, int64_t limit, i
   hi = std::clamp<int64_t>(ceil_div(limit - offset, stride), lo, count);
 }
 
+// One group per input channel. A single-channel convolution (groups == in_channels == 1) is not taken as
+// depthwise: its many output channels (a 1-D filter bank such as an STFT, 257 x 512 taps) are a plain matrix
+// product over the taps, which the depthwise kernels' one-plane-at-a-time loops run ~30x slower (measured:
+// openWakeWord's melspectrogram Conv 2.8 ms on DepthwiseDirect). Both paths give the same exact bits.
 bool depthwise_shape(const ConvGeometry& g) {
-  return g.in_channels > 0 && g.groups == g.in_channels && g.out_channels % g.in_channels == 0;
+  return g.groups > 1 && g.groups == g.in_channels && g.out_channels % g.in_channels == 0;
 }
 
 // The 2-D depthwise plane of a shape whose depth axis is trivial.
@@ -214,10 +220,17 @@ ConvPath conv_path(const ConvGeometry& g) {
   return one ? ConvPath::Gemm1x1 : ConvPath::Im2colGemm;
 }
 
+// A convolution with fewer output positions than half a register tile's width (1-D filter banks over a short
+// frame, the late layers of a small audio model) wastes most of every tile; it runs transposed instead, output
+// positions as the rows: C^T = col^T * W^T with W^T packed once, then C^T is transposed into place. Same
+// per-output order, same bits. (openWakeWord melspectrogram: 257 x 8 outputs of 512 taps.)
+static bool narrow_output(Isa isa, const ConvGeometry& g) { return g.out_size() * 2 <= gemm_nr(isa); }
+
 int64_t conv_scratch_floats(const ConvGeometry& g, int threads) {
-  switch (conv_path(g)) {
-    case ConvPath::Im2colGemm:
-      return (g.in_channels / std::max<int64_t>(g.groups, 1)) * g.taps() * g.out_size();
+  const ConvPath path = conv_path(g);
+  if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= 16)
+    return ((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size();
+  switch (path) {
     case ConvPath::Depthwise:
       return int64_t{slot_count(threads)} * phase_floats(make_plane(g));
     default:
@@ -261,24 +274,163 @@ void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, f
   });
 }
 
+// Per group: W as the product's A (row strips), or, for narrow outputs, W^T as its B (column strips).
+struct ConvPackedWeights {
+  Isa isa;
+  bool transposed;
+  int64_t out_channels, group_k, groups;
+  std::vector<std::shared_ptr<const PackedA>> as_a;
+  std::vector<std::shared_ptr<const PackedB>> as_bt;
+};
+
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, const ConvGeometry& g, const float* w) {
+  const ConvPath path = conv_path(g);
+  if (path != ConvPath::Gemm1x1 && path != ConvPath::Im2colGemm) return nullptr;
+  auto p = std::make_shared<ConvPackedWeights>();
+  const int64_t mg = g.out_channels / g.groups, k = (g.in_channels / g.groups) * g.taps();
+  p->isa = isa;
+  p->transposed = narrow_output(isa, g);
+  p->out_channels = g.out_channels;
+  p->group_k = k;
+  p->groups = g.groups;
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    const float* wg = w + gi * mg * k;
+    if (p->transposed) p->as_bt.push_back(pack_b_f32(isa, k, mg, MatrixView{wg, 1, k}));
+    else p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}));
+  }
+  return p;
+}
+
+bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, const ConvGeometry& g) {
+  return p.isa == isa && p.out_channels == g.out_channels && p.groups == g.groups &&
+         p.group_k == (g.in_channels / g.groups) * g.taps() && p.transposed == narrow_output(isa, g);
+}
+
+namespace {
+
+// The im2col matrix of one image and group, one panel at a time (kernels/gemm.h PanelSource): rows
+// (c, kd, kh, kw), columns output positions, padding taps +0 — the values im2col_f32 writes, in packed strips.
+struct PanelCtx {
+  const ConvGeometry* g;
+  const float* x;  // the group's first input channel
+};
+
+// Copies row `tmp` (nc floats, contiguous) into the panel row's strips: strip s gets tmp[s*nr, s*nr + nr).
+template <int64_t NR>
+void scatter_strips(const float* tmp, int64_t nc, int64_t kc, float* prow) {
+  int64_t q = 0;
+  for (; q + NR <= nc; q += NR, prow += kc * NR) std::memcpy(prow, tmp + q, sizeof(float) * NR);
+  if (q < nc) {
+    std::memcpy(prow, tmp + q, sizeof(float) * size_t(nc - q));
+    std::memset(prow + (nc - q), 0, sizeof(float) * size_t(NR - (nc - q)));
+  }
+}
+
+void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* panel) {
+  const PanelCtx& pc = *static_cast<const PanelCtx*>(vctx);
+  const ConvGeometry& g = *pc.g;
+  const int64_t kd_n = g.kernel[0], kh_n = g.kernel[1], kw_n = g.kernel[2];
+  const int64_t ow_n = g.out[2], oh_n = g.out[1], iw_n = g.in[2], sw = g.stride[2];
+  // One im2col row segment at a time, built contiguously (runs along output rows: zeros, a copy, zeros), then
+  // cut into the strips. kNC (128) bounds nc on every target.
+  alignas(64) float tmp[256];
+  if (nc > 256) throw Error(ErrorKind::Internal, "conv panel wider than 256 columns");
+  // The output rows the columns cover, once per panel (not per panel row).
+  struct Run {
+    int64_t q, ow, run, od, oh;
+  };
+  Run runs[260];
+  int64_t nruns = 0;
+  for (int64_t q = 0, ow = j0 % ow_n, orow = j0 / ow_n; q < nc; ow = 0, ++orow) {
+    const int64_t run = std::min(ow_n - ow, nc - q);
+    runs[nruns++] = Run{q, ow, run, orow / oh_n, orow % oh_n};
+    q += run;
+  }
+  // Row r = ((c * kd_n + kd) * kh_n + kh) * kw_n + kw, decoded once and then counted up.
+  int64_t kw = p0 % kw_n, kh = (p0 / kw_n) % kh_n, kd = (p0 / (kw_n * kh_n)) % kd_n, ch = p0 / (kw_n * kh_n * kd_n);
+  for (int64_t pr = 0; pr < kc; ++pr) {
+    const float* xc = pc.x + ch * g.in_size();
+    const int64_t off_w = kw * g.dilation[2] - g.pad_before[2];
+    int64_t lo = 0, hi = 0;
+    valid_range(ow_n, sw, off_w, iw_n, lo, hi);
+    for (int64_t k = 0; k < nruns; ++k) {
+      const Run& ru = runs[k];
+      const int64_t id = ru.od * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
+      const int64_t ih = ru.oh * g.stride[1] - g.pad_before[1] + kh * g.dilation[1];
+      float* dst = tmp + ru.q - ru.ow;  // dst[o] is output column o of this run
+      const int64_t a = ru.ow, b = ru.ow + ru.run;
+      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+        std::memset(dst + a, 0, sizeof(float) * size_t(b - a));
+        continue;
+      }
+      const float* src = xc + (id * g.in[1] + ih) * iw_n + off_w;
+      const int64_t vlo = std::clamp(lo, a, b), vhi = std::clamp(hi, vlo, b);
+      // Plain loops: runs are short on small maps (7 columns at 7x7), where a library call per run costs more
+      // than the copy.
+      for (int64_t o = a; o < vlo; ++o) dst[o] = 0.0f;
+      if (sw == 1) {
+        for (int64_t o = vlo; o < vhi; ++o) dst[o] = src[o];
+      } else {
+        for (int64_t o = vlo; o < vhi; ++o) dst[o] = src[o * sw];
+      }
+      for (int64_t o = vhi; o < b; ++o) dst[o] = 0.0f;
+    }
+    float* prow = panel + pr * nr;
+    switch (nr) {
+      case 4: scatter_strips<4>(tmp, nc, kc, prow); break;
+      case 8: scatter_strips<8>(tmp, nc, kc, prow); break;
+      case 16: scatter_strips<16>(tmp, nc, kc, prow); break;
+      case 32: scatter_strips<32>(tmp, nc, kc, prow); break;
+      default: {
+        for (int64_t qq = 0; qq < nc; qq += nr, prow += kc * nr)
+          for (int64_t i = 0; i < nr; ++i) prow[i] = qq + i < nc ? tmp[qq + i] : 0.0f;
+      }
+    }
+    if (++kw == kw_n) {
+      kw = 0;
+      if (++kh == kh_n) {
+        kh = 0;
+        if (++kd == kd_n) {
+          kd = 0;
+          ++ch;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool) {
+              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
   const ConvPath path = conv_path(g);
   if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool);
   if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool);
-  const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups;
-  const int64_t k = cg * g.taps(), os = g.out_size();
+  std::shared_ptr<const ConvPackedWeights> own;
+  if (!packed || !conv_packed_matches(*packed, isa, g)) {
+    own = conv_pack_weights(isa, g, w);
+    packed = own.get();
+  }
+  const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups, os = g.out_size();
+  const int64_t k = cg * g.taps();
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* xg = x + (n * g.in_channels + gi * cg) * g.in_size();
-      MatrixView b{xg, os, 1};
-      if (path == ConvPath::Im2colGemm) {
-        im2col_f32(g, cg, xg, scratch, pool);
-        b = MatrixView{scratch, os, 1};
+      float* yg = y + (n * g.out_channels + gi * mg) * os;
+      const auto gs = static_cast<size_t>(gi);
+      if (packed->transposed) {
+        // scratch: col (k x os), then C^T (os x mg).
+        float* col = scratch;
+        float* ct = scratch + k * os;
+        im2col_f32(g, cg, xg, col, nullptr);
+        gemm_f32_packed(isa, exact, os, MatrixView{col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
+        for (int64_t j = 0; j < os; ++j)
+          for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
+        continue;
       }
-      gemm_f32(isa, exact, mg, os, k, MatrixView{w + gi * mg * k, k, 1}, b, y + (n * g.out_channels + gi * mg) * os,
-               os, pool);
+      const PanelCtx pc{&g, xg};
+      gemm_f32_panels(isa, exact, *packed->as_a[gs], os, PanelSource{&fill_panel, &pc}, yg, os, pool);
     }
 }
 

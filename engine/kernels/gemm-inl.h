@@ -252,9 +252,110 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
   }
 }
 
+// ---- A packed once, B from panels (kernels/gemm.h PanelSource) ----
+
+inline void PackAAll(int64_t m, int64_t k, MatrixView a, float* dst) {
+  const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
+  for (int64_t p0 = 0; p0 < k; p0 += kKC) {
+    const int64_t kc = std::min(kKC, k - p0);
+    float* blk = dst + p0 * m_pad;
+    std::fill(blk, blk + kc * m_pad, 0.0f);  // rows past m (never read by the microkernel) stay defined
+    PackA(a, 0, m, p0, kc, blk);
+  }
+}
+
+inline float* PanelScratch() {
+  thread_local ThreadScratch scratch;
+  return scratch.get(kKC * kNC);
+}
+
+// One chunk: rows [i0, i0 + mb) of C and columns [j0, j0 + NC), all of k. Each k-block fills its B panel
+// (kc x NC, in L2) once; then every A strip (kc x MR, in L1) runs against every B strip of the panel. A is
+// read once per chunk and k-block, so a chunk normally holds all of m and the chunks are column tiles.
+// `full_b` (optional): all of B already filled, in PackB's layout (k-block p0 at p0 * n_pad, strip s at
+// + s * kc * NR); the chunk then reads its panels there instead of filling them.
+template <bool kExact>
+HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, const PanelSource& src, float* c,
+                            int64_t ldc, int64_t tiles_n, int64_t mb, int64_t tile, const float* full_b) {
+  const int64_t i0 = (tile / tiles_n) * mb, j0 = (tile % tiles_n) * kNC;
+  const int64_t mc = std::min(mb, m - i0), nc = std::min(kNC, n - j0);
+  const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
+  const int64_t n_pad = (n + kNR - 1) / kNR * kNR;
+  float* scratch = full_b ? nullptr : PanelScratch();
+  const auto& micro = kMicro<kExact>;
+  HWY_ALIGN float edge[kMR * kNR];
+  for (int64_t p0 = 0; p0 < k; p0 += kKC) {
+    const int64_t kc = std::min(kKC, k - p0);
+    const bool first = p0 == 0, last = p0 + kc == k;
+    const float* panel = full_b ? full_b + p0 * n_pad + (j0 / kNR) * kc * kNR : scratch;
+    if (!full_b) src.fill(src.ctx, p0, kc, j0, nc, kNR, scratch);
+    const float* ablk = pa + p0 * m_pad;
+    for (int64_t ii = 0; ii < mc; ii += kMR) {
+      const int64_t rows = std::min<int64_t>(kMR, mc - ii);
+      const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
+      const float* astrip = ablk + (i0 + ii) * kc;
+      for (int64_t jj = 0; jj < nc; jj += kNR) {
+        const int64_t cols = std::min(kNR, nc - jj);
+        const float* bstrip = panel + (jj / kNR) * kc * kNR;
+        float* cp = c + (i0 + ii) * ldc + j0 + jj;
+        if (cols == kNR) {
+          fn(kc, astrip, bstrip, cp, ldc, first, last);
+        } else {
+          if (!first)
+            for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
+          fn(kc, astrip, bstrip, edge, kNR, first, last);
+          for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
+        }
+      }
+    }
+  }
+}
+
+inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& src,
+                          float* c, int64_t ldc, ThreadPool* pool) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  // Rows per chunk: all of m when there are enough column tiles to share out; otherwise m is cut too, into
+  // blocks of whole A strips (each re-fills its panel, a small cost next to mb x the panel's products).
+  // Chunking is a function of the shape only, and no output's arithmetic depends on it.
+  const int64_t tiles_n = (n + kNC - 1) / kNC;
+  const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
+  const int64_t strips = (m + kMR - 1) / kMR;
+  const int64_t mb = std::max<int64_t>(4, (strips + want_m - 1) / want_m) * kMR;
+  const int64_t tiles_m = (m + mb - 1) / mb;
+  // Cut into row blocks, every block would fill the same panels again: fill all of B once first (it is small
+  // then: fewer than 8 column tiles), in parallel over (k-block, column tile), then share it.
+  const float* full_b = nullptr;
+  if (tiles_m > 1) {
+    const int64_t n_pad = (n + kNR - 1) / kNR * kNR, kblocks = (k + kKC - 1) / kKC;
+    thread_local ThreadScratch whole;
+    float* dst = whole.get(k * n_pad);
+    parallel_for(pool, kblocks * tiles_n, kNsPerPacked * static_cast<double>(k) * static_cast<double>(n_pad),
+                 [&](int64_t t) {
+                   const int64_t p0 = (t / tiles_n) * kKC, j0 = (t % tiles_n) * kNC;
+                   const int64_t kc = std::min(kKC, k - p0), nc = std::min(kNC, n - j0);
+                   src.fill(src.ctx, p0, kc, j0, nc, kNR, dst + p0 * n_pad + (j0 / kNR) * kc * kNR);
+                 });
+    full_b = dst;
+  }
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / kMacsPerNs +
+                      kNsPerPacked * static_cast<double>(k) * static_cast<double>(n);
+  if (exact) {
+    parallel_for(pool, tiles_m * tiles_n, work,
+                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b); });
+  } else {
+    parallel_for(pool, tiles_m * tiles_n, work,
+                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b); });
+  }
+}
+
 }  // namespace gemm_detail
 
-inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB, &gemm_detail::Compute};
+inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB, &gemm_detail::Compute,
+                                  gemm_detail::kMR, &gemm_detail::PackAAll, &gemm_detail::ComputePanels};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -48,7 +48,40 @@ class PackedB {
   AlignedFloats data;
 };
 
+class PackedA {
+ public:
+  Isa isa;
+  int64_t m, k;
+  AlignedFloats data;
+};
+
+std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a) {
+  check_dims(m, 0, k);
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  auto packed = std::make_shared<PackedA>();
+  packed->isa = isa;
+  packed->m = m;
+  packed->k = k;
+  const int64_t floats = k * ((m + fns.mr - 1) / fns.mr) * fns.mr;
+  if (floats > 0) {
+    packed->data = allocate_floats(floats);
+    fns.pack_a(m, k, a, packed->data.get());
+  }
+  return packed;
+}
+
+void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
+                     ThreadPool* pool) {
+  check_dims(a.m, n, a.k);
+  if (isa != a.isa)
+    throw Error(ErrorKind::InvalidArgument, "gemm_f32_panels: A was packed for " + std::string(isa_name(a.isa)) +
+                                                ", called for " + std::string(isa_name(isa)));
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  fns.compute_panels(exact, a.m, n, a.k, a.data.get(), b, c, ldc, pool);
+}
+
 int64_t packed_b_rows(const PackedB& b) { return b.k; }
+int64_t gemm_nr(Isa isa) { return ONEMODEL_PER_TARGET(kGemmFns, isa)->nr; }
 int64_t packed_b_cols(const PackedB& b) { return b.n; }
 
 void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c,

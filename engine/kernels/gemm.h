@@ -32,9 +32,30 @@ std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixV
 void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
                      ThreadPool* pool);
 
+// Columns of a packed B strip on `isa` (the register tile's width).
+int64_t gemm_nr(Isa isa);
+
 // The shape a PackedB was made for (callers check a constant against the run's shapes).
 int64_t packed_b_rows(const PackedB& b);  // k
 int64_t packed_b_cols(const PackedB& b);  // n
+
+// A matrix product whose B is never materialised (convolution as an implicit GEMM, kernels/conv.h): the
+// product asks `fill` for one panel at a time, rows [p0, p0 + kc) and columns [j0, j0 + nc) of B, laid out as
+// packed strips of `nr` columns (strip s at panel + s * kc * nr, element (p, q) at p * nr + q, the ragged last
+// strip zero-padded to nr). Panels are at most 256 rows by 128 columns and stay in cache.
+struct PanelSource {
+  void (*fill)(const void* ctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* panel);
+  const void* ctx;
+};
+
+// A packed once (constant weights): all rows, every k-block, in the register tile's row strips.
+class PackedA;  // opaque, immutable, shareable across threads (defined in gemm.cc)
+std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a);
+// C[m x n] = A * B with A packed and B from panels: the same per-output order as gemm_f32 (one accumulator
+// from +0, increasing k), hence the same bits in exact mode. Throws Error(InvalidArgument) when `isa` is not
+// the packing target.
+void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
+                     ThreadPool* pool);
 
 // One target's entry points (gemm-inl.h defines them per target; gemm.cc picks one per Isa).
 struct GemmFns {
@@ -44,6 +65,12 @@ struct GemmFns {
   // C = A * packed B.
   void (*compute)(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, const float* packed_b, float* c,
                   int64_t ldc, ThreadPool* pool);
+  int64_t mr;  // rows of a packed A strip; packed A holds ceil(m / mr) * mr rows for every k
+  // Packs all of A (m x k) into dst (k * ceil(m/mr) * mr floats): k-block p0 at dst + p0 * m_pad, its strip
+  // of rows r0.. at + r0 * kc, element (p, r) at p * mr + r.
+  void (*pack_a)(int64_t m, int64_t k, MatrixView a, float* dst);
+  void (*compute_panels)(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& b,
+                         float* c, int64_t ldc, ThreadPool* pool);
 };
 
 }  // namespace onemodel::kern

@@ -117,12 +117,16 @@ class ClipKernel final : public Kernel {
           }
           const auto* px = in_ptr<typename E::Store>(x);
           auto* py = out_ptr<typename E::Store>(y);
-          for (int64_t i = 0; i < x.numel(); ++i) {
-            C v = E::load(px[i]);
-            v = v < lo ? lo : v;  // NaN fails both compares and passes through
-            v = v > hi ? hi : v;
-            py[i] = E::store(v, exact);
-          }
+          with_exact(exact, [&](auto ex) {
+            for_chunks(ctx.pool, x.numel(), [&](int64_t b, int64_t e) {
+              for (int64_t i = b; i < e; ++i) {
+                C v = E::load(px[i]);
+                v = v < lo ? lo : v;  // NaN fails both compares and passes through
+                v = v > hi ? hi : v;
+                py[i] = E::store(v, ex.value);
+              }
+            });
+          });
         }))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype()) + " is not supported");
   }

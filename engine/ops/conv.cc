@@ -1,6 +1,8 @@
 // Conv and ConvTranspose (ops-conv.md), float32, one to three spatial axes. This file settles shapes and
 // attributes (output sizes, auto_pad, output_shape, groups) and hands a kern::ConvGeometry to the kernels of
 // kernels/conv.h; the bias is the separate per-channel pass of kernels/bias.h, added after the taps.
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,24 @@ class ConvKernel final : public Kernel {
     ctx.set_output(0, DType::F32, out);
   }
 
+  // A constant W is packed once for the matrix-product paths and shared by every plan of the session (a new
+  // input size makes a new plan, and OCR makes one per text-line width): the kernel keeps the packing it
+  // made last, keyed by the weight's storage, and hands it out again while that weight is the input.
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    if (transpose_ || ctx.inputs.size() < 2 || !ctx.inputs[1].value || !ctx.inputs[0].present) return nullptr;
+    const Tensor& w = *ctx.inputs[1].value;
+    if (w.dtype() != DType::F32 || !w.is_contiguous()) return nullptr;
+    Shape out;
+    const kern::ConvGeometry g = geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
+    std::lock_guard<std::mutex> lock(pack_mutex_);
+    if (auto kept = packed_.lock(); kept && packed_from_ == w.raw() && kern::conv_packed_matches(*kept, ctx.isa, g))
+      return kept;
+    auto p = kern::conv_pack_weights(ctx.isa, g, w.data<float>().data());
+    packed_ = p;
+    packed_from_ = w.raw();
+    return p;
+  }
+
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
@@ -210,7 +230,8 @@ class ConvKernel final : public Kernel {
     const float* px = x.data<float>().data();
     const float* pw = w.data<float>().data();
     if (transpose_) kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
-    else kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
+    else kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool,
+                        static_cast<const kern::ConvPackedWeights*>(ctx.state));
     if (has_bias) {
       const float* pb = ctx.input(2).data<float>().data();
       const int64_t plane = g.out_channels * g.out_size();
@@ -227,6 +248,9 @@ class ConvKernel final : public Kernel {
 
   ConvAttrs a_;
   bool transpose_;
+  mutable std::mutex pack_mutex_;
+  mutable std::weak_ptr<const kern::ConvPackedWeights> packed_;
+  mutable const void* packed_from_ = nullptr;
 };
 
 }  // namespace

@@ -89,10 +89,12 @@ template <class S>
 S* out_ptr(Tensor& t) { return static_cast<S*>(t.raw_mut()); }
 
 // Calls f(out_offset, offsets, n, steps) once per run of the innermost output dimension, where offsets[i]
-// and steps[i] locate input i (NumPy broadcasting, right-aligned, extent 1 repeats). Row-major order.
+// and steps[i] locate input i (NumPy broadcasting, right-aligned, extent 1 repeats). Row-major order; only
+// the rows (runs of the innermost dimension) [row_begin, row_end) are visited.
 template <size_t N, class F>
-void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f) {
-  if (out.numel() == 0) return;
+void broadcast_rows(const Shape& out, const std::array<const Shape*, N>& in, int64_t row_begin, int64_t row_end,
+                    F&& f) {
+  if (out.numel() == 0 || row_begin >= row_end) return;
   std::array<int64_t, N> off{}, step{};
   if (out.rank() == 0) {
     f(int64_t{0}, off, int64_t{1}, step);
@@ -104,10 +106,15 @@ void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f)
   const auto last = static_cast<size_t>(r - 1);
   for (size_t i = 0; i < N; ++i) step[i] = st[i][last];
   const int64_t inner = out[r - 1];
-  const int64_t outer = out.numel() / inner;
   std::array<int64_t, kMaxRank> idx{};
-  int64_t o = 0;
-  for (int64_t it = 0; it < outer; ++it) {
+  for (int64_t rem = row_begin, d = r - 2; d >= 0; --d) {  // the odometer's position at row_begin
+    const auto du = static_cast<size_t>(d);
+    idx[du] = rem % out[static_cast<int>(d)];
+    rem /= out[static_cast<int>(d)];
+    for (size_t i = 0; i < N; ++i) off[i] += st[i][du] * idx[du];
+  }
+  int64_t o = row_begin * inner;
+  for (int64_t it = row_begin; it < row_end; ++it) {
     f(o, off, inner, step);
     o += inner;
     for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
@@ -119,6 +126,42 @@ void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f)
       idx[du] = 0;
     }
   }
+}
+
+template <size_t N, class F>
+void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f) {
+  const int64_t rows = out.rank() == 0 ? 1 : (out[out.rank() - 1] == 0 ? 0 : out.numel() / out[out.rank() - 1]);
+  broadcast_rows<N>(out, in, 0, rows, f);
+}
+
+// Element-wise work over the session's pool (kernels-gemm.md's fixed-chunk rule): [0, n) is cut into chunks
+// of kChunk elements, a constant, so which thread runs a chunk never changes a result. Below about 2 x 80 us
+// of estimated work the pool runs everything on the caller.
+constexpr int64_t kChunk = 16384;
+constexpr double kNsPerElement = 0.25;
+template <class F>
+void for_chunks(ThreadPool* pool, int64_t n, F&& body) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  parallel_for(pool, chunks, kNsPerElement * static_cast<double>(n), [&](int64_t c) {
+    body(c * kChunk, std::min(n, (c + 1) * kChunk));
+  });
+}
+
+// Rows of `inner` elements in chunks of about kChunk elements (at least one row each).
+template <class F>
+void for_row_chunks(ThreadPool* pool, int64_t rows, int64_t inner, F&& body) {
+  const int64_t per = std::max<int64_t>(1, kChunk / std::max<int64_t>(inner, 1));
+  const int64_t chunks = (rows + per - 1) / per;
+  parallel_for(pool, chunks, kNsPerElement * static_cast<double>(rows) * static_cast<double>(inner),
+               [&](int64_t c) { body(c * per, std::min(rows, (c + 1) * per)); });
+}
+
+// Calls f(std::true_type) or f(std::false_type): the exact flag as a constant, so per-element stores
+// compile without a branch and the loops vectorise.
+template <class F>
+void with_exact(bool exact, F&& f) {
+  if (exact) f(std::true_type{});
+  else f(std::false_type{});
 }
 
 // The broadcast shape of the inputs, or Error(kind) naming them.
@@ -183,7 +226,6 @@ class UnaryKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
     if (x.shape() != y.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
-    const bool exact = ctx.exact;
     const int64_t n = x.numel();
     if (!visit<Types>(x.dtype(), [&](auto tag) {
           using E = Elem<decltype(tag)>;
@@ -191,7 +233,16 @@ class UnaryKernel final : public Kernel {
           using O = std::conditional_t<std::is_same_v<R, bool>, Elem<Boolean>, E>;
           const auto* px = in_ptr<typename E::Store>(x);
           auto* py = out_ptr<typename O::Store>(y);
-          for (int64_t i = 0; i < n; ++i) py[i] = O::store(f_(E::load(px[i])), exact);
+          with_exact(ctx.exact, [&](auto ex) {
+            for_chunks(ctx.pool, n, [&](int64_t b, int64_t e) {
+              // A local copy of the function and pointers: through a reference the stores could alias them, so
+              // the compiler would reload them every element and not vectorise.
+              const F f = f_;
+              const auto* __restrict in = px;
+              auto* out = py;
+              for (int64_t i = b; i < e; ++i) out[i] = O::store(f(E::load(in[i])), ex.value);
+            });
+          });
         }))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype()) + " is not supported");
   }
@@ -230,7 +281,6 @@ class BinaryKernel final : public Kernel {
     const std::array<const Shape*, 2> s{&a.shape(), &b.shape()};
     check_run_shapes(ctx, s, out);
     if (a.dtype() != b.dtype()) ctx.fail(ErrorKind::InvalidInput, "input types differ");
-    const bool exact = ctx.exact;
     if (!visit<Types>(a.dtype(), [&](auto tag) {
           using E = Elem<decltype(tag)>;
           using C = typename E::Calc;
@@ -239,9 +289,40 @@ class BinaryKernel final : public Kernel {
           const auto* pa = in_ptr<typename E::Store>(a);
           const auto* pb = in_ptr<typename E::Store>(b);
           auto* po = out_ptr<typename O::Store>(out);
-          broadcast_n<2>(out.shape(), s, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
-            for (int64_t k = 0; k < n; ++k)
-              po[o + k] = O::store(f_(E::load(pa[off[0] + k * st[0]]), E::load(pb[off[1] + k * st[1]])), exact);
+          with_exact(ctx.exact, [&](auto ex) {
+            constexpr bool kExact = decltype(ex)::value;
+            // One loop per stride pattern (both contiguous, one operand repeated): plain loops vectorise.
+            auto row = [&](int64_t o, const auto& off, int64_t n, const auto& st) {
+              const F f_ = this->f_;  // a local copy (see UnaryKernel)
+              const auto* ra = pa + off[0];
+              const auto* rb = pb + off[1];
+              auto* ro = po + o;
+              if (st[0] == 1 && st[1] == 1) {
+                for (int64_t k = 0; k < n; ++k) ro[k] = O::store(f_(E::load(ra[k]), E::load(rb[k])), kExact);
+              } else if (st[0] == 1 && st[1] == 0) {
+                const C vb = E::load(rb[0]);
+                for (int64_t k = 0; k < n; ++k) ro[k] = O::store(f_(E::load(ra[k]), vb), kExact);
+              } else if (st[0] == 0 && st[1] == 1) {
+                const C va = E::load(ra[0]);
+                for (int64_t k = 0; k < n; ++k) ro[k] = O::store(f_(va, E::load(rb[k])), kExact);
+              } else {
+                for (int64_t k = 0; k < n; ++k)
+                  ro[k] = O::store(f_(E::load(ra[k * st[0]]), E::load(rb[k * st[1]])), kExact);
+              }
+            };
+            const Shape& os = out.shape();
+            if (a.shape() == os && b.shape() == os) {  // no broadcast: one flat run per chunk
+              const std::array<int64_t, 2> unit{1, 1};
+              for_chunks(ctx.pool, os.numel(), [&](int64_t lo, int64_t hi) {
+                row(lo, std::array<int64_t, 2>{lo, lo}, hi - lo, unit);
+              });
+              return;
+            }
+            const int64_t inner = os.rank() == 0 ? 1 : os[os.rank() - 1];
+            const int64_t rows = inner == 0 ? 0 : os.numel() / inner;
+            for_row_chunks(ctx.pool, rows, inner, [&](int64_t r0, int64_t r1) {
+              broadcast_rows<2>(os, s, r0, r1, row);
+            });
           });
         }))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");

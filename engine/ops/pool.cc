@@ -22,12 +22,23 @@ struct Windows {
 // MaxPool: IEEE maxNum. The first tap inside the input that is not NaN starts the maximum, a later tap
 // replaces it only when strictly greater (the first of equal taps decides the index); NaN only when every
 // tap inside is NaN; the type's lowest value (index -1) when no tap is inside the input.
+// Planes are independent: chunks of whole planes on the session's pool (the chunking depends on the shape
+// only, and each output is computed the same way in any chunk).
+template <class F>
+void for_planes(ThreadPool* pool, const PoolGeom& g, int64_t taps_per_output, F&& f) {
+  const int64_t planes = g.n * g.c, out_plane = g.out_plane();
+  const int64_t per = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
+  const double work = 0.5 * static_cast<double>(planes) * static_cast<double>(out_plane * taps_per_output);
+  parallel_for(pool, (planes + per - 1) / per, work, [&](int64_t c) {
+    for (int64_t p = c * per; p < std::min(planes, (c + 1) * per); ++p) f(p, p * out_plane);
+  });
+}
+
 template <class T>
-void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major) {
+void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane();
-  int64_t o = 0;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
+  for_planes(pool, g, g.k[0] * g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
     const T* xp = x + p * plane;
     for (const AxisWindow& wd : w.ax[0])
       for (const AxisWindow& wh : w.ax[1])
@@ -68,17 +79,16 @@ void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major)
           }
           ++o;
         }
-  }
+  });
 }
 
 // AveragePool: the taps inside the input summed from +0 in order and divided by their count, or with
 // count_include_pad by the taps inside the declared padding (never the ceil_mode overhang).
 template <class T>
-void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad) {
+void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane();
-  int64_t o = 0;
-  for (int64_t p = 0; p < g.n * g.c; ++p) {
+  for_planes(pool, g, g.k[0] * g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
     const T* xp = x + p * plane;
     for (const AxisWindow& wd : w.ax[0])
       for (const AxisWindow& wh : w.ax[1])
@@ -91,7 +101,7 @@ void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad) {
           const int64_t n = include_pad ? wd.padded * wh.padded * ww.padded : wd.count * wh.count * ww.count;
           y[o++] = canon_any(acc / static_cast<T>(n));
         }
-  }
+  });
 }
 
 class PoolKernel final : public Kernel {
@@ -118,8 +128,9 @@ class PoolKernel final : public Kernel {
     int64_t* idx = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
     visit(x.dtype(), [&](auto t) {
       using T = decltype(t);
-      if (max_) max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_);
-      else if constexpr (std::is_floating_point_v<T>) average_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), include_pad_);
+      if (max_) max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_, ctx.pool);
+      else if constexpr (std::is_floating_point_v<T>)
+        average_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), include_pad_, ctx.pool);
     });
   }
 

@@ -25,6 +25,16 @@ C fold_step(Fold f, C acc, C v) {
   return acc;
 }
 
+template <class F>
+void with_fold(Fold f, F&& body) {
+  switch (f) {
+    case Fold::Max: body(std::integral_constant<Fold, Fold::Max>{}); break;
+    case Fold::Min: body(std::integral_constant<Fold, Fold::Min>{}); break;
+    case Fold::Sum: body(std::integral_constant<Fold, Fold::Sum>{}); break;
+    case Fold::Mean: body(std::integral_constant<Fold, Fold::Mean>{}); break;
+  }
+}
+
 class VariadicKernel final : public Kernel {
  public:
   explicit VariadicKernel(Fold f) : Kernel(KernelFlags{.exact = true}), fold_(f) {}
@@ -48,28 +58,44 @@ class VariadicKernel final : public Kernel {
     }
     if (s.empty()) ctx.fail(ErrorKind::InvalidInput, "expects at least one input");
     check_run_shapes(ctx, s, out);
-    const bool exact = ctx.exact;
     const bool ok = visit<kNumeric>(out.dtype(), [&](auto tag) {
       using E = Elem<decltype(tag)>;
       using S = typename E::Store;
       S* po = out_ptr<S>(out);
-      for (size_t k = 0; k < ctx.inputs.size(); ++k) {
-        const Tensor& in = ctx.inputs[k];
-        const S* pi = in_ptr<S>(in);
-        const std::array<const Shape*, 2> sh{&out.shape(), &in.shape()};
-        broadcast_n<2>(out.shape(), sh, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
-          for (int64_t j = 0; j < n; ++j) {
-            const auto v = E::load(pi[off[1] + j * st[1]]);
-            po[o + j] = E::store(k == 0 ? v : fold_step(fold_, E::load(po[o + j]), v), exact);
-          }
+      const Shape& os = out.shape();
+      const int64_t inner = os.rank() == 0 ? 1 : os[os.rank() - 1];
+      const int64_t rows = inner == 0 ? 0 : os.numel() / inner;
+      // The fold and the exact flag as constants, and one loop per stride pattern, so the loops vectorise;
+      // chunks of rows on the pool, each folding its rows over every input in order.
+      with_fold(fold_, [&](auto fold_c) {
+        constexpr Fold kF = decltype(fold_c)::value;
+        with_exact(ctx.exact, [&](auto ex) {
+          constexpr bool kExact = decltype(ex)::value;
+          for_row_chunks(ctx.pool, rows, inner, [&](int64_t r0, int64_t r1) {
+            for (size_t k = 0; k < ctx.inputs.size(); ++k) {
+              const S* pi = in_ptr<S>(ctx.inputs[k]);
+              const std::array<const Shape*, 2> sh{&os, &ctx.inputs[k].shape()};
+              broadcast_rows<2>(os, sh, r0, r1, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
+                const S* src = pi + off[1];
+                S* dst = po + o;
+                if (k == 0) {
+                  for (int64_t j = 0; j < n; ++j) dst[j] = E::store(E::load(src[j * st[1]]), kExact);
+                } else if (st[1] == 1) {
+                  for (int64_t j = 0; j < n; ++j)
+                    dst[j] = E::store(fold_step(kF, E::load(dst[j]), E::load(src[j])), kExact);
+                } else {
+                  for (int64_t j = 0; j < n; ++j)
+                    dst[j] = E::store(fold_step(kF, E::load(dst[j]), E::load(src[j * st[1]])), kExact);
+                }
+              });
+            }
+            if constexpr (kF == Fold::Mean && std::is_floating_point_v<typename E::Calc>) {
+              const auto count = static_cast<typename E::Calc>(ctx.inputs.size());
+              for (int64_t i = r0 * inner; i < r1 * inner; ++i) po[i] = E::store(E::load(po[i]) / count, kExact);
+            }
+          });
         });
-      }
-      if (fold_ == Fold::Mean) {
-        if constexpr (std::is_floating_point_v<typename E::Calc>) {
-          const auto count = static_cast<typename E::Calc>(ctx.inputs.size());
-          for (int64_t i = 0; i < out.numel(); ++i) po[i] = E::store(E::load(po[i]) / count, exact);
-        }
-      }
+      });
     });
     if (!ok) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(out.dtype()) + " is not supported");
   }

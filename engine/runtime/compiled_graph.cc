@@ -60,16 +60,18 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   g->isa_ = kern::session_isa();
   g->own_pool_ = std::make_unique<ThreadPool>(threads);
   g->pool_ = g->own_pool_.get();
-  g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_};
+  g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_, &g->known_constants_};
   g->collect_live_nodes();
+  g->load_weights({});
   g->describe_io();
   g->resolve_operators(lookup);
-  g->load_weights();
+  g->check_sources();
   return g;
 }
 
 std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<const ir::Graph> body, bool exact,
-                                                                OpLookup lookup, kern::Isa isa, ThreadPool* pool) {
+                                                                OpLookup lookup, kern::Isa isa, ThreadPool* pool,
+                                                                std::vector<Tensor> capture_weights) {
   if (!body) throw Error(ErrorKind::InvalidModel, "a subgraph attribute holds no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->graph_ = std::move(body);
@@ -81,11 +83,12 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<
     pool = g->own_pool_.get();
   }
   g->pool_ = pool;
-  g->scope_ = CompileScope{g->graph_.get(), lookup, isa, pool};
+  g->scope_ = CompileScope{g->graph_.get(), lookup, isa, pool, &g->known_constants_};
   g->collect_live_nodes();
+  g->load_weights(std::move(capture_weights));
   g->describe_io();
   g->resolve_operators(lookup);
-  g->load_weights();
+  g->check_sources();
   return g;
 }
 
@@ -122,9 +125,10 @@ void CompiledGraph::describe_io() {
   const ir::Graph& gr = graph();
   if (body_) {
     // A body takes whatever its node passes (section 8): declared types are not checked, so the infos
-    // say Unknown. Captures follow the declared inputs.
+    // say Unknown. Captures follow the declared inputs, except those that are weights here.
     for (int list = 0; list < 2; ++list)
       for (int v : list == 0 ? gr.inputs : gr.captures) {
+        if (list == 1 && !weights_[static_cast<size_t>(v)].empty()) continue;
         const ir::Value& val = gr.values[static_cast<size_t>(v)];
         inputs_.push_back(v);
         ValueInfo info;
@@ -194,6 +198,7 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
     cn.inputs = n.inputs;
     cn.inputs.insert(cn.inputs.end(), n.subgraph_reads.begin(), n.subgraph_reads.end());
     cn.outputs = n.outputs;
+    note_constant_outputs(cn);
     nodes_.push_back(std::move(cn));
   }
   if (!not_exact.empty())
@@ -205,14 +210,23 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
 // Weights stay where the importer put them (a mapped file, the caller's copied bytes) when they are usable
 // in place; shared ownership keeps that memory alive. A tensor whose data is not aligned to its element size
 // (possible inside a protobuf) is copied, because kernels read elements with typed loads.
-void CompiledGraph::load_weights() {
+void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
   const ir::Graph& gr = graph();
   weights_.assign(gr.values.size(), Tensor());
   std::vector<char> used(gr.values.size(), 0);
-  for (const CompiledNode& n : nodes_)
+  for (int i : live_) {
+    const ir::Node& n = gr.nodes[static_cast<size_t>(i)];
     for (int v : n.inputs)
       if (v >= 0) used[static_cast<size_t>(v)] = 1;
+    for (int v : n.subgraph_reads)
+      if (v >= 0) used[static_cast<size_t>(v)] = 1;
+  }
   for (int v : gr.outputs) used[static_cast<size_t>(v)] = 1;
+  if (!capture_weights.empty() && capture_weights.size() != gr.captures.size())
+    throw Error(ErrorKind::Internal, "a body with " + std::to_string(gr.captures.size()) + " captures was given " +
+                                         std::to_string(capture_weights.size()) + " capture weights");
+  for (size_t k = 0; k < capture_weights.size(); ++k)
+    weights_[static_cast<size_t>(gr.captures[k])] = std::move(capture_weights[k]);
 
   for (size_t v = 0; v < gr.values.size(); ++v) {
     const ir::Value& val = gr.values[v];
@@ -238,8 +252,29 @@ void CompiledGraph::load_weights() {
       t = contiguous_copy(t);
     weights_[v] = std::move(t);
   }
+  known_constants_ = weights_;
+}
 
-  // Every value a live node reads must come from somewhere.
+// An input-less node whose output infer() states as a constant (Constant, ConstantOfShape of an attribute
+// shape...) is known now: record it for the bodies compiled after it (CompileScope::constants). The plan
+// still evaluates the node itself; this only lets a body that captures the value treat it as a weight.
+void CompiledGraph::note_constant_outputs(const CompiledNode& cn) {
+  const KernelFlags& f = cn.kernel->flags();
+  if (!cn.inputs.empty() || cn.outputs.size() != 1 || cn.outputs[0] < 0 || f.values || f.outputs_data_dependent)
+    return;
+  std::vector<OutputMeta> outs(1);
+  InferContext ctx{cn.info, {}, outs, exact_};
+  cn.kernel->infer(ctx);
+  const Tensor& c = outs[0].constant;
+  if (ctx.needs_runtime_values || c.empty()) return;
+  const size_t es = dtype_size(c.dtype());
+  const bool usable = c.is_contiguous() && es != 0 && reinterpret_cast<uintptr_t>(c.raw()) % es == 0;
+  known_constants_[static_cast<size_t>(cn.outputs[0])] = usable ? c : contiguous_copy(c);
+}
+
+// Every value a live node reads must come from somewhere.
+void CompiledGraph::check_sources() const {
+  const ir::Graph& gr = graph();
   for (const CompiledNode& n : nodes_)
     for (int v : n.inputs) {
       if (v < 0) continue;

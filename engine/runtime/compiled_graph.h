@@ -30,8 +30,11 @@ class CompiledGraph {
   // A subgraph (If/Loop/Scan/SequenceMap body, graph-runtime.md section 8) as its own compiled graph: its
   // inputs are the body's declared inputs followed by its captures (graph().captures order), all accepted
   // whatever their declared type. Shares the enclosing session's target and pool; no graph passes.
+  // `capture_weights` (empty, or one per capture) holds the captures whose outer value is a weight: those
+  // become weights of the body and are not among its inputs.
   static std::shared_ptr<const CompiledGraph> create_body(std::shared_ptr<const ir::Graph> body, bool exact,
-                                                          OpLookup lookup, kern::Isa isa, ThreadPool* pool);
+                                                          OpLookup lookup, kern::Isa isa, ThreadPool* pool,
+                                                          std::vector<Tensor> capture_weights = {});
 
   bool exact() const { return exact_; }
   // The instruction-set target every kernel of this session runs on (chosen once, at creation).
@@ -60,7 +63,9 @@ class CompiledGraph {
   CompiledGraph() = default;
   void collect_live_nodes();
   void resolve_operators(OpLookup lookup);
-  void load_weights();
+  void load_weights(std::vector<Tensor> capture_weights);
+  void check_sources() const;
+  void note_constant_outputs(const CompiledNode& cn);
   void describe_io();
 
   std::shared_ptr<const ir::Model> model_;
@@ -75,6 +80,7 @@ class CompiledGraph {
   std::vector<int> live_;  // indices into graph().nodes
   std::vector<CompiledNode> nodes_;
   std::vector<Tensor> weights_;
+  std::vector<Tensor> known_constants_;  // weights_ plus input-less nodes' outputs (CompileScope::constants)
   std::vector<int> inputs_, outputs_;
   std::vector<ValueInfo> input_infos_, output_infos_;
 };

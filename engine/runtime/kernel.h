@@ -19,6 +19,7 @@ namespace onemodel::rt {
 
 class Arena;
 struct OpDef;
+struct ProfileScope;  // runtime/profiler.h
 
 // How operators are found: find_op (the static table) normally; tests pass their own table.
 using OpLookup = const OpDef* (*)(std::string_view domain, std::string_view op_type, int64_t opset);
@@ -31,6 +32,12 @@ struct CompileScope {
   OpLookup lookup = nullptr;
   kern::Isa isa = kern::Isa::Scalar;
   ThreadPool* pool = nullptr;
+  // Per value id of `graph`: its value when it is known before any input is (an initializer, the output of
+  // an input-less node such as Constant, or a constant the enclosing graph passed down), else empty. A body
+  // that captures one gets it as a weight of its own, so the body's plans fold and prepare what depends on it
+  // once instead of receiving it as a run-time input (graph-runtime.md). Filled in graph order, so a node's
+  // factory sees every constant defined before it.
+  const std::vector<Tensor>* constants = nullptr;
 };
 
 // What a factory sees: the node, its opset and typed attribute readers. Readers throw Error(InvalidModel)
@@ -131,6 +138,8 @@ struct RunContext {
   // slab is reused once the planner thinks a value died): copy them (copy_to_arena in ops/value_ops.h).
   std::span<const Value> value_inputs = {};
   std::span<Value> value_outputs = {};
+  // Set while the session profiles (runtime/profiler.h): kernels that run a body pass it on.
+  const ProfileScope* profile = nullptr;
 
   bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
   const Tensor& input(size_t i) const { return inputs[i]; }

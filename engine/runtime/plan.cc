@@ -197,17 +197,19 @@ void ExecutionPlan::infer_all() {
       throw Error(ErrorKind::InvalidModel, "graph output '" + g.value_name(v) + "' is not produced by any node");
 }
 
-// Runs a node whose inputs are all constants once, now, unless its result would be larger than each of its
-// inputs and than 64 KiB (folding would then trade a cheap op for a lot of plan memory). The same kernel
-// computes the same bits, only earlier.
+// Runs a node whose inputs are all constants once, now, unless its result would be larger than all of its
+// inputs together and than 64 KiB (folding would then trade a cheap op for a lot of plan memory: Expand,
+// Tile). A Concat of weight slices is folded (Silero VAD reorders its LSTM gates that way: 256 KiB, and the
+// LSTM then packs the folded weights once instead of every run). The same kernel computes the same bits, only
+// earlier.
 bool ExecutionPlan::try_constant_eval(const CompiledNode& cn, std::vector<InputMeta>& metas,
                                       std::vector<OutputMeta>& outs) {
-  uint64_t out_bytes = 0, max_in = 0;
+  uint64_t out_bytes = 0, sum_in = 0;
   for (size_t o = 0; o < cn.outputs.size(); ++o)
     if (cn.outputs[o] >= 0) out_bytes += byte_size(outs[o].dtype, outs[o].shape);
   for (const InputMeta& m : metas)
-    if (m.present) max_in = std::max(max_in, byte_size(m.dtype, m.shape));
-  if (out_bytes > kFoldLimit && out_bytes > max_in) return false;
+    if (m.present) sum_in += byte_size(m.dtype, m.shape);
+  if (out_bytes > kFoldLimit && out_bytes > sum_in) return false;
 
   const CompiledGraph& g = *graph_;
   PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};

@@ -3,6 +3,7 @@
 #include "runtime/run_state.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -107,6 +108,7 @@ bool RunState::execute_boxed_step(const ExecutionPlan& plan, const CompiledNode&
   step_outputs.assign(cn.outputs.size(), Tensor());
   RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, g.pool(), g.isa(),
                  step_value_inputs, step_value_outputs};
+  ctx.profile = profile;
   cn.kernel->run(ctx);
   for (size_t o = 0; o < cn.outputs.size(); ++o) {
     int v = cn.outputs[o];
@@ -152,12 +154,22 @@ void poison_freed(const ExecutionPlan& plan, size_t step, Storage& slab) {
 
 }  // namespace
 
-void RunState::execute(const ExecutionPlan& plan) {
+void RunState::execute(const ExecutionPlan& plan, const ProfileScope* scope) {
+  profile = scope;
+  const auto& nodes = plan.graph().nodes();
   for (size_t si = 0; si < plan.steps().size(); ++si) {
     const PlanStep& step = plan.steps()[si];
-    execute_step(plan, step);
+    if (scope) {
+      const auto t0 = std::chrono::steady_clock::now();
+      execute_step(plan, step);
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+      scope->profiler->record_step(*scope, nodes[static_cast<size_t>(step.node)].info, ns.count());
+    } else {
+      execute_step(plan, step);
+    }
     poison_freed(plan, si, slab);
   }
+  profile = nullptr;
 }
 
 void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
@@ -185,6 +197,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
         step_outputs[o] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
       }
       RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, g.pool(), g.isa()};
+      ctx.profile = profile;
       cn.kernel->run(ctx);
       return;
     }
@@ -205,7 +218,6 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
     }
     step_outputs.assign(nout, Tensor());
     const KernelFlags& flags = cn.kernel->flags();
-    std::shared_ptr<const void> state;
     if (!flags.outputs_data_dependent) {
       out_metas.assign(nout, OutputMeta());
       InferContext ictx{cn.info, metas, out_metas, g.exact()};
@@ -221,13 +233,14 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
       } else {
         for (size_t o = 0; o < nout; ++o)
           if (cn.outputs[o] >= 0) step_outputs[o] = arena.allocate(out_metas[o].dtype, out_metas[o].shape);
-        PrepareContext pctx{cn.info, metas, out_metas, g.exact(), g.isa()};
-        state = cn.kernel->prepare(pctx);
-        RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), state.get(), &arena, g.pool(), g.isa()};
+        const void* prepared_state = prepare_dynamic(plan, step, cn);
+        RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), prepared_state, &arena, g.pool(), g.isa()};
+        ctx.profile = profile;
         cn.kernel->run(ctx);
       }
     } else {
       RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, g.pool(), g.isa()};
+      ctx.profile = profile;
       cn.kernel->run(ctx);
     }
     for (size_t o = 0; o < nout; ++o) {
@@ -238,6 +251,47 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
       values[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);
     }
   }
+}
+
+// prepare() sees what a static step's prepare sees: the value of an input only when it is a plan constant
+// (weights, folded values). So its result can depend only on the element types and shapes of the inputs and
+// outputs and on those constants, and is kept while they are the same.
+const void* RunState::prepare_dynamic(const ExecutionPlan& plan, const PlanStep& step, const CompiledNode& cn) {
+  const size_t si = static_cast<size_t>(&step - plan.steps().data());
+  if (prepared.size() != plan.steps().size()) prepared.resize(plan.steps().size());
+  Prepared& p = prepared[si];
+  const size_t n = metas.size(), no = out_metas.size();
+  bool same = p.state != nullptr && p.dtypes.size() == n + no;
+  for (size_t i = 0; i < n && same; ++i) {
+    const int v = cn.inputs[i];
+    const void* c = v >= 0 && plan.source(v) == ValueSource::Constant ? plan.constant(v).raw() : nullptr;
+    same = p.dtypes[i] == metas[i].dtype && p.shapes[i] == metas[i].shape && p.constants[i] == c;
+  }
+  for (size_t o = 0; o < no && same; ++o)
+    same = p.dtypes[n + o] == out_metas[o].dtype && p.shapes[n + o] == out_metas[o].shape;
+  if (same) return p.state.get();
+
+  prep_metas.assign(metas.begin(), metas.end());
+  p.dtypes.assign(n + no, DType::Undefined);
+  p.shapes.assign(n + no, Shape());
+  p.constants.assign(n, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    const int v = cn.inputs[i];
+    if (!(v >= 0 && plan.source(v) == ValueSource::Constant)) prep_metas[i].value = nullptr;
+    p.dtypes[i] = metas[i].dtype;
+    p.shapes[i] = metas[i].shape;
+    p.constants[i] = prep_metas[i].value ? plan.constant(v).raw() : nullptr;
+  }
+  for (size_t o = 0; o < no; ++o) {
+    p.dtypes[n + o] = out_metas[o].dtype;
+    p.shapes[n + o] = out_metas[o].shape;
+  }
+  const CompiledGraph& g = plan.graph();
+  PrepareContext pctx{cn.info, prep_metas, out_metas, g.exact(), g.isa()};
+  p.state = cn.kernel->prepare(pctx);
+  if (!p.state) p.dtypes.clear();  // nothing to keep: prepare again next time (it is cheap or absent)
+  for (InputMeta& m : prep_metas) m = InputMeta();
+  return p.state.get();
 }
 
 void RunState::end_run(const ExecutionPlan& plan) {

@@ -6,6 +6,7 @@
 
 #include "runtime/arena.h"
 #include "runtime/plan.h"
+#include "runtime/profiler.h"
 
 namespace onemodel::rt {
 
@@ -22,8 +23,8 @@ struct RunState {
   // Sets input `i` to any value (section 8): a tensor goes through set_input, a sequence or optional into
   // the Value table (its tensors must stay valid for the run).
   void set_input_value(const ExecutionPlan& plan, size_t i, const Value& value);
-  // Runs every step of the plan.
-  void execute(const ExecutionPlan& plan);
+  // Runs every step of the plan; with a profile scope, each step is timed and recorded there.
+  void execute(const ExecutionPlan& plan, const ProfileScope* profile = nullptr);
   // The value of graph value `v` after execute(): contiguous, valid until end_run().
   const Tensor& value(int v) const { return values[static_cast<size_t>(v)]; }
   // The sequence or optional held by `v`, or null when `v` holds a tensor (or nothing).
@@ -45,14 +46,27 @@ struct RunState {
   std::vector<Value> boxed;  // per value: a sequence or optional, else empty; sized only when plan.has_boxed()
   // Per-step scratch, kept so a warm run does not allocate.
   std::vector<Tensor> step_inputs, step_outputs;
-  std::vector<InputMeta> metas;
+  std::vector<InputMeta> metas, prep_metas;
   std::vector<OutputMeta> out_metas;
   std::vector<Value> step_value_inputs, step_value_outputs;
+  const ProfileScope* profile = nullptr;  // during execute()
+  // Per dynamic step: what prepare() returned last time and for which inputs (element types, shapes, and the
+  // plan constants among them) and outputs, so a step whose shapes do not change is not prepared again in
+  // every run (an LSTM after an If packs its weights once, not per call).
+  struct Prepared {
+    std::vector<DType> dtypes;
+    std::vector<Shape> shapes;
+    std::vector<const void*> constants;  // the constant's data (plan constants live as long as the plan)
+    std::shared_ptr<const void> state;
+  };
+  std::vector<Prepared> prepared;
 
  private:
   // Dynamic steps of a plan with boxed values: values kernels, and tensor kernels meeting a boxed input.
   // Returns true when the step was handled here.
   bool execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn);
+  // prepare() for a dynamic step, reusing the last state when nothing it may depend on changed.
+  const void* prepare_dynamic(const ExecutionPlan& plan, const PlanStep& step, const CompiledNode& cn);
 };
 
 }  // namespace onemodel::rt

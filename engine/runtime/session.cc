@@ -1,6 +1,7 @@
 // The public Session: loading, metadata, and the three run forms. Every check on the caller's arguments
 // happens before a plan is made or a kernel runs.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -25,6 +26,28 @@ struct StateLease {
   ~StateLease() { plan.give_back(std::move(state)); }
   StateLease(const StateLease&) = delete;
   StateLease& operator=(const StateLease&) = delete;
+};
+
+// Times one run for the profiler while it is active, however the run ends; scope() is what execute() takes.
+class RunTimer {
+ public:
+  explicit RunTimer(rt::Profiler& p) : profiler_(p), on_(p.active()) {
+    if (on_) t0_ = std::chrono::steady_clock::now();
+  }
+  ~RunTimer() {
+    if (on_)
+      profiler_.record_run(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
+  }
+  RunTimer(const RunTimer&) = delete;
+  RunTimer& operator=(const RunTimer&) = delete;
+  const rt::ProfileScope* scope() { return on_ ? &scope_ : nullptr; }
+
+ private:
+  rt::Profiler& profiler_;
+  bool on_;
+  std::chrono::steady_clock::time_point t0_;
+  rt::ProfileScope scope_{&profiler_, {}, 0, nullptr};
 };
 
 // Per-thread key scratch so looking up a cached plan allocates nothing once warm.
@@ -124,6 +147,9 @@ const std::vector<std::pair<std::string, int>>& Session::graph_passes() const {
 
 void Session::release() { impl_->release(); }
 
+void Session::start_profiling() const { impl_->core()->profiler.start(); }
+Profile Session::end_profiling() const { return impl_->core()->profiler.finish(); }
+
 std::vector<Tensor> Session::run(std::span<const NamedTensor> inputs, std::span<const std::string> output_names) const {
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
@@ -149,6 +175,7 @@ std::vector<Tensor> Session::run(std::span<const NamedTensor> inputs, std::span<
 void Session::run(std::span<const std::string> input_names, std::span<const Tensor> inputs,
                   std::span<const std::string> output_names, std::span<Tensor> outputs) const {
   std::shared_ptr<rt::SessionCore> core = impl_->core();
+  RunTimer timer(core->profiler);
   const rt::CompiledGraph& graph = *core->graph;
   std::vector<size_t> slots = rt::match_inputs(impl_->inputs, input_names, inputs);
   if (output_names.empty()) invalid("no output names were given");
@@ -178,7 +205,7 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
 
   StateLease lease(*plan);
   for (size_t i = 0; i < slots.size(); ++i) lease.state->set_input(*plan, i, inputs[slots[i]]);
-  lease.state->execute(*plan);
+  lease.state->execute(*plan, timer.scope());
   for (size_t k = 0; k < wanted.size(); ++k) {
     const Tensor& r = lease.state->value(graph.outputs()[wanted[k]]);
     if (r.empty())
@@ -198,6 +225,7 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
 std::vector<Value> Session::run_values(std::span<const NamedValue> inputs,
                                       std::span<const std::string> output_names) const {
   std::shared_ptr<rt::SessionCore> core = impl_->core();
+  RunTimer timer(core->profiler);
   const rt::CompiledGraph& graph = *core->graph;
   std::vector<std::string> names;
   std::vector<Value> given;
@@ -220,7 +248,7 @@ std::vector<Value> Session::run_values(std::span<const NamedValue> inputs,
   std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
   StateLease lease(*plan);
   for (size_t i = 0; i < values.size(); ++i) lease.state->set_input_value(*plan, i, values[i]);
-  lease.state->execute(*plan);
+  lease.state->execute(*plan, timer.scope());
   std::vector<Value> out;
   out.reserve(wanted.size());
   for (size_t k : wanted) {
@@ -235,6 +263,7 @@ std::vector<int64_t> Session::run_into(DType in_type, const void* input, size_t 
                                        std::span<const int64_t> shape, DType out_type, void* output,
                                        size_t output_bytes) const {
   std::shared_ptr<rt::SessionCore> core = impl_->core();
+  RunTimer timer(core->profiler);
   const rt::CompiledGraph& graph = *core->graph;
   if (impl_->inputs.size() != 1 || impl_->outputs.size() != 1)
     invalid("the span form needs a model with one input and one output; this one has " +
@@ -274,7 +303,7 @@ std::vector<int64_t> Session::run_into(DType in_type, const void* input, size_t 
 
   StateLease lease(*plan);
   lease.state->set_input_bytes(*plan, 0, input, input_bytes);
-  lease.state->execute(*plan);
+  lease.state->execute(*plan, timer.scope());
   const Tensor& r = lease.state->value(out_v);
   if (r.empty()) invalid("output '" + out_info.name + "' is not a tensor; read it with Session::run_values");
   check_out(r.dtype(), r.shape());

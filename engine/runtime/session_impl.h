@@ -13,6 +13,7 @@
 #include "onemodel/session.h"
 #include "runtime/compiled_graph.h"
 #include "runtime/plan.h"
+#include "runtime/profiler.h"
 
 namespace onemodel::rt {
 
@@ -38,6 +39,7 @@ struct SessionCore {
   SessionCore(std::shared_ptr<const CompiledGraph> g, size_t max_plans) : graph(std::move(g)), cache(max_plans) {}
   std::shared_ptr<const CompiledGraph> graph;
   PlanCache cache;
+  Profiler profiler;
 };
 
 // Validates options: intra_op_threads 0..256, max_cached_plans >= 1, max_nesting 8..250.

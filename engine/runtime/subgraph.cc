@@ -27,20 +27,21 @@ Value detach_value(const Value& v) {
   }
 }
 
-Subgraph::Subgraph(const NodeInfo& info, std::string_view attr) : info_(info) {
+Subgraph::Subgraph(const NodeInfo& info, std::string_view attr) : attr_(attr), info_(info) {
   const ir::Attribute* a = info.find(attr);
   if (!a || a->type != ir::AttrType::Graph || !a->g)
     info.fail(ErrorKind::InvalidModel, "attribute '" + std::string(attr) + "' must be a graph");
   const CompileScope* scope = info.scope();
   if (!scope || !scope->graph || !scope->lookup)
     info.fail(ErrorKind::Internal, "a subgraph can only be compiled inside a session");
-  graph_ = CompiledGraph::create_body(a->g, info.exact(), scope->lookup, scope->isa, scope->pool);
-  cache_ = std::make_unique<PlanCache>(16);
   const ir::Graph& body = *a->g;
   num_formal_ = body.inputs.size();
   const ir::Node& node = info.node();
-  for (int c : body.captures) {
-    const std::string& name = body.values[static_cast<size_t>(c)].name;
+  // A capture of an outer constant becomes a weight of the body (CompileScope::constants); the others are
+  // passed in every run, from the node's inputs.
+  std::vector<Tensor> capture_weights(body.captures.size());
+  for (size_t ci = 0; ci < body.captures.size(); ++ci) {
+    const std::string& name = body.values[static_cast<size_t>(body.captures[ci])].name;
     size_t slot = 0;
     bool found = false;
     for (size_t k = 0; k < node.subgraph_reads.size() && !found; ++k) {
@@ -49,13 +50,18 @@ Subgraph::Subgraph(const NodeInfo& info, std::string_view attr) : info_(info) {
           scope->graph->values[static_cast<size_t>(outer)].name == name) {
         slot = node.inputs.size() + k;
         found = true;
+        if (scope->constants && static_cast<size_t>(outer) < scope->constants->size())
+          capture_weights[ci] = (*scope->constants)[static_cast<size_t>(outer)];
       }
     }
     if (!found)
       info.fail(ErrorKind::InvalidModel, "subgraph '" + std::string(attr) + "' reads outer value '" + name +
                                              "', which the node does not list among its subgraph reads");
-    capture_slots_.push_back(slot);
+    if (capture_weights[ci].empty()) capture_slots_.push_back(slot);
   }
+  graph_ = CompiledGraph::create_body(a->g, info.exact(), scope->lookup, scope->isa, scope->pool,
+                                      std::move(capture_weights));
+  cache_ = std::make_unique<PlanCache>(16);
 }
 
 DType Subgraph::output_elem(size_t k) const {
@@ -107,7 +113,13 @@ void Subgraph::run(const RunContext& ctx, std::span<const Value> formal, std::ve
   std::shared_ptr<const ExecutionPlan> plan = cache_->get(graph_, key);
   BodyLease lease(*plan);
   for (size_t i = 0; i < n; ++i) lease.state->set_input_value(*plan, i, ins[i]);
-  lease.state->execute(*plan);
+  if (ctx.profile) {
+    const ProfileScope& outer = *ctx.profile;
+    ProfileScope inner{outer.profiler, outer.path + ctx.info.name() + "/" + attr_ + "/", outer.depth + 1, &ctx.info};
+    lease.state->execute(*plan, &inner);
+  } else {
+    lease.state->execute(*plan);
+  }
   outputs.resize(graph_->outputs().size());
   for (size_t k = 0; k < outputs.size(); ++k) {
     Value v = lease.state->value_of(graph_->outputs()[k]);

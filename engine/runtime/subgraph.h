@@ -34,11 +34,12 @@ class Subgraph {
   void run(const RunContext& ctx, std::span<const Value> formal, std::vector<Value>& outputs) const;
 
  private:
+  std::string attr_;  // the graph attribute (then_branch, body, ...): the profiler's path names it
   NodeInfo info_;  // a copy: the factory's NodeInfo moves into the CompiledNode afterwards
   std::shared_ptr<const CompiledGraph> graph_;
   std::unique_ptr<PlanCache> cache_;
   size_t num_formal_ = 0;
-  std::vector<size_t> capture_slots_;  // per capture: index into the node's compiled inputs
+  std::vector<size_t> capture_slots_;  // per capture that is not a weight: index into the node's compiled inputs
 };
 
 }  // namespace onemodel::rt

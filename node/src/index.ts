@@ -16,6 +16,7 @@ export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/erro
 export { Tensor } from '../../web/src/tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from '../../web/src/tensor.js';
 export { InferenceSession } from '../../web/src/session.js';
+export type { Profile } from '../../web/src/native.js';
 export type {
   SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from '../../web/src/session.js';

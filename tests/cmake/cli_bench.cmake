@@ -18,6 +18,19 @@ if(TARGET onemodel_cli)
            -DDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_bench_saved -DOUTPUT=a_b_c.npy -DSAME_AS=${td}/cli_names_x.npy
            -P ${line})
 
+  # --profile: the result line first (what bench/run.mjs parses), then the two tables; classifier.onnx's
+  # nodes are two Gemm (unnamed: shown with their outputs), a Relu and a Softmax.
+  add_test(NAME cli_bench_profile COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|bench|${td}/classifier.onnx|--dim|batch=2|--seconds|0.02|--profile" -DEXPECT_RC=0
+           "-DSTDOUT_RE=^load_ms=[0-9.]+ first_ms=[0-9.]+ median_ms=[0-9.]+ min_ms=[0-9.]+ max_ms=[0-9.]+\n\nprofile: [0-9]+ runs, [0-9.]+ ms per run .*by operator type.*Gemm.*Softmax.*by node \\(self time\\).*\\(Gemm -> [^)]+\\)"
+           -P ${expect})
+  add_test(NAME cli_bench_profile_top COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|bench|${td}/classifier.onnx|--dim|batch=2|--seconds|0.02|--profile-top|1" -DEXPECT_RC=0
+           "-DSTDOUT_RE=by node.*more nodes" -P ${expect})
+  add_test(NAME cli_bench_profile_top_bad COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|bench|${td}/classifier.onnx|--dim|batch=2|--profile-top|x" -DEXPECT_RC=2
+           "-DSTDERR_RE=--profile-top" -P ${expect})
+
   add_test(NAME cli_bench_missing_dim COMMAND ${CMAKE_COMMAND}
            "-DCMD=${cli}|bench|${td}/classifier.onnx|--seconds|0.05" -DEXPECT_RC=1
            "-DSTDERR_RE=^error: InvalidArgument: symbolic dims without a value: batch \\(give them with --dim batch=VALUE\\)"

@@ -176,6 +176,14 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(2, 5, 3, 1, {{4, 1, 1, 1, 0, 0}, {6, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 4, 4, 2, {{5, 1, 1, 1, 0, 0}, {7, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 3, 2, 1, {{7, 1, 2, 1, 0, 0}, {7, 1, 2, 1, 1, 0}}));
+  // The implicit GEMM's three regimes (kernels/gemm.h PanelSource): many column tiles (more than 8 x 128
+  // output positions; one with several k-blocks), few column tiles and many rows (B filled once and shared
+  // by row blocks), and outputs narrower than half a register tile (run transposed: a 1-D filter bank).
+  v.push_back(make_conv(1, 300, 7, 1, {{33, 1, 1, 1, 0, 0}, {31, 1, 1, 1, 0, 0}}));
+  v.push_back(make_conv(1, 3, 5, 1, {{70, 3, 2, 1, 1, 1}, {66, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 8, 64, 1, {{7, 3, 1, 1, 1, 1}, {9, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(2, 1, 40, 1, {{300, 64, 64, 1, 0, 0}}));
+  v.push_back(make_conv(1, 6, 30, 2, {{3, 3, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));
   // 1-D, 3-D.
   v.push_back(make_conv(2, 3, 2, 1, {{17, 5, 3, 2, 2, 1}}));
   v.push_back(make_conv(1, 2, 3, 1, {{4, 2, 1, 2, 1, 0}, {5, 3, 2, 1, 0, 1}, {6, 2, 1, 1, 1, 1}}));

@@ -14,8 +14,8 @@ export function generator(seed) {
   };
 }
 
-// An image-like NCHW float32 tensor normalised as PP-OCR does ((pixel / 255 - 0.5) / 0.5): smooth strokes plus noise.
-function image(dims, seed) {
+// A float32 NCHW tensor whose element (b, ch, y, x) is value(b, ch, y, x, rand), visited in memory order.
+export function nchw(dims, seed, value) {
   const [n, c, h, w] = dims;
   const rand = generator(seed);
   const data = new Float32Array(n * c * h * w);
@@ -23,12 +23,17 @@ function image(dims, seed) {
   for (let b = 0; b < n; ++b)
     for (let ch = 0; ch < c; ++ch)
       for (let y = 0; y < h; ++y)
-        for (let x = 0; x < w; ++x) {
-          const stroke = Math.sin((x + 7 * b) / 9 + ch) * Math.cos(y / 5) > 0.6 ? 0.9 : 0.1;
-          const pixel = Math.min(1, Math.max(0, stroke + 0.15 * (rand() - 0.5)));
-          data[i++] = (pixel - 0.5) / 0.5;
-        }
+        for (let x = 0; x < w; ++x) data[i++] = value(b, ch, y, x, rand);
   return { type: 'float32', data, dims };
+}
+
+// An image-like NCHW float32 tensor normalised as PP-OCR does ((pixel / 255 - 0.5) / 0.5): smooth strokes plus noise.
+function image(dims, seed) {
+  return nchw(dims, seed, (b, ch, y, x, rand) => {
+    const stroke = Math.sin((x + 7 * b) / 9 + ch) * Math.cos(y / 5) > 0.6 ? 0.9 : 0.1;
+    const pixel = Math.min(1, Math.max(0, stroke + 0.15 * (rand() - 0.5)));
+    return (pixel - 0.5) / 0.5;
+  });
 }
 
 // A text page for the detector: lines of dark glyph-like strokes (vertical, horizontal, slanted; 3 px wide) in

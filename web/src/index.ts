@@ -9,6 +9,7 @@ export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from './tensor.js';
 export { InferenceSession } from './session.js';
+export type { Profile } from './native.js';
 export type {
   SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from './session.js';

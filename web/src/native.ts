@@ -39,6 +39,26 @@ export interface NativeOutput {
   data: ArrayBufferView;
 }
 
+/** Where the runs between startProfiling() and endProfiling() spent their time (docs/profiling.md). */
+export interface Profile {
+  readonly runs: number;
+  /** Wall time of the profiled runs (engine side), in ms. */
+  readonly runMs: number;
+  /** Sum of every node's self time. */
+  readonly nodesMs: number;
+  /** runMs - nodesMs: input checks, plan lookup, copies, step dispatch. */
+  readonly overheadMs: number;
+  /** Per node, largest self time first; nodes of control-flow bodies are named by their path. */
+  readonly nodes: readonly {
+    readonly node: string; readonly opType: string; readonly depth: number; readonly calls: number;
+    readonly totalMs: number; readonly selfMs: number; readonly share: number;
+  }[];
+  /** Per operator type (sums of self times), largest first. */
+  readonly opTypes: readonly { readonly opType: string; readonly calls: number; readonly selfMs: number; readonly share: number }[];
+  /** The two tables as text, as `onemodel bench --profile` prints them. */
+  readonly text: string;
+}
+
 export interface NativeSession {
   inputs(): NativeValueInfo[];
   outputs(): NativeValueInfo[];
@@ -48,6 +68,8 @@ export interface NativeSession {
   /** kinds: 0 tensor, 1 sequence, 2 empty optional, 3 optional of a tensor, 4 optional of a sequence. */
   runValues(names: string[], kinds: number[], elemCodes: number[], items: NativeTensor[][],
     outputNames: string[]): NativeValueOutput[];
+  startProfiling(): void;
+  endProfiling(): Profile;
   /** Frees the engine model (later engine calls throw Disposed). */
   release(): void;
   /** Frees the Embind handle itself. */

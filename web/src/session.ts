@@ -2,7 +2,7 @@
 // written for onnxruntime-web/-node moves over with an import change. All option defaults and all argument
 // checks live here; the wasm binding only converts values (bindings/README.md).
 import { OneModelError, fromNative } from './errors.js';
-import type { NativeModule, NativeSession, NativeTensor, NativeValueInfo, Platform } from './native.js';
+import type { NativeModule, NativeSession, NativeTensor, NativeValueInfo, Platform, Profile } from './native.js';
 import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
 
 export type ExecutionMode = 'fast' | 'exact';
@@ -360,6 +360,34 @@ export class InferenceSession {
       else out[r.name] = sequence ? tensors : tensors[0]!;
     }
     return out;
+  }
+
+  /**
+   * Starts recording the time of every node in the following runs (ORT's name; docs/profiling.md).
+   * Starting again clears what was recorded.
+   */
+  startProfiling(): void {
+    const native = this.#native;
+    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    try {
+      native.startProfiling();
+    } catch (e) {
+      throw fromNative(e);
+    }
+  }
+
+  /**
+   * Stops recording and returns where the runs since startProfiling() spent their time, per node and per
+   * operator type (ORT writes a trace file instead and returns nothing; ignoring our result is the same use).
+   */
+  endProfiling(): Profile {
+    const native = this.#native;
+    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    try {
+      return native.endProfiling();
+    } catch (e) {
+      throw fromNative(e);
+    }
   }
 
   /** Frees the model. Later run() calls reject with kind 'Disposed'; releasing twice is harmless. */

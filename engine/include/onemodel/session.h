@@ -11,6 +11,7 @@
 
 #include "onemodel/dtype.h"
 #include "onemodel/error.h"
+#include "onemodel/profile.h"
 #include "onemodel/tensor.h"
 
 namespace onemodel {
@@ -96,6 +97,12 @@ class Session {
     return run_into(DTypeOf<TIn>::value, input.data(), input.size_bytes(), shape, DTypeOf<TOut>::value,
                     output.data(), output.size_bytes());
   }
+
+  // Profiling (docs/profiling.md): from start_profiling on, every run of this session times each node;
+  // end_profiling stops and returns the per-node and per-operator-type times of the runs in between.
+  // Starting again clears what was recorded. Results are unchanged; only timing is added.
+  void start_profiling() const;
+  Profile end_profiling() const;
 
   // Frees the model once no run uses it; later calls throw Error(Disposed).
   void release();
