@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prepares the bar runner (bench/run.mjs): installs GNU time (peak RSS) and ONNX Runtime for Node into
+# Prepares the bar runner (bench/run.mjs): installs GNU time (peak RSS), torch for the torchvision exports, the
+# real models of the whole-model rows (tools/models/fetch.sh), and ONNX Runtime for Node into
 # bench/node_modules (never into the root package), then builds what the runner times: the Release CLI
 # (build/native/onemodel) and the npm package (build/wasm, then dist/). Idempotent; incremental builds.
 #   bench/setup.sh                     everything
@@ -10,13 +11,21 @@ root=$(pwd)
 log() { printf '[bench-setup] %s\n' "$*"; }
 
 # --- /usr/bin/time -v measures each process's peak RSS (Debian package `time`) ---------------------------
-if [ ! -x /usr/bin/time ]; then
-  log "installing Debian package: time"
+# --- and torch + torchvision export ResNet-50 / MobileNetV3-Large for the whole-model rows (fetch.sh) -------
+need=()
+[ -x /usr/bin/time ] || need+=(time)
+/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null || need+=(python3-torch python3-torchvision)
+if ((${#need[@]})); then
+  log "installing Debian packages: ${need[*]}"
   sudo_cmd=""
   if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends time >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+
+# --- the real models of the whole-model rows (cache outside the repository; SHA-256 checked) --------------
+log "real models (tools/models/fetch.sh)"
+"$root/tools/models/fetch.sh" >/dev/null
 
 # --- onnxruntime-node / onnxruntime-web (+ typescript to assemble dist/ without touching the root package) -
 # --ignore-scripts: onnxruntime-node ships its CPU binaries in the package; its install script only fetches

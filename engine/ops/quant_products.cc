@@ -2,9 +2,11 @@
 // sum (a - za) * (b - zb) are exact in any order, so a plain loop gives the bits every path must give; the
 // requantization y = clamp(round_half_even(float(acc) * mult) + zy) with mult = (sa * sb) / sy is a fixed
 // sequence of float32 operations. Both modes share the code.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "kernels/qgemm.h"
 #include "ops/common.h"
 #include "ops/matmul_shape.h"
 #include "ops/quant_common.h"
@@ -41,30 +43,31 @@ bool float_params(const Tensor& t, int64_t want, std::vector<float>& out) {
 }
 int64_t q_at(const Tensor& t, int64_t i) { return quant::int_at(t, i); }
 
+// dst[e] = t[offset + e] - zero(e) for e < count, as int16 (an 8-bit value less an 8-bit zero point lies in
+// [-255, 255]). `zero` maps the element index to its zero point.
+template <class Z>
+void widen_q8(const Tensor& t, int64_t offset, int64_t count, Z&& zero, int16_t* dst) {
+  quant::visit_q8(t.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* src = t.data<Q>().data() + offset;
+    for (int64_t e = 0; e < count; ++e) dst[e] = static_cast<int16_t>(static_cast<int32_t>(src[e]) - zero(e));
+  });
+}
+
 // ---- matrix products ----
 
 
-// acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around.
-void int_matmul(const MatMulDims& d, const Tensor& a, const Tensor& b, const std::vector<int32_t>& za,
-                const std::vector<int32_t>& zb, int32_t* acc) {
+// acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around,
+// on the integer product of kernels/qgemm.h (exact in any order, so the same bits as the plain triple loop).
+void int_matmul(const RunContext& ctx, const MatMulDims& d, const Tensor& a, const Tensor& b,
+                const std::vector<int32_t>& za, const std::vector<int32_t>& zb, int32_t* acc) {
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
-  std::vector<int32_t> row(static_cast<size_t>(d.n));
+  std::vector<int16_t> a16(static_cast<size_t>(as)), b16(static_cast<size_t>(bs));
   broadcast_loop(d.out_batch, d.a_batch, d.b_batch, [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
     for (int64_t t = 0; t < cnt; ++t) {
-      const int64_t a0 = (ia + t * sa) * as, b0 = (ib + t * sb) * bs;
-      int32_t* out = acc + (o + t) * os;
-      for (int64_t i = 0; i < d.m; ++i) {
-        std::fill(row.begin(), row.end(), 0);
-        for (int64_t p = 0; p < d.k; ++p) {
-          const int32_t av = static_cast<int32_t>(q_at(a, a0 + i * d.k + p)) - za[static_cast<size_t>(i)];
-          for (int64_t j = 0; j < d.n; ++j) {
-            const int32_t bv = static_cast<int32_t>(q_at(b, b0 + p * d.n + j)) - zb[static_cast<size_t>(j)];
-            row[static_cast<size_t>(j)] = static_cast<int32_t>(static_cast<uint32_t>(row[static_cast<size_t>(j)]) +
-                                                                static_cast<uint32_t>(av * bv));
-          }
-        }
-        std::copy(row.begin(), row.end(), out + i * d.n);
-      }
+      widen_q8(a, (ia + t * sa) * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
+      widen_q8(b, (ib + t * sb) * bs, bs, [&](int64_t e) { return zb[static_cast<size_t>(e % d.n)]; }, b16.data());
+      kern::qgemm_s16(ctx.isa, d.m, d.n, d.k, a16.data(), d.k, b16.data(), d.n, acc + (o + t) * os, d.n, ctx.pool);
     }
   });
 }
@@ -121,12 +124,12 @@ class MatMulIntegerKernel final : public Kernel {
     if (!int_params(zb, d.n, zbv)) ctx.fail(ErrorKind::InvalidInput, "b's zero point must be a scalar or have one value per column");
     const int64_t count = d.out.numel();
     if (!q_) {
-      int_matmul(d, a, b, zav, zbv, ctx.output(0).mutable_data<int32_t>().data());
+      int_matmul(ctx, d, a, b, zav, zbv, ctx.output(0).mutable_data<int32_t>().data());
       return;
     }
     Tensor acc_t = ctx.scratch(DType::I32, Shape{count});
     int32_t* acc = acc_t.mutable_data<int32_t>().data();
-    int_matmul(d, a, b, zav, zbv, acc);
+    int_matmul(ctx, d, a, b, zav, zbv, acc);
     if (ctx.has_input(8)) {  // int32 per-column bias (int8.md extension)
       const Tensor& bias = ctx.input(8);
       if (bias.dtype() != DType::I32 || bias.numel() != d.n) ctx.fail(ErrorKind::InvalidInput, "bias must be int32 with one value per column");
@@ -253,34 +256,57 @@ bool conv_geom(const ConvAttrs& at, const Shape& x, const Shape& w, ConvGeom& g,
 }
 
 // acc[n][m][oy][ox] = sum over (c, ky, kx) of (x - zx) * (w - zw[m]); padding taps contribute 0 (the input's
-// zero point).
-void int_conv(const ConvGeom& g, const Tensor& x, const Tensor& w, int32_t zx, const std::vector<int32_t>& zw, int32_t* acc) {
-  std::vector<int32_t> xv(static_cast<size_t>(x.numel())), wv(static_cast<size_t>(w.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) xv[static_cast<size_t>(i)] = static_cast<int32_t>(q_at(x, i)) - zx;
-  const int64_t wsz = g.cg * g.kh * g.kw;
-  for (int64_t i = 0; i < w.numel(); ++i) wv[static_cast<size_t>(i)] = static_cast<int32_t>(q_at(w, i)) - zw[static_cast<size_t>(i / wsz)];
-  const int64_t mg = g.m / g.group;
+// zero point). Per image and group: the weights (less their zero points) times the im2col matrix of the
+// input (less its zero point) on the integer product of kernels/qgemm.h; integer sums are exact in any
+// order, so this is the plain loop's result.
+void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const Tensor& w, int32_t zx,
+              const std::vector<int32_t>& zw, int32_t* acc) {
+  const int64_t wsz = g.cg * g.kh * g.kw, plane = g.h * g.w, os = g.oh * g.ow, mg = g.m / g.group;
+  const kern::QGemmLayout lay = kern::qgemm_layout(ctx.isa);
+  const int64_t kp = lay.kq(wsz) * lay.pair;  // weight rows padded to whole pairs
+  // Scratch from the run's arena (reused by every run, so a warm run neither allocates nor faults pages).
+  Tensor wt = ctx.scratch(DType::I16, Shape{g.m * kp}), xt = ctx.scratch(DType::I16, Shape{g.cg * plane});
+  Tensor bt = ctx.scratch(DType::I16, Shape{lay.packed_size(wsz, os)});
+  int16_t* wv = wt.mutable_data<int16_t>().data();
+  int16_t* xv = xt.mutable_data<int16_t>().data();
+  int16_t* pb = bt.mutable_data<int16_t>().data();
+  std::fill(wv, wv + g.m * kp, int16_t{0});
+  for (int64_t m = 0; m < g.m; ++m)
+    widen_q8(w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
+  const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair;
   for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t m = 0; m < g.m; ++m) {
-      const int64_t c0 = (m / mg) * g.cg;
-      int32_t* out = acc + (n * g.m + m) * g.oh * g.ow;
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox) {
-          uint32_t sum = 0;
-          for (int64_t c = 0; c < g.cg; ++c)
-            for (int64_t ky = 0; ky < g.kh; ++ky) {
-              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t kx = 0; kx < g.kw; ++kx) {
-                const int64_t ix = ox * g.sw - g.pw + kx * g.dw;
-                if (ix < 0 || ix >= g.w) continue;
-                const int32_t xv1 = xv[static_cast<size_t>(((n * g.c + c0 + c) * g.h + iy) * g.w + ix)];
-                const int32_t wv1 = wv[static_cast<size_t>(((m * g.cg + c) * g.kh + ky) * g.kw + kx)];
-                sum += static_cast<uint32_t>(xv1 * wv1);
-              }
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      widen_q8(x, (n * g.c + gi * g.cg) * plane, g.cg * plane, [&](int64_t) { return zx; }, xv);
+      // The im2col matrix (row (c, ky, kx), column (oy, ox); taps outside the input 0) written straight
+      // into the packed strips of kernels/qgemm.h: element (p, j) at ((j/nr * kq + p/pair) * nr + j%nr) *
+      // pair + p%pair. Padding (a last odd row, columns past os) is 0.
+      std::fill(pb, pb + lay.packed_size(wsz, os), int16_t{0});
+      for (int64_t p = 0; p < wsz; ++p) {
+        const int64_t kx = p % g.kw, ky = (p / g.kw) % g.kh, c = p / (g.kw * g.kh);
+        const int16_t* xc = xv + c * plane;
+        int16_t* base = pb + (p / pair) * nr * pair + p % pair;  // + (j/nr) * kq*nr*pair + (j%nr) * pair
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+          if (iy < 0 || iy >= g.h) continue;  // stays 0
+          const int16_t* srow = xc + iy * g.w;
+          // Output columns whose tap lies inside the row: ix = ox * sw - pw + kx * dw in [0, w).
+          const int64_t off = kx * g.dw - g.pw;
+          const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+          const int64_t hi = std::min(g.ow, g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw);
+          const int64_t j0 = oy * g.ow + lo, strip_step = kq * nr * pair;
+          int16_t* dst = base + (j0 / nr) * strip_step;
+          int64_t jj = j0 % nr;
+          for (int64_t ox = lo; ox < hi; ++ox) {
+            dst[jj * pair] = srow[ox * g.sw + off];
+            if (++jj == nr) {
+              jj = 0;
+              dst += strip_step;
             }
-          out[oy * g.ow + ox] = static_cast<int32_t>(sum);
+          }
         }
+      }
+      kern::qgemm_s16_packed(ctx.isa, mg, os, wsz, wv + gi * mg * kp, kp, pb, acc + (n * g.m + gi * mg) * os, os,
+                             ctx.pool);
     }
 }
 
@@ -325,13 +351,13 @@ class ConvIntegerKernel final : public Kernel {
                                            : "w's zero point must be a scalar (per-tensor)");
     const int32_t zxv = zx ? static_cast<int32_t>(q_at(*zx, 0)) : 0;
     if (!q_) {
-      int_conv(g, x, w, zxv, zwv, ctx.output(0).mutable_data<int32_t>().data());
+      int_conv(ctx, g, x, w, zxv, zwv, ctx.output(0).mutable_data<int32_t>().data());
       return;
     }
     const int64_t count = g.out.numel(), plane = g.oh * g.ow;
     Tensor acc_t = ctx.scratch(DType::I32, Shape{count});
     int32_t* acc = acc_t.mutable_data<int32_t>().data();
-    int_conv(g, x, w, zxv, zwv, acc);
+    int_conv(ctx, g, x, w, zxv, zwv, acc);
     if (ctx.has_input(8)) {
       const Tensor& bias = ctx.input(8);
       if (bias.dtype() != DType::I32 || bias.numel() != g.m) ctx.fail(ErrorKind::InvalidInput, "B must be int32 with one value per output channel");

@@ -2,7 +2,9 @@
 // sequence of float32 operations (one division or one multiplication) and integer steps, identical in both
 // modes, so all three are exact.
 #include <cmath>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "ops/common.h"
 #include "ops/quant_common.h"
@@ -159,11 +161,27 @@ class DynamicQuantizeKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     if (x.dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, "x must be float32");
     const auto xs = x.data<float>();
-    // lo = min(0, min x), hi = max(0, max x); NaN elements take no part (compares are false).
+    const float* px = xs.data();
+    const int64_t count = static_cast<int64_t>(xs.size());
+    // lo = min(0, min x), hi = max(0, max x); NaN elements take no part (compares are false). Minimum and
+    // maximum do not depend on the order, so chunks of the pool each reduce their part and the parts combine.
+    constexpr int64_t kChunk = 65536;
+    const int64_t chunks = (count + kChunk - 1) / kChunk;
+    std::vector<float> part_lo(static_cast<size_t>(chunks), 0.0f), part_hi(static_cast<size_t>(chunks), 0.0f);
+    parallel_for(ctx.pool, chunks, 0.3 * static_cast<double>(count), [&](int64_t c) {
+      float l = 0.0f, h = 0.0f;
+      for (int64_t e = c * kChunk; e < std::min(count, (c + 1) * kChunk); ++e) {
+        const float v = px[e];
+        l = v < l ? v : l;
+        h = v > h ? v : h;
+      }
+      part_lo[static_cast<size_t>(c)] = l;
+      part_hi[static_cast<size_t>(c)] = h;
+    });
     float lo = 0.0f, hi = 0.0f;
-    for (float v : xs) {
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
+    for (int64_t c = 0; c < chunks; ++c) {
+      lo = std::min(lo, part_lo[static_cast<size_t>(c)]);
+      hi = std::max(hi, part_hi[static_cast<size_t>(c)]);
     }
     float scale = (hi - lo) / 255.0f;
     int64_t zp = 0;
@@ -175,7 +193,10 @@ class DynamicQuantizeKernel final : public Kernel {
     }
     if (ctx.outputs.size() > 0 && !ctx.output(0).empty()) {
       uint8_t* y = ctx.output(0).mutable_data<uint8_t>().data();
-      for (size_t e = 0; e < xs.size(); ++e) y[e] = static_cast<uint8_t>(quant::saturate_round(xs[e] / scale, zp, 0, 255));
+      parallel_for(ctx.pool, chunks, 2.0 * static_cast<double>(count), [&](int64_t c) {
+        for (int64_t e = c * kChunk; e < std::min(count, (c + 1) * kChunk); ++e)
+          y[e] = static_cast<uint8_t>(quant::saturate_round(px[e] / scale, zp, 0, 255));
+      });
     }
     if (ctx.outputs.size() > 1 && !ctx.output(1).empty()) ctx.output(1).mutable_data<float>()[0] = scale;
     if (ctx.outputs.size() > 2 && !ctx.output(2).empty()) ctx.output(2).mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
