@@ -6,6 +6,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ops/index_util.h"
 #include "ops/resize_plan.h"
@@ -14,10 +15,21 @@
 namespace onemodel::rt {
 namespace {
 
+// Rows of the outer axis in chunks on the pool (every output element is computed the same way in any chunk).
+template <class F>
+void for_outer(ThreadPool* pool, int64_t outer, int64_t work_per_outer, F&& body) {
+  const int64_t per = std::max<int64_t>(1, 16384 / std::max<int64_t>(work_per_outer, 1));
+  parallel_for(pool, (outer + per - 1) / per, 0.5 * static_cast<double>(outer) * static_cast<double>(work_per_outer),
+               [&](int64_t c) {
+                 for (int64_t o = c * per; o < std::min(outer, (c + 1) * per); ++o) body(o);
+               });
+}
+
 // One axis pass over a [outer, n, inner] view producing [outer, m, inner].
-void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t inner, const AxisTable& t) {
+void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t inner, const AxisTable& t,
+                ThreadPool* pool) {
   const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
-  for (int64_t o = 0; o < outer; ++o) {
+  for_outer(pool, outer, m * inner * 2, [&](int64_t o) {
     const float* s = src + o * n * inner;
     float* d = dst + o * m * inner;
     for (int64_t j = 0; j < m; ++j) {
@@ -30,18 +42,36 @@ void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t 
         dj[i] = acc;
       }
     }
-  }
+  });
 }
 
-// Nearest pass: every output position copies the element of its single tap.
-void pass_copy(const std::byte* src, std::byte* dst, size_t esz, int64_t outer, int64_t n, int64_t inner, const AxisTable& t) {
+// Nearest pass: every output position copies the element of its single tap. Along the last axis (inner 1)
+// the copies are single elements: a typed gather, not a library call per element (PP-OCR det's six x2
+// upsamplings: 23 ms of a 180 ms call before).
+void pass_copy(const std::byte* src, std::byte* dst, size_t esz, int64_t outer, int64_t n, int64_t inner,
+               const AxisTable& t, ThreadPool* pool) {
   const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
   const auto row = static_cast<size_t>(inner) * esz;
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < m; ++j) {
-      const int64_t k = t.idx[static_cast<size_t>(t.start[static_cast<size_t>(j)])];
-      if (row) std::memcpy(dst + static_cast<size_t>((o * m + j) * inner) * esz, src + static_cast<size_t>((o * n + k) * inner) * esz, row);
-    }
+  std::vector<int64_t> tap(static_cast<size_t>(m));
+  for (int64_t j = 0; j < m; ++j) tap[static_cast<size_t>(j)] = t.idx[static_cast<size_t>(t.start[static_cast<size_t>(j)])];
+  auto gather = [&](auto elem) {
+    using E = decltype(elem);
+    for_outer(pool, outer, m, [&](int64_t o) {
+      const E* s = reinterpret_cast<const E*>(src) + o * n;
+      E* d = reinterpret_cast<E*>(dst) + o * m;
+      for (int64_t j = 0; j < m; ++j) d[j] = s[tap[static_cast<size_t>(j)]];
+    });
+  };
+  if (inner == 1 && esz == 4) return gather(uint32_t{});
+  if (inner == 1 && esz == 8) return gather(uint64_t{});
+  if (inner == 1 && esz == 2) return gather(uint16_t{});
+  if (inner == 1 && esz == 1) return gather(uint8_t{});
+  if (row == 0) return;
+  for_outer(pool, outer, m * inner, [&](int64_t o) {
+    for (int64_t j = 0; j < m; ++j)
+      std::memcpy(dst + static_cast<size_t>((o * m + j) * inner) * esz,
+                  src + static_cast<size_t>((o * n + tap[static_cast<size_t>(j)]) * inner) * esz, row);
+  });
 }
 
 class ResizeKernel final : public Kernel {
@@ -106,9 +136,10 @@ class ResizeKernel final : public Kernel {
         dst = buf[k % 2].data();
       }
       if (a_.mode == ResizeMode::Nearest)
-        pass_copy(src, dst, esz, outer, n, inner, tables[u]);
+        pass_copy(src, dst, esz, outer, n, inner, tables[u], ctx.pool);
       else
-        pass_float(reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst), outer, n, inner, tables[u]);
+        pass_float(reinterpret_cast<const float*>(src), reinterpret_cast<float*>(dst), outer, n, inner, tables[u],
+                   ctx.pool);
       cur[u] = m;
       src = dst;
     }
