@@ -264,50 +264,59 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
   const int64_t wsz = g.cg * g.kh * g.kw, plane = g.h * g.w, os = g.oh * g.ow, mg = g.m / g.group;
   const kern::QGemmLayout lay = kern::qgemm_layout(ctx.isa);
   const int64_t kp = lay.kq(wsz) * lay.pair;  // weight rows padded to whole pairs
-  // Scratch from the run's arena (reused by every run, so a warm run neither allocates nor faults pages).
-  Tensor wt = ctx.scratch(DType::I16, Shape{g.m * kp}), xt = ctx.scratch(DType::I16, Shape{g.cg * plane});
-  Tensor bt = ctx.scratch(DType::I16, Shape{lay.packed_size(wsz, os)});
-  int16_t* wv = wt.mutable_data<int16_t>().data();
-  int16_t* xv = xt.mutable_data<int16_t>().data();
-  int16_t* pb = bt.mutable_data<int16_t>().data();
-  std::fill(wv, wv + g.m * kp, int16_t{0});
+  const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair;
+  // The im2col matrix is built for blocks of output positions, so its memory stays a few MiB (a whole
+  // 3x3 x 64-channel image at 512x512 would be 300 MB); the buffers are kept per thread between calls.
+  const int64_t block = std::max<int64_t>(nr, (int64_t{4} << 20) / std::max<int64_t>(kp * 2, 1) / nr * nr);
+  thread_local std::vector<int16_t> wbuf, pbuf;
+  wbuf.assign(static_cast<size_t>(g.m * kp), 0);
+  int16_t* wv = wbuf.data();
   for (int64_t m = 0; m < g.m; ++m)
     widen_q8(w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
-  const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair;
-  for (int64_t n = 0; n < g.n; ++n)
-    for (int64_t gi = 0; gi < g.group; ++gi) {
-      widen_q8(x, (n * g.c + gi * g.cg) * plane, g.cg * plane, [&](int64_t) { return zx; }, xv);
-      // The im2col matrix (row (c, ky, kx), column (oy, ox); taps outside the input 0) written straight
-      // into the packed strips of kernels/qgemm.h: element (p, j) at ((j/nr * kq + p/pair) * nr + j%nr) *
-      // pair + p%pair. Padding (a last odd row, columns past os) is 0.
-      std::fill(pb, pb + lay.packed_size(wsz, os), int16_t{0});
-      for (int64_t p = 0; p < wsz; ++p) {
-        const int64_t kx = p % g.kw, ky = (p / g.kw) % g.kh, c = p / (g.kw * g.kh);
-        const int16_t* xc = xv + c * plane;
-        int16_t* base = pb + (p / pair) * nr * pair + p % pair;  // + (j/nr) * kq*nr*pair + (j%nr) * pair
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
-          if (iy < 0 || iy >= g.h) continue;  // stays 0
-          const int16_t* srow = xc + iy * g.w;
-          // Output columns whose tap lies inside the row: ix = ox * sw - pw + kx * dw in [0, w).
-          const int64_t off = kx * g.dw - g.pw;
-          const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-          const int64_t hi = std::min(g.ow, g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw);
-          const int64_t j0 = oy * g.ow + lo, strip_step = kq * nr * pair;
-          int16_t* dst = base + (j0 / nr) * strip_step;
-          int64_t jj = j0 % nr;
-          for (int64_t ox = lo; ox < hi; ++ox) {
-            dst[jj * pair] = srow[ox * g.sw + off];
-            if (++jj == nr) {
-              jj = 0;
-              dst += strip_step;
+  quant::visit_q8(x.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        const Q* xg = x.data<Q>().data() + (n * g.c + gi * g.cg) * plane;
+        for (int64_t j0 = 0; j0 < os; j0 += block) {
+          const int64_t cols = std::min(block, os - j0), j1 = j0 + cols;
+          // Columns [j0, j1) of the im2col matrix (row (c, ky, kx), column (oy, ox); taps outside the input
+          // 0; values x - zx) written straight into the packed strips of kernels/qgemm.h: element (p, j) at
+          // ((j/nr * kq + p/pair) * nr + j%nr) * pair + p%pair, j counted from j0. Padding stays 0.
+          pbuf.assign(static_cast<size_t>(lay.packed_size(wsz, cols)), 0);
+          int16_t* pb = pbuf.data();
+          const int64_t strip_step = kq * nr * pair;
+          for (int64_t p = 0; p < wsz; ++p) {
+            const int64_t kx = p % g.kw, ky = (p / g.kw) % g.kh, c = p / (g.kw * g.kh);
+            const Q* xc = xg + c * plane;
+            int16_t* base = pb + (p / pair) * nr * pair + p % pair;
+            const int64_t off = kx * g.dw - g.pw;
+            // Output columns whose tap lies inside the row: ix = ox * sw + off in [0, w).
+            const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+            const int64_t hi = std::min(g.ow, g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw);
+            for (int64_t oy = j0 / g.ow; oy * g.ow < j1; ++oy) {
+              const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+              if (iy < 0 || iy >= g.h) continue;  // stays 0
+              const Q* srow = xc + iy * g.w;
+              const int64_t a = std::max(lo, j0 - oy * g.ow), b = std::min(hi, j1 - oy * g.ow);
+              if (a >= b) continue;
+              const int64_t jb = oy * g.ow + a - j0;
+              int16_t* dst = base + (jb / nr) * strip_step;
+              int64_t jj = jb % nr;
+              for (int64_t ox = a; ox < b; ++ox) {
+                dst[jj * pair] = static_cast<int16_t>(static_cast<int32_t>(srow[ox * g.sw + off]) - zx);
+                if (++jj == nr) {
+                  jj = 0;
+                  dst += strip_step;
+                }
+              }
             }
           }
+          kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, wv + gi * mg * kp, kp, pb, acc + (n * g.m + gi * mg) * os + j0,
+                                 os, ctx.pool);
         }
       }
-      kern::qgemm_s16_packed(ctx.isa, mg, os, wsz, wv + gi * mg * kp, kp, pb, acc + (n * g.m + gi * mg) * os, os,
-                             ctx.pool);
-    }
+  });
 }
 
 class ConvIntegerKernel final : public Kernel {

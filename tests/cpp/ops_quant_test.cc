@@ -143,6 +143,39 @@ TEST(OpsQuantTest, ConvIntegerPaddingUsesZeroPoint) {
   EXPECT_EQ(values<int32_t>(one.outputs[0]), (std::vector<int32_t>{-1, -1}));
 }
 
+// A convolution wide enough in k (4500 channels, 1x1 and 3x3) that its im2col matrix is built in several
+// blocks of output positions, strided and padded, groups of 2, against plain loops written here.
+TEST(OpsQuantTest, ConvIntegerBlocksOfOutputPositions) {
+  const int64_t c = 4500, h = 29, w = 23, m = 4, g = 2, cg = c / g, oh = 15, ow = 12;
+  std::vector<uint8_t> x(static_cast<size_t>(c * h * w));
+  std::vector<int8_t> wt(static_cast<size_t>(m * cg * 9));
+  uint32_t st = 5;
+  auto next = [&] { st = st * 1664525u + 1013904223u; return st >> 24; };
+  for (auto& v : x) v = static_cast<uint8_t>(next());
+  for (auto& v : wt) v = static_cast<int8_t>(static_cast<int>(next()) - 128);
+  const int zx = 131, zw = -3;
+  // 3x3, stride 2, pads 1: out 15 x 12 = 180 positions, more than one block of k = 20250.
+  auto r = run("ConvInteger", {u8(x, {1, c, h, w}), s8(wt, {m, cg, 3, 3}), u8({static_cast<uint8_t>(zx)}, {}), s8({zw}, {})},
+               10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2}), attr_i("group", g)});
+  ASSERT_EQ(r.outputs[0].shape(), (Shape{1, m, oh, ow}));
+  const auto got = values<int32_t>(r.outputs[0]);
+  for (int64_t oc = 0; oc < m; ++oc)
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        int64_t sum = 0;
+        const int64_t c0 = (oc / (m / g)) * cg;
+        for (int64_t ci = 0; ci < cg; ++ci)
+          for (int64_t ky = 0; ky < 3; ++ky)
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              const int64_t iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              sum += (int64_t{x[static_cast<size_t>(((c0 + ci) * h + iy) * w + ix)]} - zx) *
+                     (int64_t{wt[static_cast<size_t>(((oc * cg + ci) * 3 + ky) * 3 + kx)]} - zw);
+            }
+        ASSERT_EQ(got[static_cast<size_t>((oc * oh + oy) * ow + ox)], static_cast<int32_t>(sum)) << oc << "," << oy << "," << ox;
+      }
+}
+
 TEST(OpsQuantTest, QLinearConvBiasPerChannel) {
   // x scale 0.5, w [1, -2] with scales [1, 0.25], y scale 1, bias [1, 0]: channel 0 acc = x + 1, mult 0.5;
   // channel 1 acc = -2x, mult 0.125; y zero point 10.
