@@ -76,13 +76,10 @@ export function wholeModelRows(modelDir, inputDir) {
       continue;
     }
     const inputs = {};
-    let feeds;
-    for (const name of Object.keys(d.feeds())) {
+    const feeds = d.feeds();  // made once per row (ISNet's is 3 M values); written only when missing
+    for (const [name, tensor] of Object.entries(feeds)) {
       const file = join(inputDir, `${d.name}.${name}.npy`);
-      if (!existsSync(file)) {
-        feeds ??= d.feeds();
-        writeNpy(file, feeds[name]);
-      }
+      if (!existsSync(file)) writeNpy(file, tensor);
       inputs[name] = file;
     }
     rows.push({ name: d.name, group: 'models', model, inputs, macs: 0 });

@@ -138,6 +138,21 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 template <bool kExact>
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable<kExact>(std::make_index_sequence<kMR>());
 
+// One register tile of C at cp: the microkernel straight into C when the B strip is full width; for a
+// ragged right edge (cols < NR) the full-width microkernel on the scratch tile `edge`, then the valid
+// columns out (loaded in first when later k-blocks accumulate onto them).
+HWY_INLINE void MicroInto(MicroFn fn, int64_t kc, const float* astrip, const float* bstrip, float* cp, int64_t ldc,
+                          int64_t rows, int64_t cols, bool first, bool last, float* edge) {
+  if (cols == kNR) {
+    fn(kc, astrip, bstrip, cp, ldc, first, last);
+    return;
+  }
+  if (!first)
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
+  fn(kc, astrip, bstrip, edge, kNR, first, last);
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
+}
+
 // Packs rows [i0, i0 + rows) and columns [p0, p0 + kc) of A into strips of MR rows. Rows past the last one are
 // not written: a ragged strip runs the microkernel with only its real rows.
 HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p0, int64_t kc, float* dst) {
@@ -217,17 +232,7 @@ HWY_NOINLINE void ComputeTile(const TileArgs& t, int64_t tile) {
         const int64_t rows = std::min<int64_t>(kMR, mc - ii);
         const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
         float* cp = t.c + (i0 + ii) * t.ldc + j0 + jj;
-        if (cols == kNR) {
-          fn(kc, apack + ii * kc, bstrip, cp, t.ldc, first, last);
-        } else {
-          // Ragged right edge: the full-width microkernel on a scratch tile, then the valid columns out.
-          if (!first)
-            for (int64_t r = 0; r < rows; ++r)
-              std::memcpy(edge + r * kNR, cp + r * t.ldc, static_cast<size_t>(cols) * 4);
-          fn(kc, apack + ii * kc, bstrip, edge, kNR, first, last);
-          for (int64_t r = 0; r < rows; ++r)
-            std::memcpy(cp + r * t.ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
-        }
+        MicroInto(fn, kc, apack + ii * kc, bstrip, cp, t.ldc, rows, cols, first, last, edge);
       }
     }
   }
@@ -298,14 +303,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
-        if (cols == kNR) {
-          fn(kc, astrip, bstrip, cp, ldc, first, last);
-        } else {
-          if (!first)
-            for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
-          fn(kc, astrip, bstrip, edge, kNR, first, last);
-          for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
-        }
+        MicroInto(fn, kc, astrip, bstrip, cp, ldc, rows, cols, first, last, edge);
       }
     }
   }
