@@ -99,8 +99,72 @@ def attention():
     save(nodes, 'attention_shared', io, [f32('y', ['o0', 'o1', 'o2', 'o3']), f32('p', ['p0', 'p1', 'p2', 'p3'])], [scalar('scale', 1 / np.sqrt(d))])
 
 
+def fuse_elementwise():
+    r = np.random.default_rng(17)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # PP-OCR's block: Conv, a per-channel affine Mul/Add, then hard-swish decomposed as x * clip(x + 3, 0, 6) / 6
+    # (x read twice): one FusedConv.
+    inits = [arr('w', (6, 4, 3, 3)), arr('b', (6,)), arr('s', (1, 6, 1, 1), 0.5, 2), arr('t', (1, 6, 1, 1)),
+             scalar('three', 3), scalar('zero', 0), scalar('six', 6)]
+    nodes = [h.make_node('Conv', ['x', 'w', 'b'], ['c'], pads=[1, 1, 1, 1]),
+             h.make_node('Mul', ['c', 's'], ['cs']), h.make_node('Add', ['cs', 't'], ['a']),
+             h.make_node('Add', ['a', 'three'], ['a3']), h.make_node('Clip', ['a3', 'zero', 'six'], ['cl']),
+             h.make_node('Mul', ['a', 'cl'], ['m']), h.make_node('Div', ['m', 'six'], ['y'])]
+    save(nodes, 'ew_conv_hardswish', [f32('x', ['n', 4, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
+
+    # ResNet's residual: Add(Conv(x), x) then Relu, the skip read contiguously per output plane; a depthwise Conv
+    # with a LeakyRelu and a HardSigmoid after it.
+    inits = [arr('w', (5, 5, 1, 1)), arr('wd', (5, 1, 3, 3)), arr('bd', (5,))]
+    nodes = [h.make_node('Conv', ['x', 'w'], ['c']), h.make_node('Add', ['c', 'x'], ['a']),
+             h.make_node('Relu', ['a'], ['y']),
+             h.make_node('Conv', ['y', 'wd', 'bd'], ['d'], group=5, pads=[1, 1, 1, 1]),
+             h.make_node('LeakyRelu', ['d'], ['l'], alpha=0.2),
+             h.make_node('HardSigmoid', ['l'], ['z'], alpha=0.3, beta=0.4)]
+    save(nodes, 'ew_conv_residual', [f32('x', [2, 5, 'h', 'w'])], [f32('z', ['o0', 'o1', 'o2', 'o3'])], inits)
+
+    # Program inputs a Conv cannot walk per output plane: a row vector [1, 1, 1, W] (varies along the plane), and
+    # one that broadcasts the result to a larger batch. Both run the program after the convolution.
+    inits = [arr('w', (3, 2, 1, 3)), arr('row', (1, 1, 1, 9))]
+    nodes = [h.make_node('Conv', ['x', 'w'], ['c'], pads=[0, 1, 0, 1]),
+             h.make_node('Mul', ['c', 'row'], ['m']), h.make_node('Tanh', ['m'], ['y1']),
+             h.make_node('Conv', ['x', 'w'], ['c2'], pads=[0, 1, 0, 1]),
+             h.make_node('Sub', ['c2', 'big'], ['s']), h.make_node('Sigmoid', ['s'], ['y2'])]
+    save(nodes, 'ew_conv_fallback', [f32('x', [1, 2, 5, 9]), f32('big', [3, 3, 5, 9])],
+         [f32('y1', ['a0', 'a1', 'a2', 'a3']), f32('y2', ['b0', 'b1', 'b2', 'b3'])], inits)
+
+    # A chain from a graph input: SiLU (x * sigmoid(x)), Sub a constant, Neg (not fused), Relu, Min with a
+    # broadcast input, Max with a [1, 1, 1]-shaped constant (kept an input: a one-element constant of rank
+    # above 1 can still shape the result), Clip with only a lower bound. Near misses: the Sigmoid result is also
+    # a graph output, so no group may hold it inside; and ReduceSum reads the Min result, so the group of Relu
+    # and Min ends there and Max starts another.
+    inits = [scalar('q', 0.25), nh.from_array(np.array([[[-0.5]]], np.float32), 'lo1'), scalar('lo', -0.3)]
+    nodes = [h.make_node('Sigmoid', ['x'], ['sg']), h.make_node('Mul', ['x', 'sg'], ['si']),
+             h.make_node('Sub', ['si', 'q'], ['sub']), h.make_node('Neg', ['sub'], ['ng']),
+             h.make_node('Relu', ['ng'], ['rl']), h.make_node('Min', ['rl', 'v'], ['mn']),
+             h.make_node('ReduceSum', ['mn'], ['rs'], keepdims=1),
+             h.make_node('Max', ['mn', 'lo1'], ['mx']), h.make_node('Clip', ['mx', 'lo'], ['y'])]
+    save(nodes, 'ew_chain', [f32('x', [3, 5, 17]), f32('v', [5, 1])],
+         [f32('y', [3, 5, 17]), f32('sub', [3, 5, 17]), f32('rs', [1, 1, 1]), f32('sg', [3, 5, 17])], inits)
+
+    # Integer element-wise chains are not fused (the program is float32 only).
+    inits = [nh.from_array(np.array(3, np.int64), 'k'), nh.from_array(np.array(-2, np.int64), 'k2')]
+    nodes = [h.make_node('Add', ['i', 'k'], ['a']), h.make_node('Mul', ['a', 'k2'], ['m']),
+             h.make_node('Relu', ['m'], ['y'])]
+    save(nodes, 'ew_int', [h.make_tensor_value_info('i', TP.INT64, [4, 3])],
+         [h.make_tensor_value_info('y', TP.INT64, [4, 3])], inits)
+
+    # Clip before opset 11 takes its bounds as attributes.
+    nodes = [h.make_node('Clip', ['x'], ['c'], min=-0.5, max=0.75), h.make_node('Tanh', ['c'], ['t']),
+             h.make_node('Mul', ['t', 'x'], ['y'])]
+    save(nodes, 'ew_clip6', [f32('x', [4, 33])], [f32('y', [4, 33])], opset=10)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
     conv_bn()
     attention()
+    fuse_elementwise()

@@ -1,6 +1,6 @@
 // fp32 convolution kernels, NCHW (kernels-gemm.md "Convolution", kernels-depthwise.md, exact-mode.md).
 // Every shape is lifted to three spatial axes (depth, height, width) with size-1 leading axes, so one code path
-// serves 1-D, 2-D and 3-D. Bias is never part of these kernels (kernels/bias.h is the separate pass).
+// serves 1-D, 2-D and 3-D. Bias is never part of the sums: the caller adds it after them (conv_f32's epilogue).
 //
 // Conv, per output (n, oc, od, oh, ow) of group g: acc = +0, then for c, kd, kh, kw (that nesting, increasing)
 // acc = acc + w * x_padded, where a padding tap is a real product with +0 (an infinite or NaN weight meeting
@@ -67,8 +67,17 @@ bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, const ConvGeometry
 // kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads
 // (1 without a pool). `packed` (optional) is conv_pack_weights(isa, g, w); without it the weights are packed
 // for this call. Exact results are the same bits on every target and at any thread count, packed or not.
+// `epilogue` (optional) then runs over every output exactly once, in runs of one output plane: y points at
+// output (n, oc, j0) and holds `count` finished values, which it may rewrite in place (the bias and fused
+// element-wise chains of ops/conv.cc). The matrix-product and depthwise paths call it on the computing
+// thread right after a block of outputs is finished, while it is in cache; the others after the product.
+struct ConvEpilogue {
+  void (*apply)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y);
+  const void* ctx;
+};
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr);
+              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr,
+              const ConvEpilogue* epilogue = nullptr);
 
 // Floats of scratch conv_transpose_f32 needs.
 int64_t conv_transpose_scratch_floats(const ConvGeometry& g);

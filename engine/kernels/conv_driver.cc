@@ -91,7 +91,7 @@ int64_t planes_per_chunk(const ConvGeometry& g) {
 }
 
 void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                      float* scratch, ThreadPool* pool) {
+                      float* scratch, ThreadPool* pool, const ConvEpilogue* ep) {
   const DepthwiseFns& fns = depthwise_fns(isa);
   const DepthwisePlane p = make_plane(g);
   const int64_t taps = p.k_h * p.k_w;
@@ -126,6 +126,7 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
         src = phases;
       }
       fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size());
+      if (ep) ep->apply(ep->ctx, n, oc, 0, g.out_size(), y + q * g.out_size());
     }
     if (slot >= 0) slots.release(slot);
   });
@@ -134,7 +135,7 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
 // The exact-mode.md order one output at a time, for shapes the vector kernel does not take. Padding taps are
 // products with +0. Fast mode runs the same unfused code.
 void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                      ThreadPool* pool) {
+                      ThreadPool* pool, const ConvEpilogue* ep) {
   const int64_t planes = g.batch * g.out_channels;
   const int64_t mult = g.out_channels / g.in_channels;
   const int64_t per_chunk = planes_per_chunk(g);
@@ -166,6 +167,7 @@ void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const f
             }
             yq[(od * g.out[1] + oh) * g.out[2] + ow] = exact ? canon(acc) : acc;
           }
+      if (ep) ep->apply(ep->ctx, n, oc, 0, g.out_size(), yq);
     }
   });
 }
@@ -399,14 +401,25 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
   }
 }
 
+// The epilogue of one image-group's product, per row of a finished tile (rows are the group's channels).
+struct GroupEpilogue {
+  const ConvEpilogue* ep;
+  int64_t n, oc0;
+};
+
+void apply_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc) {
+  const auto& ge = *static_cast<const GroupEpilogue*>(vctx);
+  for (int64_t r = 0; r < rows; ++r) ge.ep->apply(ge.ep->ctx, ge.n, ge.oc0 + i0 + r, j0, cols, c + r * ldc);
+}
+
 }  // namespace
 
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed) {
+              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed, const ConvEpilogue* epilogue) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
   const ConvPath path = conv_path(g);
-  if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool);
-  if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool);
+  if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool, epilogue);
+  if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool, epilogue);
   std::shared_ptr<const ConvPackedWeights> own;
   if (!packed || !conv_packed_matches(*packed, isa, g)) {
     own = conv_pack_weights(isa, g, w);
@@ -427,10 +440,15 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
         gemm_f32_packed(isa, exact, os, MatrixView{col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
         for (int64_t j = 0; j < os; ++j)
           for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
+        if (epilogue)
+          for (int64_t oc = 0; oc < mg; ++oc) epilogue->apply(epilogue->ctx, n, gi * mg + oc, 0, os, yg + oc * os);
         continue;
       }
       const PanelCtx pc{&g, xg};
-      gemm_f32_panels(isa, exact, *packed->as_a[gs], os, PanelSource{&fill_panel, &pc}, yg, os, pool);
+      const GroupEpilogue ge{epilogue, n, gi * mg};
+      const TileEpilogue te{&apply_tile_epilogue, &ge};
+      gemm_f32_panels(isa, exact, *packed->as_a[gs], os, PanelSource{&fill_panel, &pc}, yg, os, pool,
+                      epilogue ? &te : nullptr);
     }
 }
 

@@ -281,7 +281,8 @@ inline float* PanelScratch() {
 // + s * kc * NR); the chunk then reads its panels there instead of filling them.
 template <bool kExact>
 HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, const PanelSource& src, float* c,
-                            int64_t ldc, int64_t tiles_n, int64_t mb, int64_t tile, const float* full_b) {
+                            int64_t ldc, int64_t tiles_n, int64_t mb, int64_t tile, const float* full_b,
+                            const TileEpilogue* epilogue) {
   const int64_t i0 = (tile / tiles_n) * mb, j0 = (tile % tiles_n) * kNC;
   const int64_t mc = std::min(mb, m - i0), nc = std::min(kNC, n - j0);
   const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
@@ -305,15 +306,18 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
         MicroInto(fn, kc, astrip, bstrip, cp, ldc, rows, cols, first, last, edge);
       }
+      // A finished strip of MR rows x NC columns (a few KB, still in L1).
+      if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, c + (i0 + ii) * ldc + j0, ldc);
     }
   }
 }
 
 inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& src,
-                          float* c, int64_t ldc, ThreadPool* pool) {
+                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    if (epilogue) epilogue->apply(epilogue->ctx, 0, m, 0, n, c, ldc);
     return;
   }
   // Rows per chunk: all of m when there are enough column tiles to share out; otherwise m is cut too, into
@@ -343,10 +347,10 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
                       kNsPerPacked * static_cast<double>(k) * static_cast<double>(n);
   if (exact) {
     parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b); });
+                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b, epilogue); });
   } else {
     parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b); });
+                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b, epilogue); });
   }
 }
 

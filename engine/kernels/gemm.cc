@@ -71,13 +71,13 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 }
 
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
-                     ThreadPool* pool) {
+                     ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(a.m, n, a.k);
   if (isa != a.isa)
     throw Error(ErrorKind::InvalidArgument, "gemm_f32_panels: A was packed for " + std::string(isa_name(a.isa)) +
                                                 ", called for " + std::string(isa_name(isa)));
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
-  fns.compute_panels(exact, a.m, n, a.k, a.data.get(), b, c, ldc, pool);
+  fns.compute_panels(exact, a.m, n, a.k, a.data.get(), b, c, ldc, pool, epilogue);
 }
 
 int64_t packed_b_rows(const PackedB& b) { return b.k; }

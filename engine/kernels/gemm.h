@@ -54,8 +54,15 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // C[m x n] = A * B with A packed and B from panels: the same per-output order as gemm_f32 (one accumulator
 // from +0, increasing k), hence the same bits in exact mode. Throws Error(InvalidArgument) when `isa` is not
 // the packing target.
+// `epilogue` (optional) is called once for every finished block of C, rows [i0, i0 + rows) and columns
+// [j0, j0 + cols) at c (row stride ldc), after its last k-block and on the thread that computed it, while the
+// block is still in cache (convolution's bias and fused element-wise chains, kernels/conv.h).
+struct TileEpilogue {
+  void (*apply)(const void* ctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc);
+  const void* ctx;
+};
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
-                     ThreadPool* pool);
+                     ThreadPool* pool, const TileEpilogue* epilogue = nullptr);
 
 // One target's entry points (gemm-inl.h defines them per target; gemm.cc picks one per Isa).
 struct GemmFns {
@@ -70,7 +77,7 @@ struct GemmFns {
   // of rows r0.. at + r0 * kc, element (p, r) at p * mr + r.
   void (*pack_a)(int64_t m, int64_t k, MatrixView a, float* dst);
   void (*compute_panels)(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& b,
-                         float* c, int64_t ldc, ThreadPool* pool);
+                         float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue);
 };
 
 }  // namespace onemodel::kern

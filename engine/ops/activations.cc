@@ -13,12 +13,8 @@ namespace onemodel::rt {
 
 using namespace ew;
 
-// -0 becomes +0 (a compare and select); NaN passes through.
 std::unique_ptr<Kernel> make_relu(const NodeInfo&) {
-  return unary<kNumeric>([](auto x) {
-    using T = decltype(x);
-    return (x < T(0) || x == T(0)) ? T(0) : x;
-  });
+  return unary<kNumeric>([](auto x) { return relu_value(x); });
 }
 
 std::unique_ptr<Kernel> make_gelu(const NodeInfo& info) {
@@ -30,31 +26,16 @@ std::unique_ptr<Kernel> make_gelu(const NodeInfo& info) {
 
 std::unique_ptr<Kernel> make_leaky_relu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 0.01f);
-  return unary<kFloats>([alpha](auto x) {
-    using T = decltype(x);
-    return x < T(0) ? static_cast<T>(alpha) * x : x;
-  });
-}
-
-// clamp(v, 0, 1) with NaN passing through.
-template <class T>
-T clamp01(T v) {
-  return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+  return unary<kFloats>([alpha](auto x) { return leaky_relu_value(x, alpha); });
 }
 
 std::unique_ptr<Kernel> make_hard_sigmoid(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 0.2f), beta = info.get_float("beta", 0.5f);
-  return unary<kFloats>([alpha, beta](auto x) {
-    using T = decltype(x);
-    return clamp01(static_cast<T>(alpha) * x + static_cast<T>(beta));
-  });
+  return unary<kFloats>([alpha, beta](auto x) { return hard_sigmoid_value(x, alpha, beta); });
 }
 
 std::unique_ptr<Kernel> make_hard_swish(const NodeInfo&) {
-  return unary<kFloats>([](auto x) {
-    using T = decltype(x);
-    return x * clamp01(x * static_cast<T>(0.16666667f) + static_cast<T>(0.5f));
-  });
+  return unary<kFloats>([](auto x) { return hard_swish_value(x); });
 }
 
 std::unique_ptr<Kernel> make_softsign(const NodeInfo&) {

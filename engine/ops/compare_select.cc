@@ -120,10 +120,7 @@ class ClipKernel final : public Kernel {
           with_exact(exact, [&](auto ex) {
             for_chunks(ctx.pool, x.numel(), [&](int64_t b, int64_t e) {
               for (int64_t i = b; i < e; ++i) {
-                C v = E::load(px[i]);
-                v = v < lo ? lo : v;  // NaN fails both compares and passes through
-                v = v > hi ? hi : v;
-                py[i] = E::store(v, ex.value);
+                py[i] = E::store(clip_value(E::load(px[i]), lo, hi), ex.value);
               }
             });
           });

@@ -3,6 +3,7 @@
 // kernels/conv.h; the bias is the separate per-channel pass of kernels/bias.h, added after the taps.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "kernels/conv.h"
 #include "ops/common.h"
 #include "ops/conv_ops.h"
+#include "ops/elementwise_common.h"
+#include "ops/ew_program.h"
 
 namespace onemodel::rt {
 namespace {
@@ -175,20 +178,113 @@ kern::ConvGeometry geometry(const NodeInfo& info, const ConvAttrs& a, bool trans
   return g;
 }
 
+// What runs on finished outputs of a Conv (kern::ConvEpilogue): the bias, then the fused element-wise program
+// of a FusedConv, whose input 0 is the convolution's result and inputs 1.. the node's inputs 3.. . Each of
+// those is walked per output plane either contiguously (its spatial axes are the output's) or as one value
+// (its spatial axes are all 1).
+struct Epilogue {
+  struct Extra {
+    const float* base;
+    int64_t stride_n, stride_c;
+    bool scalar;
+  };
+  kern::Isa isa;
+  bool exact;
+  const float* bias;  // added by a loop of its own
+  const ir::EwProgram* prog;
+  std::array<Extra, ir::kEwMaxInputs> extra;
+  size_t extras;
+  const float* bias_input;  // the program's last input instead (bias_first)
+
+  static void apply(const void* vctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y) {
+    const auto& e = *static_cast<const Epilogue*>(vctx);
+    if (e.bias) {  // the operation of kernels/bias.h, one rounding per element
+      const float b = e.bias[oc];
+      if (e.exact) {
+        for (int64_t k = 0; k < count; ++k) y[k] = kernels::canon(y[k] + b);
+      } else {
+        for (int64_t k = 0; k < count; ++k) y[k] = y[k] + b;
+      }
+    }
+    if (!e.prog) return;
+    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
+    ops[0] = ewp::Operand{y, false};
+    size_t k = 1;
+    for (size_t i = 0; i < e.extras; ++i, ++k) {
+      const Extra& x = e.extra[i];
+      ops[k] = ewp::Operand{x.base + n * x.stride_n + oc * x.stride_c + (x.scalar ? 0 : j0), x.scalar};
+    }
+    if (e.bias_input) ops[k++] = ewp::Operand{e.bias_input + oc, true};
+    ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), k), count, y);
+  }
+};
+
+// `p` with the bias added by a first instruction, Add(input 0, a new last input), whose result replaces input
+// 0 everywhere: the same operation as the separate loop, in the same pass over the block. Nothing when the
+// program is at a limit.
+std::optional<ir::EwProgram> bias_first(const ir::EwProgram& p) {
+  if (p.regs >= ir::kEwMaxRegs || p.inputs >= ir::kEwMaxInputs || p.code.size() >= size_t{ir::kEwMaxInstrs})
+    return std::nullopt;
+  ir::EwProgram q = p;
+  const ir::EwRef sum{ir::EwRef::Kind::Reg, p.regs};
+  for (ir::EwInstr& in : q.code) {
+    if (in.a.kind == ir::EwRef::Kind::Input && in.a.index == 0) in.a = sum;
+    if (ir::ew_is_binary(in.op) && in.b.kind == ir::EwRef::Kind::Input && in.b.index == 0) in.b = sum;
+  }
+  ir::EwInstr add;
+  add.op = ir::EwOp::Add;
+  add.dst = p.regs;
+  add.a = ir::EwRef{ir::EwRef::Kind::Input, 0};
+  add.b = ir::EwRef{ir::EwRef::Kind::Input, p.inputs};
+  q.code.insert(q.code.begin(), add);
+  q.regs = p.regs + 1;
+  q.inputs = p.inputs + 1;
+  return q;
+}
+
+// How a program input of shape `in` walks a convolution output of shape `out` per plane, or false when it
+// does neither (then the program runs after the convolution, over the whole output).
+bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
+  const auto st = broadcast_strides(in, out);
+  int64_t plane = 1;
+  bool scalar = true, contiguous = true;
+  for (int d = out.rank() - 1; d >= 2; --d) {
+    const int64_t s = st[static_cast<size_t>(d)];
+    scalar = scalar && s == 0;
+    contiguous = contiguous && s == plane;
+    plane *= out[d];
+  }
+  if (!scalar && !contiguous) return false;
+  x.scalar = scalar;
+  x.stride_n = st[0];
+  x.stride_c = st[1];
+  return true;
+}
+
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(ConvAttrs attrs, bool transpose)
-      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose) {}
+  ConvKernel(ConvAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
+      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose), prog_(std::move(prog)) {
+    if (prog_) prog_bias_ = bias_first(*prog_);
+  }
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X and W");
-    for (size_t i = 0; i < 3; ++i)
+    for (size_t i = 0; i < ctx.inputs.size(); ++i)
       if (ctx.has_input(i) && ctx.input(i).dtype != DType::F32)
         ctx.fail(ErrorKind::Unsupported, "element type " + type_str(ctx.input(i).dtype) + " is not supported (float32 only)");
     Shape out;
     const kern::ConvGeometry g =
         geometry(ctx.info, a_, transpose_, ctx.input(0).shape, ctx.input(1).shape, out, ErrorKind::InvalidModel);
     if (ctx.has_input(2)) check_bias(ctx.info, ctx.input(2).shape, g.out_channels, ErrorKind::InvalidModel);
+    if (prog_) {
+      std::vector<const Shape*> s{&out};
+      for (size_t i = 3; i < ctx.inputs.size(); ++i) {
+        if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is missing");
+        s.push_back(&ctx.input(i).shape);
+      }
+      out = ew::broadcast_all(ctx.info, s, ErrorKind::InvalidModel);
+    }
     ctx.set_output(0, DType::F32, out);
   }
 
@@ -216,7 +312,20 @@ class ConvKernel final : public Kernel {
     Tensor& y = ctx.output(0);
     Shape out;
     const kern::ConvGeometry g = geometry(ctx.info, a_, transpose_, x.shape(), w.shape(), out, ErrorKind::InvalidInput);
-    if (out != y.shape() || x.dtype() != DType::F32 || w.dtype() != DType::F32 || y.dtype() != DType::F32)
+    std::vector<const Tensor*> extras;
+    Shape planned = out;
+    if (prog_) {
+      std::vector<const Shape*> s{&out};
+      for (size_t i = 3; i < ctx.inputs.size(); ++i) {
+        const Tensor& t = ctx.input(i);
+        if (t.dtype() != DType::F32 || !t.is_contiguous())
+          ctx.fail(ErrorKind::InvalidInput, "inputs must be contiguous float32 tensors");
+        extras.push_back(&t);
+        s.push_back(&t.shape());
+      }
+      planned = ew::broadcast_all(ctx.info, s, ErrorKind::InvalidInput);
+    }
+    if (planned != y.shape() || x.dtype() != DType::F32 || w.dtype() != DType::F32 || y.dtype() != DType::F32)
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + y.shape().to_string());
     const bool has_bias = ctx.has_input(2);
     if (has_bias) check_bias(ctx.info, ctx.input(2).shape(), g.out_channels, ErrorKind::InvalidInput);
@@ -229,15 +338,44 @@ class ConvKernel final : public Kernel {
     float* py = y.mutable_data<float>().data();
     const float* px = x.data<float>().data();
     const float* pw = w.data<float>().data();
-    if (transpose_) kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
-    else kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool,
-                        static_cast<const kern::ConvPackedWeights*>(ctx.state));
-    if (has_bias) {
-      const float* pb = ctx.input(2).data<float>().data();
-      const int64_t plane = g.out_channels * g.out_size();
-      for (int64_t n = 0; n < g.batch; ++n)
-        kern::add_channel_bias(ctx.isa, ctx.exact, py + n * plane, pb, g.out_channels, g.out_size());
+    const float* pb = has_bias ? ctx.input(2).data<float>().data() : nullptr;
+    if (transpose_) {
+      kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
+      if (has_bias) {
+        const int64_t plane = g.out_channels * g.out_size();
+        for (int64_t n = 0; n < g.batch; ++n)
+          kern::add_channel_bias(ctx.isa, ctx.exact, py + n * plane, pb, g.out_channels, g.out_size());
+      }
+      return;
     }
+    // The bias and the program run on each block of outputs as the kernel finishes it. A program input that
+    // walks the planes neither contiguously nor as one value (or broadcasts the result to a larger shape)
+    // makes the program a second pass over the whole result instead.
+    Epilogue ep{ctx.isa, ctx.exact, pb, prog_ ? &*prog_ : nullptr, {}, extras.size(), nullptr};
+    bool in_tile = planned == out;
+    for (size_t i = 0; i < extras.size() && in_tile; ++i) {
+      in_tile = plane_walk(extras[i]->shape(), out, ep.extra[i]);
+      ep.extra[i].base = extras[i]->data<float>().data();
+    }
+    const auto* packed = static_cast<const kern::ConvPackedWeights*>(ctx.state);
+    if (in_tile) {
+      if (pb && prog_bias_) {
+        ep.prog = &*prog_bias_;
+        ep.bias_input = pb;
+        ep.bias = nullptr;
+      }
+      const kern::ConvEpilogue ce{&Epilogue::apply, &ep};
+      kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, packed, (pb || prog_) ? &ce : nullptr);
+      return;
+    }
+    Tensor conv = ctx.scratch(DType::F32, out);
+    ep.prog = nullptr;
+    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep};
+    kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, conv.mutable_data<float>().data(), s, ctx.pool, packed,
+                   pb ? &bias_only : nullptr);
+    std::vector<const Tensor*> in{&conv};
+    in.insert(in.end(), extras.begin(), extras.end());
+    ewp::run_broadcast(*prog_, ctx.isa, ctx.exact, in, y, ctx.pool);
   }
 
  private:
@@ -248,6 +386,8 @@ class ConvKernel final : public Kernel {
 
   ConvAttrs a_;
   bool transpose_;
+  std::optional<ir::EwProgram> prog_;       // FusedConv
+  std::optional<ir::EwProgram> prog_bias_;  // prog_ with the bias as its first instruction
   mutable std::mutex pack_mutex_;
   mutable std::weak_ptr<const kern::ConvPackedWeights> packed_;
   mutable const void* packed_from_ = nullptr;
@@ -257,6 +397,16 @@ class ConvKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_conv(const NodeInfo& info) {
   return std::make_unique<ConvKernel>(read_attrs(info, false), false);
+}
+
+// FusedConv (domain "onemodel", the `fuse-elementwise` pass): Conv's attributes and inputs X, W, B (B may be
+// omitted), then the inputs 1.. of the element-wise program that runs on its result.
+std::unique_ptr<Kernel> make_fused_conv(const NodeInfo& info) {
+  const size_t n = info.num_inputs();
+  if (n < 2 || n - 2 > static_cast<size_t>(ir::kEwMaxInputs))
+    info.fail(ErrorKind::InvalidModel, "expects X, W, B and at most " + std::to_string(ir::kEwMaxInputs - 1) +
+                                           " program inputs, got " + std::to_string(n) + " inputs");
+  return std::make_unique<ConvKernel>(read_attrs(info, false), false, ewp::read_program(info, n < 3 ? 1 : n - 2));
 }
 
 std::unique_ptr<Kernel> make_conv_transpose(const NodeInfo& info) {

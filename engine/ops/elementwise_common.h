@@ -366,6 +366,29 @@ T nan_min(T a, T b) {
   return a < b ? a : b;
 }
 
+// Activation and clamp formulas shared by their operators and by the fused programs of the `fuse-elementwise`
+// pass (ops/ew_program.cc), so a fused chain computes every element with the very same operations.
+// Relu: -0 becomes +0 (a compare and select); NaN passes through.
+template <class T>
+T relu_value(T x) { return (x < T(0) || x == T(0)) ? T(0) : x; }
+template <class T>
+T leaky_relu_value(T x, float alpha) { return x < T(0) ? static_cast<T>(alpha) * x : x; }
+// clamp(v, 0, 1) with NaN passing through.
+template <class T>
+T clamp01(T v) { return v < T(0) ? T(0) : (v > T(1) ? T(1) : v); }
+template <class T>
+T hard_sigmoid_value(T x, float alpha, float beta) {
+  return clamp01(static_cast<T>(alpha) * x + static_cast<T>(beta));
+}
+template <class T>
+T hard_swish_value(T x) { return x * clamp01(x * static_cast<T>(0.16666667f) + static_cast<T>(0.5f)); }
+// Clip: the lower bound first, so the upper one wins when lo > hi; NaN fails both compares and passes through.
+template <class T>
+T clip_value(T v, T lo, T hi) {
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
+}
+
 // Float to integer by the Cast rule: truncate toward zero, saturate, NaN gives 0.
 template <class T>
 T saturate_cast(double d) {

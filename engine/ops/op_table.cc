@@ -297,6 +297,8 @@ constexpr std::array kTable = {
 
     // ---- fused operators the graph passes produce (passes/, graph-passes.md; domain "onemodel") ----
     OpDef{"onemodel", "FusedAttention", 1, 1, make_fused_attention},  // fast only
+    OpDef{"onemodel", "FusedConv", 1, 1, make_fused_conv},
+    OpDef{"onemodel", "FusedElementwise", 1, 1, make_fused_elementwise},
 };
 
 bool same_domain(std::string_view a, std::string_view b) {

@@ -12,6 +12,8 @@ constexpr std::array kPasses = {
     GraphPass{"conv-batchnorm-fold", OptimizationLevel::All, false, fold_conv_batchnorm},
     GraphPass{"gelu", OptimizationLevel::All, false, fuse_gelu},
     GraphPass{"attention", OptimizationLevel::All, false, fuse_attention},
+    // Last: the patterns above are made of element-wise operators this one would otherwise take.
+    GraphPass{"fuse-elementwise", OptimizationLevel::All, true, fuse_elementwise},
 };
 
 int rank(OptimizationLevel l) { return l == OptimizationLevel::None ? 0 : l == OptimizationLevel::Basic ? 1 : 2; }

@@ -39,5 +39,6 @@ std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel 
 int fold_conv_batchnorm(PassGraph& g);  // conv_batchnorm.cc
 int fuse_gelu(PassGraph& g);            // gelu.cc
 int fuse_attention(PassGraph& g);       // attention.cc
+int fuse_elementwise(PassGraph& g);     // elementwise.cc
 
 }  // namespace onemodel::passes

@@ -95,6 +95,83 @@ TEST(OpsSpatialTest, MaxPoolNanRuleAndEmptyWindows) {
   EXPECT_EQ(values<int64_t>(e.outputs[1]), (std::vector<int64_t>{-1, 0}));
 }
 
+// Without the Indices output, float32 pools of one or two spatial axes take a row-at-a-time path; its values
+// must be the bits of the one-output-at-a-time path (taken when Indices is asked for), including the first of
+// equal zeros in tap order, NaN only when every tap inside is NaN, and windows wholly in the padding.
+TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
+  const float specials[] = {kNaN, -0.0f, 0.0f, kInf, -kInf, 1e-40f, -1.0f};
+  uint32_t seed = 1;
+  auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  struct Geo {
+    std::vector<int64_t> in, k, s, d, pads;
+    int64_t ceil = 0;
+  };
+  const Geo geos[] = {
+      {{2, 3, 11, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},        // ResNet's stem pool
+      {{1, 2, 9, 17}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},      // ceil_mode overhang
+      {{1, 2, 8, 21}, {3, 2}, {1, 3}, {2, 1}, {2, 0, 1, 2}},         // dilation, uneven pads
+      {{1, 1, 5, 6}, {2, 5}, {1, 1}, {1, 1}, {1, 4, 0, 4}},          // windows wholly in the padding
+      {{1, 1, 3, 40}, {1, 4}, {1, 4}, {1, 1}, {0, 0, 0, 0}},         // no interior run needed
+      {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                           // 1-D
+  };
+  for (const Geo& g : geos)
+    for (int fill = 0; fill < 3; ++fill) {  // specials sparse, dense, all NaN but a few
+      int64_t n = 1;
+      for (int64_t v : g.in) n *= v;
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) {
+        const uint32_t r = next();
+        const bool special = fill == 0 ? r % 7 == 0 : fill == 1 ? r % 2 == 0 : r % 9 != 0;
+        v = special ? (fill == 2 ? kNaN : specials[r % 7]) : static_cast<float>(static_cast<int>(r % 9) - 4);
+      }
+      const std::vector<ir::Attribute> attrs{attr_ints("kernel_shape", g.k), attr_ints("strides", g.s),
+                                             attr_ints("dilations", g.d), attr_ints("pads", g.pads),
+                                             attr_i("ceil_mode", g.ceil)};
+      auto rows = run_op(pool("MaxPool", f32(x, g.in), attrs, 1));
+      auto indexed = run_op(pool("MaxPool", f32(x, g.in), attrs, 2));
+      const auto a = values<float>(rows.outputs[0]), b = values<float>(indexed.outputs[0]);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(fbits(a[i]), fbits(b[i])) << "fill " << fill << " output " << i;
+    }
+  // By hand: [-0, +0] -> -0 and [+0, -0] -> +0 (a later equal tap never replaces); [NaN, NaN] -> NaN.
+  auto r = run_op(pool("MaxPool", f32({-0.0f, 0.0f, 0.0f, -0.0f, kNaN, kNaN}, {1, 1, 1, 6}),
+                       {attr_ints("kernel_shape", {1, 2}), attr_ints("strides", {1, 2})}));
+  auto y = values<float>(r.outputs[0]);
+  EXPECT_EQ(fbits(y[0]), 0x80000000u);
+  EXPECT_EQ(fbits(y[1]), 0x00000000u);
+  EXPECT_EQ(fbits(y[2]), 0x7FC00000u);
+}
+
+// Global pools advance several planes together; each plane's sum must still be the one chain of additions in
+// index order from +0 (checked against that loop on values whose sums depend on the order), and the maximum
+// skips NaN. Plane counts around the group of 8, odd plane sizes.
+TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
+  for (int64_t planes : {1, 7, 8, 9, 19})
+    for (int64_t size : {1, 5, 37}) {
+      std::vector<float> x(static_cast<size_t>(planes * size));
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = (i % 5 == 0 ? 1e7f : 1.0f) * static_cast<float>(static_cast<int>((i * 7919) % 13) - 6) + 0.1f * static_cast<float>(i % 3);
+      if (x.size() > 3) x[3] = kNaN;
+      const std::vector<int64_t> shape{1, planes, size, 1};
+      auto avg = values<float>(run_op(pool("GlobalAveragePool", f32(x, shape), {})).outputs[0]);
+      auto mx = values<float>(run_op(pool("GlobalMaxPool", f32(x, shape), {})).outputs[0]);
+      for (int64_t p = 0; p < planes; ++p) {
+        float acc = 0.0f, best = std::numeric_limits<float>::lowest();
+        for (int64_t i = 0; i < size; ++i) {
+          const float v = x[static_cast<size_t>(p * size + i)];
+          acc = acc + v;
+          if (v > best) best = v;
+        }
+        const float want = acc / static_cast<float>(size);
+        EXPECT_EQ(fbits(avg[static_cast<size_t>(p)]), std::isnan(want) ? 0x7FC00000u : fbits(want)) << planes << " " << size << " " << p;
+        EXPECT_EQ(fbits(mx[static_cast<size_t>(p)]), fbits(best)) << planes << " " << size << " " << p;
+      }
+    }
+}
+
 TEST(OpsSpatialTest, MaxPoolIntegerTypes) {
   const int8_t v[] = {-5, -7, 3, -128};
   auto r = run_op(pool("MaxPool", Tensor::from_values(std::span<const int8_t>(v), Shape{1, 1, 4}), {attr_ints("kernel_shape", {2})}));

@@ -1,0 +1,83 @@
+#include "ops/ew_program.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "ops/common.h"
+#include "ops/elementwise_common.h"
+
+namespace onemodel::rt::ewp {
+
+void run_span(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
+              float* out) {
+  if (n <= kern::kEwBlock) return kern::ew_block(isa, exact, prog, in.data(), n, out);
+  std::array<Operand, ir::kEwMaxInputs> at;
+  std::copy(in.begin(), in.end(), at.begin());
+  for (int64_t b = 0; b < n; b += kern::kEwBlock) {
+    kern::ew_block(isa, exact, prog, at.data(), std::min(kern::kEwBlock, n - b), out + b);
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!at[i].scalar) at[i].p += kern::kEwBlock;
+  }
+}
+
+void run_broadcast(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
+                   Tensor& out, ThreadPool* pool) {
+  const Shape& os = out.shape();
+  const int64_t total = os.numel();
+  if (total == 0) return;
+  const size_t ni = inputs.size();
+  // Strides of every input over the output, then adjacent axes merged wherever every input walks them as one
+  // (contiguous, or broadcast along both): [1, C, H, W] against [1, C, 1, 1] becomes rows of H * W.
+  std::vector<std::array<int64_t, kMaxRank>> st(ni);
+  for (size_t i = 0; i < ni; ++i) st[i] = broadcast_strides(inputs[i]->shape(), os);
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides(ni);
+  for (int d = 0; d < os.rank(); ++d) {
+    const auto du = static_cast<size_t>(d);
+    bool merge = !dims.empty();
+    for (size_t i = 0; i < ni && merge; ++i) merge = strides[i].back() == st[i][du] * os[d];
+    if (merge) {
+      dims.back() *= os[d];
+      for (size_t i = 0; i < ni; ++i) strides[i].back() = st[i][du];
+    } else {
+      dims.push_back(os[d]);
+      for (size_t i = 0; i < ni; ++i) strides[i].push_back(st[i][du]);
+    }
+  }
+  if (dims.empty()) {  // rank 0
+    dims.push_back(1);
+    for (size_t i = 0; i < ni; ++i) strides[i].push_back(0);
+  }
+  const size_t r = dims.size();
+  const int64_t inner = dims[r - 1];
+  const int64_t rows = total / inner;
+  float* po = out.mutable_data<float>().data();
+  ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
+    std::array<Operand, ir::kEwMaxInputs> ops;
+    for (int64_t row = r0; row < r1; ++row) {
+      for (size_t i = 0; i < ni; ++i) {
+        int64_t off = 0;
+        for (int64_t rem = row, d = static_cast<int64_t>(r) - 2; d >= 0; --d) {
+          const auto du = static_cast<size_t>(d);
+          off += (rem % dims[du]) * strides[i][du];
+          rem /= dims[du];
+        }
+        ops[i] = Operand{inputs[i]->data<float>().data() + off, strides[i][r - 1] == 0};
+      }
+      run_span(prog, isa, exact, std::span<const Operand>(ops.data(), ni), inner, po + row * inner);
+    }
+  });
+}
+
+ir::EwProgram read_program(const NodeInfo& info, size_t inputs) {
+  std::string error;
+  std::optional<ir::EwProgram> p = ir::ew_read(info.node(), error);
+  if (!p) info.fail(ErrorKind::InvalidModel, "element-wise program: " + error);
+  if (static_cast<size_t>(p->inputs) > inputs)
+    info.fail(ErrorKind::InvalidModel, "element-wise program reads input " + std::to_string(p->inputs - 1) + " of " +
+                                           std::to_string(inputs));
+  return *std::move(p);
+}
+
+}  // namespace onemodel::rt::ewp
