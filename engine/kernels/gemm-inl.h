@@ -159,13 +159,23 @@ HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p
   for (int64_t r0 = 0; r0 < rows; r0 += kMR) {
     const int64_t rr = std::min<int64_t>(kMR, rows - r0);
     float* HWY_RESTRICT ds = dst + r0 * kc;
+    const float* src = a.data + (i0 + r0) * a.row_stride + p0 * a.col_stride;
+    const int64_t cs = a.col_stride, rs = a.row_stride;
+    if (cs == 1 && rr == kMR) {
+      // Whole strips: kMR rows read side by side, the strip written in order (one row at a time wrote it with
+      // a stride of kMR floats: 1024^3 ran at 62% of peak, mostly in this loop).
+      const float* rows_at[kMR];
+      for (int r = 0; r < kMR; ++r) rows_at[r] = src + r * rs;
+      for (int64_t p = 0; p < kc; ++p)
+        for (int r = 0; r < kMR; ++r) ds[p * kMR + r] = rows_at[r][p];
+      continue;
+    }
     for (int64_t r = 0; r < rr; ++r) {
-      const float* src = a.data + (i0 + r0 + r) * a.row_stride + p0 * a.col_stride;
-      const int64_t cs = a.col_stride;
+      const float* row = src + r * rs;
       if (cs == 1) {
-        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = src[p];
+        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = row[p];
       } else {
-        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = src[p * cs];
+        for (int64_t p = 0; p < kc; ++p) ds[p * kMR + r] = row[p * cs];
       }
     }
   }
