@@ -77,7 +77,7 @@ TEST(KernelEwProgram, EveryOperationAndOperandPatternMatchesTheOperatorFormula) 
                                       std::to_string(n);
             std::vector<float> a = values(static_cast<size_t>(n), 1 + static_cast<uint32_t>(n));
             std::vector<float> b = values(static_cast<size_t>(n), 7 + static_cast<uint32_t>(n));
-            const float bs = b[1], as = a[4 % a.size()];
+            const float bs = b[1 % b.size()], as = a[4 % a.size()];
             ir::EwProgram prog;
             prog.consts = {bs};
             ir::EwInstr in;
