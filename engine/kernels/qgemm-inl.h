@@ -37,7 +37,7 @@ constexpr int64_t kPair = static_cast<int64_t>(hn::MaxLanes(D16())) / kLanes;  /
 constexpr int kMR = 4;
 constexpr int kNV = kLanes == 1 ? 4 : 2;
 constexpr int64_t kNR = kNV * kLanes;
-constexpr int64_t kMC = 64;               // rows per chunk
+constexpr int64_t kMC = kMR * 16;         // rows per chunk
 constexpr int64_t kStripsPerChunk = 4;    // strips (kNR columns each) per chunk
 constexpr int64_t kQBlock = 8192;         // row pairs summed in registers before adding into C
 static_assert(kPair == 1 || kPair == 2, "int16 lanes per int32 lane");

@@ -160,6 +160,25 @@ class CastKernel final : public Kernel {
     const auto* src = static_cast<const std::byte*>(x.raw());
     auto* dst = static_cast<std::byte*>(y.raw_mut());
     const int64_t n = x.numel();
+    // Integers to float32, the casts quantized models make of every product (ISNet: 119 int32 results, 0.4 s
+    // of a 6.6 s run through the generic path): one conversion of the value each, exactly what store() does
+    // with it, as loops that vectorise, in chunks on the pool.
+    if (to == DType::F32 && (from == DType::I32 || from == DType::U8 || from == DType::I8)) {
+      float* out = reinterpret_cast<float*>(dst);
+      ew::for_chunks(ctx.pool, n, [&](int64_t b, int64_t e) {
+        if (from == DType::I32) {
+          const auto* in = reinterpret_cast<const int32_t*>(src);
+          for (int64_t i = b; i < e; ++i) out[i] = static_cast<float>(in[i]);
+        } else if (from == DType::U8) {
+          const auto* in = reinterpret_cast<const uint8_t*>(src);
+          for (int64_t i = b; i < e; ++i) out[i] = static_cast<float>(in[i]);
+        } else {
+          const auto* in = reinterpret_cast<const int8_t*>(src);
+          for (int64_t i = b; i < e; ++i) out[i] = static_cast<float>(in[i]);
+        }
+      });
+      return;
+    }
     for (int64_t i = 0; i < n; ++i)
       store(to, load(from, src + static_cast<size_t>(i) * in_size), ctx.exact, dst + static_cast<size_t>(i) * out_size);
   }

@@ -155,5 +155,20 @@ TEST(OpsCastTest, Errors) {
   expect_error([&] { run_op(c); }, ErrorKind::InvalidModel, "Cast node 'n0': attribute 'to' is required");
 }
 
+// Integers to float32 take a loop of their own: the value rounded once to nearest even, as the generic path.
+// Hand-worked: 16777217 = 2^24 + 1 is a tie between 2^24 and 2^24 + 2 and goes to the even 2^24; 16777219 goes
+// up to 16777220; INT32_MAX rounds to 2^31.
+TEST(OpsCastTest, IntegersToFloatRoundOnce) {
+  auto f = values<float>(cast(vec<int32_t>({0, -7, 16777217, 16777219, -16777217, 2147483647, -2147483647 - 1}), DType::F32));
+  EXPECT_EQ(f, (std::vector<float>{0.0f, -7.0f, 16777216.0f, 16777220.0f, -16777216.0f, 2147483648.0f, -2147483648.0f}));
+  EXPECT_EQ(values<float>(cast(vec<uint8_t>({0, 1, 254, 255}), DType::F32)), (std::vector<float>{0, 1, 254, 255}));
+  EXPECT_EQ(values<float>(cast(vec<int8_t>({-128, -1, 0, 127}), DType::F32)), (std::vector<float>{-128, -1, 0, 127}));
+  // More elements than one pool chunk, each its own value.
+  std::vector<int32_t> big(40000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<int32_t>(i * 2654435761u);
+  auto g = values<float>(cast(vec<int32_t>(big), DType::F32));
+  for (size_t i = 0; i < big.size(); ++i) ASSERT_EQ(g[i], static_cast<float>(static_cast<double>(big[i]))) << i;
+}
+
 }  // namespace
 }  // namespace onemodel::test
