@@ -106,8 +106,9 @@ struct DepthwisePlane {
 
 struct DepthwiseFns {
   // Writes the phase planes of one input plane into `phases` (s_w * padded_h * phase_w floats) using `row`
-  // (phase_w * s_w floats) as a temporary.
-  void (*build_phases)(const DepthwisePlane& p, const float* x, float* phases, float* row);
+  // (phase_w * s_w floats) as a temporary. `zeroed`: `phases` holds an earlier plane built for the same
+  // geometry, so padding that never changes need not be written again.
+  void (*build_phases)(const DepthwisePlane& p, const float* x, float* phases, float* row, bool zeroed);
   // One output plane from its source (`src`, rows of `row_stride`); `tap_off[t]` is tap t's offset from an
   // output position's base, `w` the plane's taps in (kh, kw) order.
   void (*compute_plane)(bool exact, const DepthwisePlane& p, const float* src, int64_t row_stride,

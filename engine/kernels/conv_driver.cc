@@ -121,7 +121,7 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
       const float* xin = x + in_plane * g.in_size();
       const float* src = xin;
       if (!p.in_place) {
-        if (built != in_plane) fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w);
+        if (built != in_plane) fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w, built >= 0);
         built = in_plane;
         src = phases;
       }
