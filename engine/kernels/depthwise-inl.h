@@ -56,6 +56,32 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
     }
     return;
   }
+  if (zeroed && s == 2) {
+    // Input column ic is padded column pc = ic + pad_l: phase pc % 2, position pc / 2. Pairs (ic, ic + 1)
+    // de-interleave into both phases at once, each lane one position further.
+    const hn::ScalableTag<float> d;
+    const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+    for (int64_t ir = 0; ir < p.in_h; ++ir) {
+      const int64_t r = ir + p.pad_t;
+      if (r >= p.padded_h) break;
+      const float* src = x + ir * p.in_w;
+      float* rows[2] = {phases + r * pw, phases + plane + r * pw};
+      int64_t ic = c0 - p.pad_l;  // the first input column that lands inside [c0, c1)
+      const int64_t end = c1 - p.pad_l;
+      for (; ic + 2 * n <= end; ic += 2 * n) {
+        hn::Vec<decltype(d)> a, b;
+        hn::LoadInterleaved2(d, src + ic, a, b);
+        const int64_t pa = ic + p.pad_l, pb = pa + 1;
+        hn::StoreU(a, d, rows[pa & 1] + (pa >> 1));
+        hn::StoreU(b, d, rows[pb & 1] + (pb >> 1));
+      }
+      for (; ic < end; ++ic) {
+        const int64_t pc = ic + p.pad_l;
+        rows[pc & 1][pc >> 1] = src[ic];
+      }
+    }
+    return;
+  }
   for (int64_t r = 0; r < p.padded_h; ++r) {
     const int64_t ir = r - p.pad_t;
     if (ir < 0 || ir >= p.in_h) {
