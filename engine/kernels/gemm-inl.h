@@ -73,12 +73,26 @@ inline float* APackScratch() {
   return scratch.get(kMC * kKC);
 }
 
+// Where the microkernel finds row p of its B strip: a packed strip (p * NR, aligned) or a matrix read in place
+// (row stride ldb; a 1x1 convolution's input, kernels/gemm.h PanelSource::direct).
+struct PackedRows {
+  const float* bp;
+  static constexpr bool kAligned = true;
+  const float* operator()(int64_t p) const { return bp + p * kNR; }
+};
+struct StridedRows {
+  const float* bp;
+  int64_t ldb;
+  static constexpr bool kAligned = false;
+  const float* operator()(int64_t p) const { return bp + p * ldb; }
+};
+
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
 // kExact: separate multiply and add (both rounded), canonical NaN on the last k-block; otherwise MulAdd (fused
-// on targets with FMA, multiply then add elsewhere).
-template <int R, bool kExact>
-HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                        float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+// on targets with FMA, multiply then add elsewhere). Where B's rows come from changes no arithmetic.
+template <int R, bool kExact, class Rows>
+HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& rows, float* HWY_RESTRICT c,
+                          int64_t ldc, bool first, bool last) {
   const DF d;
   VF acc[R][kNV];
   if (first) {
@@ -95,11 +109,11 @@ HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* H
     }
   }
   for (int64_t p = 0; p < kc; ++p) {
-    const float* HWY_RESTRICT bq = bp + p * kNR;
+    const float* HWY_RESTRICT bq = rows(p);
     const float* HWY_RESTRICT aq = ap + p * kMR;
     VF b[kNV];
     HWY_UNROLL(4)
-    for (int v = 0; v < kNV; ++v) b[v] = hn::Load(d, bq + v * kLanes);
+    for (int v = 0; v < kNV; ++v) b[v] = Rows::kAligned ? hn::Load(d, bq + v * kLanes) : hn::LoadU(d, bq + v * kLanes);
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       const VF a = hn::Set(d, aq[r]);
@@ -126,6 +140,27 @@ HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* H
     for (int v = 0; v < kNV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
   }
 }
+
+template <int R, bool kExact>
+HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                        float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+  MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last);
+}
+
+template <int R, bool kExact>
+HWY_NOINLINE void MicroStrided(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, int64_t ldb,
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+  MicroBody<R, kExact>(kc, ap, StridedRows{bp, ldb}, c, ldc, first, last);
+}
+
+using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+template <bool kExact, size_t... Rs>
+constexpr std::array<MicroStridedFn, kMR> MicroStridedTable(std::index_sequence<Rs...>) {
+  return {&MicroStrided<static_cast<int>(Rs) + 1, kExact>...};
+}
+template <bool kExact>
+inline constexpr std::array<MicroStridedFn, kMR> kMicroStrided =
+    MicroStridedTable<kExact>(std::make_index_sequence<kMR>());
 
 using MicroFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool);
 
@@ -299,13 +334,35 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   const int64_t n_pad = (n + kNR - 1) / kNR * kNR;
   float* scratch = full_b ? nullptr : PanelScratch();
   const auto& micro = kMicro<kExact>;
+  const auto& micro_strided = kMicroStrided<kExact>;
   HWY_ALIGN float edge[kMR * kNR];
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     const int64_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
+    const float* ablk = pa + p0 * m_pad;
+    if (src.direct) {
+      // B read in place: whole strips straight from its rows, a ragged last strip copied (zero-padded) first.
+      const int64_t full = nc / kNR * kNR;
+      if (full < nc)
+        for (int64_t p = 0; p < kc; ++p) {
+          const float* row = src.direct + (p0 + p) * src.ldb + j0 + full;
+          for (int64_t q = 0; q < kNR; ++q) scratch[p * kNR + q] = q < nc - full ? row[q] : 0.0f;
+        }
+      for (int64_t ii = 0; ii < mc; ii += kMR) {
+        const int64_t rows = std::min<int64_t>(kMR, mc - ii);
+        const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
+        const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
+        const float* astrip = ablk + (i0 + ii) * kc;
+        float* crow = c + (i0 + ii) * ldc + j0;
+        for (int64_t jj = 0; jj < full; jj += kNR)
+          fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last);
+        if (full < nc) MicroInto(fn, kc, astrip, scratch, crow + full, ldc, rows, nc - full, first, last, edge);
+        if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, crow, ldc);
+      }
+      continue;
+    }
     const float* panel = full_b ? full_b + p0 * n_pad + (j0 / kNR) * kc * kNR : scratch;
     if (!full_b) src.fill(src.ctx, p0, kc, j0, nc, kNR, scratch);
-    const float* ablk = pa + p0 * m_pad;
     for (int64_t ii = 0; ii < mc; ii += kMR) {
       const int64_t rows = std::min<int64_t>(kMR, mc - ii);
       const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
@@ -341,7 +398,7 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   // Cut into row blocks, every block would fill the same panels again: fill all of B once first (it is small
   // then: fewer than 8 column tiles), in parallel over (k-block, column tile), then share it.
   const float* full_b = nullptr;
-  if (tiles_m > 1) {
+  if (tiles_m > 1 && !src.direct) {
     const int64_t n_pad = (n + kNR - 1) / kNR * kNR, kblocks = (k + kKC - 1) / kKC;
     thread_local ThreadScratch whole;
     float* dst = whole.get(k * n_pad);
