@@ -370,10 +370,15 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
       // Plain loops: runs are short on small maps (7 columns at 7x7), where a library call per run costs more
       // than the copy.
       for (int64_t o = a; o < vlo; ++o) dst[o] = 0.0f;
+      // Restrict-qualified copies (tmp never overlaps the input), so the strided loop vectorises too.
+      float* __restrict d = dst;
+      const float* __restrict sp = src;
       if (sw == 1) {
-        for (int64_t o = vlo; o < vhi; ++o) dst[o] = src[o];
+        for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[o];
+      } else if (sw == 2) {
+        for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[2 * o];
       } else {
-        for (int64_t o = vlo; o < vhi; ++o) dst[o] = src[o * sw];
+        for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[o * sw];
       }
       for (int64_t o = vhi; o < b; ++o) dst[o] = 0.0f;
     }
