@@ -1,7 +1,7 @@
-// A fused chain of float32 element-wise operators (docs/graph-passes.md "fuse-elementwise"): the `fuse-elementwise`
-// pass writes one into the attributes of a FusedElementwise or FusedConv node, the operators read it back
-// (ops/ew_program.h runs it). Plain data and its checked attribute encoding; hostile attribute values are
-// refused here with a message, never run.
+// A fused chain of float32 element-wise operators (docs/architecture.md "Fused element-wise programs"): the
+// `fuse-elementwise` pass writes one into the attributes of a FusedElementwise or FusedConv node, the operators read it
+// back (ops/ew_program.h runs it). Plain data and its checked attribute encoding; hostile attribute values are refused
+// here with a message, never run.
 //
 // A program is a list of instructions over a few registers. Each instruction reads one or two operands (a
 // register written earlier, one of the node's tensor inputs broadcast NumPy style, or a scalar constant) and

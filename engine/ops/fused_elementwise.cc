@@ -1,6 +1,7 @@
-// FusedElementwise (domain "onemodel"; the `fuse-elementwise` pass, docs/graph-passes.md): a chain of float32
-// element-wise operators run as one program over its inputs broadcast together (ops/ew_program.h), one pass
-// over memory instead of one per operator, with the bits of the unfused chain in both modes.
+// FusedElementwise (domain "onemodel"; the `fuse-elementwise` pass, docs/architecture.md "Fused element-wise
+// programs"): a chain of float32 element-wise operators run as one program over its inputs broadcast together
+// (ops/ew_program.h), one pass over memory instead of one per operator, with the bits of the unfused chain in both
+// modes.
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
 #include "ops/misc_ops.h"

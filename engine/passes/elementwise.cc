@@ -1,9 +1,9 @@
-// The `fuse-elementwise` pass (docs/graph-passes.md; both modes, bits preserved): groups of float32
-// element-wise operators (Add, Sub, Mul, Div, two-input Max/Min, Relu, LeakyRelu, HardSigmoid, HardSwish,
+// The `fuse-elementwise` pass (docs/architecture.md "Fused element-wise programs"; both modes, bits preserved): groups
+// of float32 element-wise operators (Add, Sub, Mul, Div, two-input Max/Min, Relu, LeakyRelu, HardSigmoid, HardSwish,
 // Clip with constant bounds, Sigmoid, Tanh) become one FusedElementwise node running them as one program
-// (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program on each
-// block of outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but
-// only its last value may be read outside it.
+// (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program on each block of
+// outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but only its last value
+// may be read outside it.
 //
 // Measured on PP-OCRv4 det (640x640, AVX2, 1 thread): the affine scale and shift after every Conv and the
 // decomposed hard-swish after it were 55 of 200 ms, five passes over 6.5 MB tensors each.
