@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Sets up whatever is missing, then runs every suite:
+#   0. every citation of a document in the code resolves in docs/ (tools/check_doc_refs.py)
 #   1. C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, preset native-asan)
 #   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
 #   3. JS tests of the npm package in Node (Vitest)
@@ -46,6 +47,14 @@ if data=$(/usr/bin/python3 tools/gen_backend_data.py); then
   export ONEMODEL_BACKEND_DATA=$data
 else
   echo "generating the ONNX backend-test data failed"; failed=$((failed + 1)); suite_failed+=("backend data")
+fi
+
+# 0. Every citation of a document in the code resolves to a file (and section) of the repository ----------
+note "document citations (tools/check_doc_refs.py)"
+if /usr/bin/python3 tools/check_doc_refs.py; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); suite_failed+=("doc citations")
 fi
 
 # 1. C++ under ASan/UBSan -------------------------------------------------------------------------------

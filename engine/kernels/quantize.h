@@ -1,5 +1,5 @@
 // Linear quantization of float32 to uint8 with one scale and zero point (the second pass of
-// DynamicQuantizeLinear; docs/architecture.md "Integer products"):
+// DynamicQuantizeLinear; docs/int8.md "DynamicQuantizeLinear"):
 // y = clamp(round_half_even(x / scale) + zp, 0, 255), NaN gives 0.
 // One copy per target from quantize-inl.h. Every lane is the scalar rule's value (ops/quant_common.h
 // saturate_round): the quotient is one IEEE division, the rounding is to nearest even, and r + zp is exact in
