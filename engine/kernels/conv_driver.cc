@@ -228,10 +228,73 @@ ConvPath conv_path(const ConvGeometry& g) {
 // per-output order, same bits. (openWakeWord melspectrogram: 257 x 8 outputs of 512 taps.)
 static bool narrow_output(Isa isa, const ConvGeometry& g) { return g.out_size() * 2 <= gemm_nr(isa); }
 
+namespace {
+
+// A stride-1 2-D (or 1-D) convolution with few output channels reads its im2col rows in place from a
+// zero-padded copy of the input: row (c, kh, kw) of the product is the padded plane of channel c shifted by
+// kh * dh rows and kw * dw columns, over "padded columns" j = oh * wp + ow (ow < wp; the columns ow >= out
+// width are computed and dropped). Packing each panel cost about as much as its products when few output
+// channels share it (PP-OCRv4 det's 96 -> 24 3x3 convolutions at 160x160, openWakeWord's 24-96 channel
+// ones); many output channels share a panel enough that packing pays for its aligned loads.
+constexpr int64_t kPaddedMaxChannels = 96;
+
+struct PaddedPlane {
+  int64_t hp, wp;  // padded plane: every tap of every output inside it
+  int64_t n;       // product columns: (out rows - 1) * wp + out width
+  bool copy;       // false: the input is that plane already (no padding), read as it is
+  bool compact;    // the product's columns are not the output's (wp > out width): a scratch C, then copied
+};
+
+bool padded_direct(const ConvGeometry& g) {
+  return conv_path(g) == ConvPath::Im2colGemm && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
+         g.stride[1] == 1 && g.stride[2] == 1 && g.out_size() > 16 &&
+         g.out_channels / g.groups <= kPaddedMaxChannels;
+}
+
+PaddedPlane padded_plane(const ConvGeometry& g) {
+  PaddedPlane p{};
+  p.hp = g.out[1] + (g.kernel[1] - 1) * g.dilation[1];
+  p.wp = g.out[2] + (g.kernel[2] - 1) * g.dilation[2];
+  p.n = (g.out[1] - 1) * p.wp + g.out[2];
+  p.copy = !(g.pad_before[1] == 0 && g.pad_before[2] == 0 && p.hp == g.in[1] && p.wp == g.in[2]);
+  p.compact = p.wp != g.out[2];
+  return p;
+}
+
+int64_t padded_scratch_floats(const ConvGeometry& g) {
+  const PaddedPlane p = padded_plane(g);
+  return (p.copy ? (g.in_channels / g.groups) * p.hp * p.wp : 0) + (p.compact ? (g.out_channels / g.groups) * p.n : 0);
+}
+
+// The channels of one image-group written into the zero-padded planes (rows or columns past the padded plane
+// are never read by any output and are dropped).
+void pad_planes(const ConvGeometry& g, const PaddedPlane& pp, int64_t channels, const float* x, float* xp,
+                ThreadPool* pool) {
+  const int64_t h = g.in[1], w = g.in[2], ph = g.pad_before[1], pw = g.pad_before[2];
+  const int64_t cols = std::clamp<int64_t>(pp.wp - pw, 0, w);
+  const int64_t rows = std::clamp<int64_t>(pp.hp - ph, 0, h);  // input rows inside the padded plane
+  parallel_for(pool, channels, 0.25 * double(channels * pp.hp * pp.wp), [&](int64_t c) {
+    float* dst = xp + c * pp.hp * pp.wp;
+    const float* src = x + c * h * w;
+    // Only the padding is zeroed: the rows above and below, then the columns left and right of each row.
+    std::fill(dst, dst + std::min(ph, pp.hp) * pp.wp, 0.0f);
+    std::fill(dst + std::min(ph + rows, pp.hp) * pp.wp, dst + pp.hp * pp.wp, 0.0f);
+    for (int64_t ih = 0; ih < rows; ++ih) {
+      float* row = dst + (ih + ph) * pp.wp;
+      std::fill(row, row + std::min(pw, pp.wp), 0.0f);
+      std::memcpy(row + pw, src + ih * w, sizeof(float) * size_t(cols));
+      std::fill(row + std::min(pw + cols, pp.wp), row + pp.wp, 0.0f);
+    }
+  });
+}
+
+}  // namespace
+
 int64_t conv_scratch_floats(const ConvGeometry& g, int threads) {
   const ConvPath path = conv_path(g);
   if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= 16)
     return ((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size();
+  if (padded_direct(g)) return padded_scratch_floats(g);
   switch (path) {
     case ConvPath::Depthwise:
       return int64_t{slot_count(threads)} * phase_floats(make_plane(g));
@@ -348,6 +411,12 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
     runs[nruns++] = Run{q, ow, run, orow / oh_n, orow % oh_n};
     q += run;
   }
+  // A stride-1 plane whose output rows are as wide as its input rows ("same" padding, or none along a width of
+  // one tap) maps column j of every im2col row to input element j + delta of its channel: one contiguous copy
+  // per row, then +0 over the columns whose tap falls in the padding. Row by row runs cost more than the copy
+  // on narrow maps (openWakeWord's 96 x 14x4 3x1 conv spent as long filling panels as multiplying).
+  const bool flat = g.in[0] == 1 && g.out[0] == 1 && g.stride[1] == 1 && sw == 1 && iw_n == ow_n;
+  const int64_t plane = g.in_size();
   // Row r = ((c * kd_n + kd) * kh_n + kh) * kw_n + kw, decoded once and then counted up.
   int64_t kw = p0 % kw_n, kh = (p0 / kw_n) % kh_n, kd = (p0 / (kw_n * kh_n)) % kd_n, ch = p0 / (kw_n * kh_n * kd_n);
   for (int64_t pr = 0; pr < kc; ++pr) {
@@ -355,7 +424,26 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
     const int64_t off_w = kw * g.dilation[2] - g.pad_before[2];
     int64_t lo = 0, hi = 0;
     valid_range(ow_n, sw, off_w, iw_n, lo, hi);
-    for (int64_t k = 0; k < nruns; ++k) {
+    if (flat) {
+      const int64_t off_h = kh * g.dilation[1] - g.pad_before[1];
+      const int64_t delta = off_h * iw_n + off_w;
+      // Columns [a, b) have their input row inside; of those, [ca, cb) also address inside the channel (the
+      // others are padding columns at the plane's first or last row).
+      const int64_t j1 = j0 + nc;
+      const int64_t a = std::clamp(std::max<int64_t>(0, -off_h) * ow_n, j0, j1);
+      const int64_t b = std::clamp(std::min(oh_n, g.in[1] - off_h) * ow_n, a, j1);
+      const int64_t ca = std::clamp(-delta, a, b), cb = std::clamp(plane - delta, ca, b);
+      // tmp[j - j0] is column j.
+      std::fill(tmp, tmp + (ca - j0), 0.0f);
+      if (cb > ca) std::memcpy(tmp + (ca - j0), xc + ca + delta, sizeof(float) * size_t(cb - ca));
+      std::fill(tmp + (cb - j0), tmp + nc, 0.0f);
+      if (lo > 0 || hi < ow_n)
+        for (int64_t row = a - a % ow_n; row < b; row += ow_n) {
+          for (int64_t j = std::max(row, a), e = std::min(row + lo, b); j < e; ++j) tmp[j - j0] = 0.0f;
+          for (int64_t j = std::max(row + hi, a), e = std::min(row + ow_n, b); j < e; ++j) tmp[j - j0] = 0.0f;
+        }
+    }
+    for (int64_t k = 0; k < (flat ? 0 : nruns); ++k) {
       const Run& ru = runs[k];
       const int64_t id = ru.od * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
       const int64_t ih = ru.oh * g.stride[1] - g.pad_before[1] + kh * g.dilation[1];
@@ -438,6 +526,17 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
   // channels re-read each strip too often (64->256 at 56x56: 1.12x), and planes of a multiple of 4 KiB put
   // every row of a strip in one L1 set (32->64 at 160x160: 1.31x); those keep the packed panels.
   const bool direct_b = path == ConvPath::Gemm1x1 && !packed->transposed && mg <= 192 && (os * 4) % 4096 != 0;
+  const bool padded = !packed->transposed && padded_direct(g);
+  const PaddedPlane pp = padded ? padded_plane(g) : PaddedPlane{};
+  thread_local std::vector<int64_t> row_off;
+  if (padded) {
+    // Row (c, kh, kw) of the product: the padded plane of channel c shifted by kh * dh rows, kw * dw columns.
+    row_off.resize(static_cast<size_t>(k));
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t kw = r % g.kernel[2], kh = (r / g.kernel[2]) % g.kernel[1], c = r / (g.kernel[2] * g.kernel[1]);
+      row_off[static_cast<size_t>(r)] = c * pp.hp * pp.wp + kh * g.dilation[1] * pp.wp + kw * g.dilation[2];
+    }
+  }
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* xg = x + (n * g.in_channels + gi * cg) * g.in_size();
@@ -462,6 +561,28 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
       if (direct_b) {
         src.direct = xg;
         src.ldb = os;
+      }
+      if (padded) {
+        // scratch: the padded planes (unless the input is one already), then the product's C when its
+        // columns are not the output's.
+        float* xp = pp.copy ? scratch : nullptr;
+        float* cp = scratch + (pp.copy ? cg * pp.hp * pp.wp : 0);
+        if (pp.copy) pad_planes(g, pp, cg, xg, xp, pool);
+        src.direct = pp.copy ? xp : xg;
+        src.row_off = row_off.data();
+        if (!pp.compact) {
+          gemm_f32_panels(isa, exact, *packed->as_a[gs], os, src, yg, os, pool, epilogue ? &te : nullptr);
+          continue;
+        }
+        gemm_f32_panels(isa, exact, *packed->as_a[gs], pp.n, src, cp, pp.n, pool);
+        const int64_t ow_n = g.out[2], oh_n = g.out[1];
+        parallel_for(pool, mg, double(os) * double(mg), [&](int64_t oc) {
+          float* yo = yg + oc * os;
+          for (int64_t oh = 0; oh < oh_n; ++oh)
+            std::memcpy(yo + oh * ow_n, cp + oc * pp.n + oh * pp.wp, sizeof(float) * size_t(ow_n));
+          if (epilogue) epilogue->apply(epilogue->ctx, n, gi * mg + oc, 0, os, yo);
+        });
+        continue;
       }
       gemm_f32_panels(isa, exact, *packed->as_a[gs], os, src, yg, os, pool, epilogue ? &te : nullptr);
     }

@@ -80,11 +80,19 @@ struct PackedRows {
   static constexpr bool kAligned = true;
   const float* operator()(int64_t p) const { return bp + p * kNR; }
 };
-struct StridedRows {
+struct StridedRows {  // B read in place: row p at bp + p * ldb
   const float* bp;
   int64_t ldb;
   static constexpr bool kAligned = false;
   const float* operator()(int64_t p) const { return bp + p * ldb; }
+};
+// B read in place: row p at bp + off[p] (a table costs one load per k step, 4-8% on 1x1 convolutions, so a
+// uniform stride keeps StridedRows).
+struct OffsetRows {
+  const float* bp;
+  const int64_t* off;
+  static constexpr bool kAligned = false;
+  const float* operator()(int64_t p) const { return bp + off[p]; }
 };
 
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
@@ -153,14 +161,28 @@ HWY_NOINLINE void MicroStrided(int64_t kc, const float* HWY_RESTRICT ap, const f
   MicroBody<R, kExact>(kc, ap, StridedRows{bp, ldb}, c, ldc, first, last);
 }
 
+template <int R, bool kExact>
+HWY_NOINLINE void MicroInPlace(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, const int64_t* off,
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+  MicroBody<R, kExact>(kc, ap, OffsetRows{bp, off}, c, ldc, first, last);
+}
+
 using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
+using MicroInPlaceFn = void (*)(int64_t, const float*, const float*, const int64_t*, float*, int64_t, bool, bool);
 template <bool kExact, size_t... Rs>
 constexpr std::array<MicroStridedFn, kMR> MicroStridedTable(std::index_sequence<Rs...>) {
   return {&MicroStrided<static_cast<int>(Rs) + 1, kExact>...};
 }
+template <bool kExact, size_t... Rs>
+constexpr std::array<MicroInPlaceFn, kMR> MicroInPlaceTable(std::index_sequence<Rs...>) {
+  return {&MicroInPlace<static_cast<int>(Rs) + 1, kExact>...};
+}
 template <bool kExact>
 inline constexpr std::array<MicroStridedFn, kMR> kMicroStrided =
     MicroStridedTable<kExact>(std::make_index_sequence<kMR>());
+template <bool kExact>
+inline constexpr std::array<MicroInPlaceFn, kMR> kMicroInPlace =
+    MicroInPlaceTable<kExact>(std::make_index_sequence<kMR>());
 
 using MicroFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool);
 
@@ -326,15 +348,16 @@ inline float* PanelScratch() {
 // + s * kc * NR); the chunk then reads its panels there instead of filling them.
 template <bool kExact>
 HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, const PanelSource& src, float* c,
-                            int64_t ldc, int64_t tiles_n, int64_t mb, int64_t tile, const float* full_b,
+                            int64_t ldc, int64_t nt, int64_t tiles_n, int64_t mb, int64_t tile, const float* full_b,
                             const TileEpilogue* epilogue) {
-  const int64_t i0 = (tile / tiles_n) * mb, j0 = (tile % tiles_n) * kNC;
-  const int64_t mc = std::min(mb, m - i0), nc = std::min(kNC, n - j0);
+  const int64_t i0 = (tile / tiles_n) * mb, j0 = (tile % tiles_n) * nt;
+  const int64_t mc = std::min(mb, m - i0), nc = std::min(nt, n - j0);
   const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
   const int64_t n_pad = (n + kNR - 1) / kNR * kNR;
   float* scratch = full_b ? nullptr : PanelScratch();
   const auto& micro = kMicro<kExact>;
   const auto& micro_strided = kMicroStrided<kExact>;
+  const auto& micro_in_place = kMicroInPlace<kExact>;
   HWY_ALIGN float edge[kMR * kNR];
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     const int64_t kc = std::min(kKC, k - p0);
@@ -342,20 +365,26 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
     const float* ablk = pa + p0 * m_pad;
     if (src.direct) {
       // B read in place: whole strips straight from its rows, a ragged last strip copied (zero-padded) first.
+      const int64_t* off = src.row_off ? src.row_off + p0 : nullptr;
       const int64_t full = nc / kNR * kNR;
       if (full < nc)
         for (int64_t p = 0; p < kc; ++p) {
-          const float* row = src.direct + (p0 + p) * src.ldb + j0 + full;
+          const float* row = src.direct + (off ? off[p] : (p0 + p) * src.ldb) + j0 + full;
           for (int64_t q = 0; q < kNR; ++q) scratch[p * kNR + q] = q < nc - full ? row[q] : 0.0f;
         }
       for (int64_t ii = 0; ii < mc; ii += kMR) {
         const int64_t rows = std::min<int64_t>(kMR, mc - ii);
         const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
-        const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
         const float* astrip = ablk + (i0 + ii) * kc;
         float* crow = c + (i0 + ii) * ldc + j0;
-        for (int64_t jj = 0; jj < full; jj += kNR)
-          fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last);
+        if (off) {
+          const MicroInPlaceFn fo = micro_in_place[static_cast<size_t>(rows - 1)];
+          for (int64_t jj = 0; jj < full; jj += kNR) fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last);
+        } else {
+          const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
+          for (int64_t jj = 0; jj < full; jj += kNR)
+            fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last);
+        }
         if (full < nc) MicroInto(fn, kc, astrip, scratch, crow + full, ldc, rows, nc - full, first, last, edge);
         if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, crow, ldc);
       }
@@ -387,10 +416,18 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
     if (epilogue) epilogue->apply(epilogue->ctx, 0, m, 0, n, c, ldc);
     return;
   }
-  // Rows per chunk: all of m when there are enough column tiles to share out; otherwise m is cut too, into
-  // blocks of whole A strips (each re-fills its panel, a small cost next to mb x the panel's products).
-  // Chunking is a function of the shape only, and no output's arithmetic depends on it.
-  const int64_t tiles_n = (n + kNC - 1) / kNC;
+  // Chunks are column tiles of all of m, kNC wide. With fewer than 8 such tiles, an A that stays in L2 for
+  // every tile (at most 192 KiB packed) and k of at least 128, the tiles narrow (whole strips, down to one)
+  // before m is cut: cutting m needs all of B filled first, a serial phase when B is small (openWakeWord's
+  // 72 x 216 x 240 product ran no faster at 2 threads than at 1). Short k keeps wide tiles: the epilogue runs
+  // per strip row, and its fixed cost outweighed the products on narrow tiles (PP-OCR cls's 200 x 32 x 192
+  // 1x1 convolutions with hard-swish, 0.060 -> 0.090 ms). Otherwise m is cut too, into blocks of whole A
+  // strips. Chunking is a function of the shape only, and no output's arithmetic depends on it.
+  const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
+  int64_t nt = kNC;
+  if ((n + kNC - 1) / kNC < 8 && k >= 128 && m_pad * k * static_cast<int64_t>(sizeof(float)) <= 192 * 1024)
+    nt = std::clamp<int64_t>(((n + 7) / 8 + kNR - 1) / kNR * kNR, kNR, kNC);
+  const int64_t tiles_n = (n + nt - 1) / nt;
   const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
   const int64_t strips = (m + kMR - 1) / kMR;
   const int64_t mb = std::max<int64_t>(4, (strips + want_m - 1) / want_m) * kMR;
@@ -399,12 +436,12 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   // then: fewer than 8 column tiles), in parallel over (k-block, column tile), then share it.
   const float* full_b = nullptr;
   if (tiles_m > 1 && !src.direct) {
-    const int64_t n_pad = (n + kNR - 1) / kNR * kNR, kblocks = (k + kKC - 1) / kKC;
+    const int64_t n_pad = (n + kNR - 1) / kNR * kNR, kblocks = (k + kKC - 1) / kKC, panels = (n + kNC - 1) / kNC;
     thread_local ThreadScratch whole;
     float* dst = whole.get(k * n_pad);
-    parallel_for(pool, kblocks * tiles_n, kNsPerPacked * static_cast<double>(k) * static_cast<double>(n_pad),
+    parallel_for(pool, kblocks * panels, kNsPerPacked * static_cast<double>(k) * static_cast<double>(n_pad),
                  [&](int64_t t) {
-                   const int64_t p0 = (t / tiles_n) * kKC, j0 = (t % tiles_n) * kNC;
+                   const int64_t p0 = (t / panels) * kKC, j0 = (t % panels) * kNC;
                    const int64_t kc = std::min(kKC, k - p0), nc = std::min(kNC, n - j0);
                    src.fill(src.ctx, p0, kc, j0, nc, kNR, dst + p0 * n_pad + (j0 / kNR) * kc * kNR);
                  });
@@ -414,10 +451,10 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
                       kNsPerPacked * static_cast<double>(k) * static_cast<double>(n);
   if (exact) {
     parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b, epilogue); });
+                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, mb, t, full_b, epilogue); });
   } else {
     parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, tiles_n, mb, t, full_b, epilogue); });
+                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, mb, t, full_b, epilogue); });
   }
 }
 

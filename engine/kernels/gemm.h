@@ -46,11 +46,13 @@ int64_t packed_b_cols(const PackedB& b);  // n
 struct PanelSource {
   void (*fill)(const void* ctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* panel);
   const void* ctx;
-  // Optional: B is a plain row-major matrix, element (p, j) at direct[p * ldb + j] (a 1x1 convolution's input).
-  // The microkernel then reads whole strips in place and `fill` is not called; only a ragged last strip is
-  // copied. Same per-output order, same bits.
+  // Optional: B read in place, element (p, j) at direct[p * ldb + j] (a 1x1 convolution's input), or at
+  // direct[row_off[p] + j] when row_off is set (k entries: the rows of a stride-1 convolution's im2col over a
+  // zero-padded input). The microkernel then reads whole strips in place and `fill` is not called; only a
+  // ragged last strip is copied. Same per-output order, same bits.
   const float* direct = nullptr;
   int64_t ldb = 0;
+  const int64_t* row_off = nullptr;
 };
 
 // A packed once (constant weights): all rows, every k-block, in the register tile's row strips.

@@ -111,8 +111,17 @@ void max_pool_rows_f32(const PoolGeom& g, const float* x, float* y, ThreadPool* 
       for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
         const float* row = xp + ih * in_w;
         for (int64_t t = 0; t < kw; ++t) {
-          const float* tap = row + t * dw - pw;  // column o * sw of `tap` is this tap of output o
-          for (int64_t q = lo; q < hi; ++q) best[q] = update(tap[q * sw], best[q]);
+          // Column q * sw of `tap` is this tap of output q. Strides 1 and 2 get loops of their own, which the
+          // compiler vectorises.
+          const float* __restrict tap = row + t * dw - pw;
+          float* __restrict bq = best;
+          if (sw == 1) {
+            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[q], bq[q]);
+          } else if (sw == 2) {
+            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[2 * q], bq[q]);
+          } else {
+            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[q * sw], bq[q]);
+          }
         }
         auto edge = [&](int64_t q) {
           const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];

@@ -184,6 +184,24 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 8, 64, 1, {{7, 3, 1, 1, 1, 1}, {9, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(2, 1, 40, 1, {{300, 64, 64, 1, 0, 0}}));
   v.push_back(make_conv(1, 6, 30, 2, {{3, 3, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));
+  // Stride 1 with output rows as wide as input rows (im2col rows are one shifted copy of the plane, then +0
+  // over padding columns): narrow maps (a panel spans many output rows), one column, padding at least the
+  // width or height, dilation, one-sided padding, several k-blocks with m cut (B filled first), 1-D.
+  v.push_back(make_conv(1, 5, 7, 1, {{9, 3, 1, 1, 1, 1}, {4, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 9, 1, {{20, 1, 1, 1, 0, 0}, {1, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 2, 8, 1, {{5, 7, 1, 1, 3, 3}, {6, 5, 1, 1, 2, 2}}));
+  v.push_back(make_conv(2, 3, 8, 1, {{11, 3, 1, 2, 2, 2}, {6, 3, 1, 2, 2, 2}}));
+  v.push_back(make_conv(1, 4, 8, 1, {{8, 3, 1, 1, 2, 0}, {5, 3, 1, 1, 0, 2}}));
+  v.push_back(make_conv(1, 40, 64, 1, {{20, 3, 1, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 24, 24, 1, {{14, 3, 1, 1, 0, 0}, {4, 1, 1, 1, 0, 0}}));
+  v.push_back(make_conv(2, 3, 6, 1, {{40, 5, 1, 1, 2, 2}}));
+  // The same products read in place from zero-padded planes (at most 96 output channels per group): grouped,
+  // padding past what any output needs, and more output channels than that (panels again).
+  v.push_back(make_conv(2, 6, 8, 2, {{9, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 5, 1, {{6, 3, 1, 1, 1, 3}, {5, 3, 1, 1, 0, 4}}));
+  v.push_back(make_conv(1, 4, 100, 1, {{6, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
+  // An A too large to stay in L2 per column tile (200 x 300 packed): m is cut instead of narrowing the tiles.
+  v.push_back(make_conv(1, 300, 200, 1, {{5, 1, 1, 1, 0, 0}, {5, 1, 1, 1, 0, 0}}));
   // 1-D, 3-D.
   v.push_back(make_conv(2, 3, 2, 1, {{17, 5, 3, 2, 2, 1}}));
   v.push_back(make_conv(1, 2, 3, 1, {{4, 2, 1, 2, 1, 0}, {5, 3, 2, 1, 0, 1}, {6, 2, 1, 1, 1, 1}}));
