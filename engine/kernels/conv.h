@@ -52,16 +52,25 @@ enum class ConvPath : uint8_t {
 };
 ConvPath conv_path(const ConvGeometry& g);
 
-// Floats of scratch conv_f32 needs for this shape when at most `threads` threads run its chunks.
-int64_t conv_scratch_floats(const ConvGeometry& g, int threads);
+// Floats of scratch conv_f32 needs for this shape and mode when at most `threads` threads run its chunks.
+int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads);
 
 // The weights of a Gemm1x1 / Im2colGemm convolution packed once for `isa` (one packed A per group, see
-// kernels/gemm.h); null for the depthwise paths, which read the weights as they are. Depends only on the
-// weight shape (out_channels, in_channels / groups, kernel) and the groups, so plans of any input size share it.
+// kernels/gemm.h; in fast mode, for a shape kernels/winograd.h applies to, its transformed weights instead);
+// null for the depthwise paths, which read the weights as they are. Depends on the weight shape
+// (out_channels, in_channels / groups, kernel), the groups and, for the narrow-output and Winograd choices,
+// the output size, so plans of most input sizes share it.
 struct ConvPackedWeights;
-std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, const ConvGeometry& g, const float* w);
-// True when `p` was packed for this target and the weight shape of `g`.
-bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, const ConvGeometry& g);
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w);
+// True when `p` was packed for this target, mode and the weight shape of `g`.
+bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g);
+
+// Channels [0, channels) of one image-group x (2-D planes of g.in) written into zero-padded planes of hp x wp
+// at xp, the input at row pad_before[1], column pad_before[2]; input rows and columns past the padded plane
+// are dropped. For the paths that read im2col rows in place. Returns false when a copied value is infinite or
+// NaN.
+bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t channels, const float* x, float* xp,
+                    ThreadPool* pool);
 
 // y[batch, out_channels, out...] = conv(x[batch, in_channels, in...], w[out_channels, in_channels/groups,
 // kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads

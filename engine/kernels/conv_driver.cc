@@ -13,6 +13,7 @@
 
 #include "kernels/exact_math.h"
 #include "kernels/gemm.h"
+#include "kernels/winograd.h"
 #include "onemodel/error.h"
 
 namespace onemodel::kern {
@@ -266,31 +267,41 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
   return (p.copy ? (g.in_channels / g.groups) * p.hp * p.wp : 0) + (p.compact ? (g.out_channels / g.groups) * p.n : 0);
 }
 
-// The channels of one image-group written into the zero-padded planes (rows or columns past the padded plane
-// are never read by any output and are dropped).
-void pad_planes(const ConvGeometry& g, const PaddedPlane& pp, int64_t channels, const float* x, float* xp,
-                ThreadPool* pool) {
-  const int64_t h = g.in[1], w = g.in[2], ph = g.pad_before[1], pw = g.pad_before[2];
-  const int64_t cols = std::clamp<int64_t>(pp.wp - pw, 0, w);
-  const int64_t rows = std::clamp<int64_t>(pp.hp - ph, 0, h);  // input rows inside the padded plane
-  parallel_for(pool, channels, 0.25 * double(channels * pp.hp * pp.wp), [&](int64_t c) {
-    float* dst = xp + c * pp.hp * pp.wp;
-    const float* src = x + c * h * w;
-    // Only the padding is zeroed: the rows above and below, then the columns left and right of each row.
-    std::fill(dst, dst + std::min(ph, pp.hp) * pp.wp, 0.0f);
-    std::fill(dst + std::min(ph + rows, pp.hp) * pp.wp, dst + pp.hp * pp.wp, 0.0f);
-    for (int64_t ih = 0; ih < rows; ++ih) {
-      float* row = dst + (ih + ph) * pp.wp;
-      std::fill(row, row + std::min(pw, pp.wp), 0.0f);
-      std::memcpy(row + pw, src + ih * w, sizeof(float) * size_t(cols));
-      std::fill(row + std::min(pw + cols, pp.wp), row + pp.wp, 0.0f);
-    }
-  });
-}
-
 }  // namespace
 
-int64_t conv_scratch_floats(const ConvGeometry& g, int threads) {
+bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t channels, const float* x, float* xp,
+                    ThreadPool* pool) {
+  const int64_t h = g.in[1], w = g.in[2], ph = g.pad_before[1], pw = g.pad_before[2];
+  const int64_t cols = std::clamp<int64_t>(wp - pw, 0, w);
+  const int64_t rows = std::clamp<int64_t>(hp - ph, 0, h);  // input rows inside the padded plane
+  std::atomic<bool> finite{true};
+  parallel_for(pool, channels, 0.25 * double(channels * hp * wp), [&](int64_t c) {
+    float* dst = xp + c * hp * wp;
+    const float* src = x + c * h * w;
+    // Only the padding is zeroed: the rows above and below, then the columns left and right of each row.
+    std::fill(dst, dst + std::min(ph, hp) * wp, 0.0f);
+    std::fill(dst + std::min(ph + rows, hp) * wp, dst + hp * wp, 0.0f);
+    uint32_t special = 0;  // any copied value that is infinite or NaN
+    for (int64_t ih = 0; ih < rows; ++ih) {
+      float* row = dst + (ih + ph) * wp;
+      std::fill(row, row + std::min(pw, wp), 0.0f);
+      const float* __restrict in = src + ih * w;
+      float* __restrict out = row + pw;
+      for (int64_t i = 0; i < cols; ++i) {
+        const float v = in[i];
+        out[i] = v;
+        special |= static_cast<uint32_t>(!(v - v == 0.0f));  // infinity - infinity and NaN - NaN are NaN
+      }
+      std::fill(row + std::min(pw + cols, wp), row + wp, 0.0f);
+    }
+    if (special) finite.store(false, std::memory_order_relaxed);
+  });
+  return finite.load();
+}
+
+int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
+  // Fast-mode Winograd shapes also keep room for the panels' path (images with special values).
+  if (!exact && winograd_applies(g)) return std::max(winograd_scratch_floats(g), conv_scratch_floats(g, true, threads));
   const ConvPath path = conv_path(g);
   if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= 16)
     return ((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size();
@@ -346,12 +357,23 @@ struct ConvPackedWeights {
   int64_t out_channels, group_k, groups;
   std::vector<std::shared_ptr<const PackedA>> as_a;
   std::vector<std::shared_ptr<const PackedB>> as_bt;
+  bool fast_wino = false;                       // packed for fast mode and a shape winograd_applies to
+  std::shared_ptr<const WinogradWeights> wino;  // then these instead of as_a (unless a weight is not finite)
 };
 
-std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, const ConvGeometry& g, const float* w) {
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w) {
   const ConvPath path = conv_path(g);
   if (path != ConvPath::Gemm1x1 && path != ConvPath::Im2colGemm) return nullptr;
   auto p = std::make_shared<ConvPackedWeights>();
+  p->fast_wino = !exact && winograd_applies(g);
+  if (p->fast_wino && (p->wino = winograd_pack(isa, g, w))) {
+    p->isa = isa;
+    p->transposed = false;
+    p->out_channels = g.out_channels;
+    p->group_k = g.in_channels * g.taps();
+    p->groups = 1;
+    return p;
+  }
   const int64_t mg = g.out_channels / g.groups, k = (g.in_channels / g.groups) * g.taps();
   p->isa = isa;
   p->transposed = narrow_output(isa, g);
@@ -366,9 +388,11 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, const ConvGe
   return p;
 }
 
-bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, const ConvGeometry& g) {
+bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g) {
+  const bool wino = !exact && winograd_applies(g);
   return p.isa == isa && p.out_channels == g.out_channels && p.groups == g.groups &&
-         p.group_k == (g.in_channels / g.groups) * g.taps() && p.transposed == narrow_output(isa, g);
+         p.group_k == (g.in_channels / g.groups) * g.taps() && p.fast_wino == wino &&
+         (wino || p.transposed == narrow_output(isa, g));
 }
 
 namespace {
@@ -507,6 +531,12 @@ void apply_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t j0,
 
 }  // namespace
 
+namespace {
+void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch,
+                 ThreadPool* pool, const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0,
+                 int64_t n1);
+}  // namespace
+
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
               float* scratch, ThreadPool* pool, const ConvPackedWeights* packed, const ConvEpilogue* epilogue) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
@@ -514,10 +544,28 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
   if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool, epilogue);
   if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool, epilogue);
   std::shared_ptr<const ConvPackedWeights> own;
-  if (!packed || !conv_packed_matches(*packed, isa, g)) {
-    own = conv_pack_weights(isa, g, w);
+  if (!packed || !conv_packed_matches(*packed, isa, exact, g)) {
+    own = conv_pack_weights(isa, exact, g, w);
     packed = own.get();
   }
+  if (!packed->wino) return conv_images(isa, exact, g, x, y, scratch, pool, *packed, epilogue, 0, g.batch);
+  // Winograd per image; an image with an infinity or NaN in its input takes the panels (packed for it then).
+  std::shared_ptr<const ConvPackedWeights> panels;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    if (winograd_conv_f32(isa, g, n, x, *packed->wino, y, scratch, pool, epilogue)) continue;
+    if (!panels) panels = conv_pack_weights(isa, true, g, w);  // the panels' packing is the same in both modes
+    conv_images(isa, exact, g, x, y, scratch, pool, *panels, epilogue, n, n + 1);
+  }
+}
+
+namespace {
+
+// Images [n0, n1) through the matrix-product paths, with `packed` from conv_pack_weights (not Winograd).
+void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch,
+                 ThreadPool* pool, const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0,
+                 int64_t n1) {
+  const ConvPackedWeights* packed = &pk;
+  const ConvPath path = conv_path(g);
   const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups, os = g.out_size();
   const int64_t k = cg * g.taps();
   // A 1x1 convolution's im2col is its input: with few output channels the product reads B's strips in place
@@ -537,7 +585,7 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
       row_off[static_cast<size_t>(r)] = c * pp.hp * pp.wp + kh * g.dilation[1] * pp.wp + kw * g.dilation[2];
     }
   }
-  for (int64_t n = 0; n < g.batch; ++n)
+  for (int64_t n = n0; n < n1; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
       const float* xg = x + (n * g.in_channels + gi * cg) * g.in_size();
       float* yg = y + (n * g.out_channels + gi * mg) * os;
@@ -567,7 +615,7 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
         // columns are not the output's.
         float* xp = pp.copy ? scratch : nullptr;
         float* cp = scratch + (pp.copy ? cg * pp.hp * pp.wp : 0);
-        if (pp.copy) pad_planes(g, pp, cg, xg, xp, pool);
+        if (pp.copy) pad_planes_f32(g, pp.hp, pp.wp, cg, xg, xp, pool);
         src.direct = pp.copy ? xp : xg;
         src.row_off = row_off.data();
         if (!pp.compact) {
@@ -587,6 +635,8 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
       gemm_f32_panels(isa, exact, *packed->as_a[gs], os, src, yg, os, pool, epilogue ? &te : nullptr);
     }
 }
+
+}  // namespace
 
 int64_t conv_transpose_scratch_floats(const ConvGeometry& g) {
   return (g.out_channels / std::max<int64_t>(g.groups, 1)) * g.taps() * g.in_size();

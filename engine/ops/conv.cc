@@ -298,9 +298,9 @@ class ConvKernel final : public Kernel {
     Shape out;
     const kern::ConvGeometry g = geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
     std::lock_guard<std::mutex> lock(pack_mutex_);
-    if (auto kept = packed_.lock(); kept && packed_from_ == w.raw() && kern::conv_packed_matches(*kept, ctx.isa, g))
+    if (auto kept = packed_.lock(); kept && packed_from_ == w.raw() && kern::conv_packed_matches(*kept, ctx.isa, ctx.exact, g))
       return kept;
-    auto p = kern::conv_pack_weights(ctx.isa, g, w.data<float>().data());
+    auto p = kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data());
     packed_ = p;
     packed_from_ = w.raw();
     return p;
@@ -331,7 +331,7 @@ class ConvKernel final : public Kernel {
     if (has_bias) check_bias(ctx.info, ctx.input(2).shape(), g.out_channels, ErrorKind::InvalidInput);
     if (y.numel() == 0) return;
     const int threads = ctx.pool ? ctx.pool->threads() : 1;
-    const int64_t need = transpose_ ? kern::conv_transpose_scratch_floats(g) : kern::conv_scratch_floats(g, threads);
+    const int64_t need = transpose_ ? kern::conv_transpose_scratch_floats(g) : kern::conv_scratch_floats(g, ctx.exact, threads);
     Tensor scratch;
     if (need > 0) scratch = ctx.scratch(DType::F32, Shape{need});
     float* s = need > 0 ? scratch.mutable_data<float>().data() : nullptr;

@@ -263,7 +263,7 @@ void run_case(Isa isa, bool exact, const Case& c, const std::vector<float>& x, c
   const ConvGeometry& g = c.g;
   y.assign(size_t(g.batch * g.out_channels * g.out_size()), 12345.f);
   const int threads = pool ? pool->threads() : 1;
-  const int64_t need = c.transpose ? conv_transpose_scratch_floats(g) : conv_scratch_floats(g, threads);
+  const int64_t need = c.transpose ? conv_transpose_scratch_floats(g) : conv_scratch_floats(g, exact, threads);
   std::vector<float> scratch(size_t(need) + 1, -777.f);
   if (c.transpose) conv_transpose_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
   else conv_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);

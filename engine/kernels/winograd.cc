@@ -1,0 +1,123 @@
+// kernels/winograd.h: the per-target transforms (winograd-inl.h), then the weight transform and the driver.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/winograd.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/winograd-inl.h"
+
+#if HWY_ONCE
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "kernels/per_target.h"
+
+namespace onemodel::kern {
+
+namespace {
+
+// Tiles per block: the block's transformed tiles (16 x in_channels x tiles) and products (16 x out_channels x
+// tiles) stay in L2 while the 16 products read and write them. A block is whole rows of tiles.
+constexpr int64_t kTilesPerBlock = 256;
+
+struct Tiling {
+  int64_t th, tw;    // tiles down and across (2x2 outputs each)
+  int64_t hp, wp;    // the zero-padded input plane every tile reads inside
+  int64_t rows;      // tile rows per block
+};
+
+Tiling tiling(const ConvGeometry& g) {
+  Tiling t{};
+  t.th = (g.out[1] + 1) / 2;
+  t.tw = (g.out[2] + 1) / 2;
+  t.hp = 2 * t.th + 2;
+  t.wp = 2 * t.tw + 2;
+  t.rows = std::clamp<int64_t>(kTilesPerBlock / t.tw, 1, t.th);
+  return t;
+}
+
+}  // namespace
+
+struct WinogradWeights {
+  Isa isa;
+  int64_t out_channels, in_channels;
+  std::array<std::shared_ptr<const PackedA>, 16> u;  // U_xi, xi = 4 * row + column of the 4x4 transform
+};
+
+bool winograd_applies(const ConvGeometry& g) {
+  return g.groups == 1 && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 3 &&
+         g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
+         g.in_channels >= 16 && g.out_channels >= 16 && g.out[1] >= 8 && g.out[2] >= 8;
+}
+
+std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry& g, const float* w) {
+  const int64_t m = g.out_channels, c = g.in_channels;
+  for (int64_t i = 0; i < m * c * 9; ++i)
+    if (!std::isfinite(w[i])) return nullptr;
+  auto p = std::make_shared<WinogradWeights>();
+  p->isa = isa;
+  p->out_channels = m;
+  p->in_channels = c;
+  // U = G g G^T with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1], in double, rounded once.
+  static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  std::vector<float> u(static_cast<size_t>(16 * m * c));
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t i = 0; i < c; ++i) {
+      const float* k = w + (o * c + i) * 9;
+      double t[4][3];
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 3; ++b) t[a][b] = G[a][0] * k[0 * 3 + b] + G[a][1] * k[1 * 3 + b] + G[a][2] * k[2 * 3 + b];
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+          u[static_cast<size_t>(((4 * a + b) * m + o) * c + i)] =
+              static_cast<float>(t[a][0] * G[b][0] + t[a][1] * G[b][1] + t[a][2] * G[b][2]);
+    }
+  for (int xi = 0; xi < 16; ++xi)
+    p->u[static_cast<size_t>(xi)] = pack_a_f32(isa, m, c, MatrixView{u.data() + xi * m * c, c, 1});
+  return p;
+}
+
+int64_t winograd_scratch_floats(const ConvGeometry& g) {
+  const Tiling t = tiling(g);
+  const int64_t block = t.rows * t.tw;
+  return g.in_channels * t.hp * t.wp + 16 * (g.in_channels + g.out_channels) * block;
+}
+
+bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u,
+                       float* y, float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue) {
+  const WinogradFns& fns = *ONEMODEL_PER_TARGET(kWinogradFns, isa);
+  const Tiling t = tiling(g);
+  const int64_t c = g.in_channels, m = g.out_channels, oh = g.out[1], ow = g.out[2], os = oh * ow;
+  float* xp = scratch;
+  float* v = xp + c * t.hp * t.wp;
+  float* prod = v + 16 * c * t.rows * t.tw;
+  {
+    if (!pad_planes_f32(g, t.hp, t.wp, c, x + n * c * g.in_size(), xp, pool)) return false;
+    float* yn = y + n * m * os;
+    for (int64_t ty0 = 0; ty0 < t.th; ty0 += t.rows) {
+      const int64_t ty1 = std::min(t.th, ty0 + t.rows), nb = (ty1 - ty0) * t.tw;
+      // V_xi [c x nb], then the 16 products M_xi = U_xi V_xi [m x nb], then each channel's outputs.
+      parallel_for(pool, c, 8.0 * double(c * nb), [&](int64_t ci) {
+        fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, c * nb);
+      });
+      parallel_for(pool, 16, 16.0 * double(m) * double(c) * double(nb) / 40.0, [&](int64_t xi) {
+        PanelSource src{nullptr, nullptr};  // read in place: `fill` is never called
+        src.direct = v + xi * c * nb;
+        src.ldb = nb;
+        gemm_f32_panels(isa, false, *u.u[static_cast<size_t>(xi)], nb, src, prod + xi * m * nb, nb, nullptr);
+      });
+      const int64_t r0 = 2 * ty0, r1 = std::min(oh, 2 * ty1);
+      parallel_for(pool, m, 6.0 * double(m * nb), [&](int64_t mi) {
+        float* plane = yn + mi * os;
+        fns.output(prod + mi * nb, m * nb, t.tw, ty0, ty1, plane, oh, ow);
+        if (epilogue) epilogue->apply(epilogue->ctx, n, mi, r0 * ow, (r1 - r0) * ow, plane + r0 * ow);
+      });
+    }
+  }
+  return true;
+}
+
+}  // namespace onemodel::kern
+#endif
