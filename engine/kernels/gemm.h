@@ -53,6 +53,9 @@ struct PanelSource {
   const float* direct = nullptr;
   int64_t ldb = 0;
   const int64_t* row_off = nullptr;
+  // Optional: all of B already packed in pack_b_f32's layout (k-block p0 at p0 * n_pad, strip s at
+  // + s * kc * NR); `fill` is not called.
+  const float* packed = nullptr;
 };
 
 // A packed once (constant weights): all rows, every k-block, in the register tile's row strips.
