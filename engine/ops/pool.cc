@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/pool.h"
 #include "ops/pool_geom.h"
 #include "ops/reduce_walk.h"
 #include "ops/spatial_ops.h"
@@ -88,9 +89,9 @@ void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major,
 // time: `best` starts as NaN and a tap replaces it when strictly greater or when `best` is still NaN (so
 // NaN taps before the first number leave NaN, and a later tap never replaces an equal one), which is the
 // value max_pool keeps, tap by tap in the same (height, width) order. Columns whose windows lie inside the
-// row run as one loop over outputs per tap, which the compiler vectorises; ResNet-50's 3x3 stride-2 pool over
-// 64 x 112 x 112 took 6.5 ms one output at a time.
-void max_pool_rows_f32(const PoolGeom& g, const float* x, float* y, ThreadPool* pool) {
+// row run through kern::max_taps_f32, vector lanes across outputs (ResNet-50's 3x3 stride-2 pool over
+// 64 x 112 x 112 took 6.5 ms one output at a time; openWakeWord embedding's five 2x2 stride-2 pools 0.28 -> 0.23 ms a run: short rows, per-row overhead dominates).
+void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
   const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
@@ -100,6 +101,8 @@ void max_pool_rows_f32(const PoolGeom& g, const float* x, float* y, ThreadPool* 
   while (hi > lo && w.ax[2][static_cast<size_t>(hi - 1)].count != kw) --hi;
   for (int64_t o = lo; o < hi; ++o)
     if (w.ax[2][static_cast<size_t>(o)].count != kw) hi = lo;  // not one run: every column takes the edge path
+  bool empty_column = false;  // a window of no input column (ceil_mode overhang past the padding)
+  for (const AxisWindow& ww : w.ax[2]) empty_column = empty_column || ww.count == 0;
   auto update = [](float v, float b) { return (v > b || b != b) ? v : b; };
   for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
     thread_local std::vector<float> row_best;
@@ -110,19 +113,7 @@ void max_pool_rows_f32(const PoolGeom& g, const float* x, float* y, ThreadPool* 
       std::fill(best, best + out_w, std::numeric_limits<float>::quiet_NaN());
       for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
         const float* row = xp + ih * in_w;
-        for (int64_t t = 0; t < kw; ++t) {
-          // Column q * sw of `tap` is this tap of output q. Strides 1 and 2 get loops of their own, which the
-          // compiler vectorises.
-          const float* __restrict tap = row + t * dw - pw;
-          float* __restrict bq = best;
-          if (sw == 1) {
-            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[q], bq[q]);
-          } else if (sw == 2) {
-            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[2 * q], bq[q]);
-          } else {
-            for (int64_t q = lo; q < hi; ++q) bq[q] = update(tap[q * sw], bq[q]);
-          }
-        }
+        if (hi > lo) kern::max_taps_f32(isa, row - pw + lo * sw, sw, kw, dw, best + lo, hi - lo);
         auto edge = [&](int64_t q) {
           const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
           for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step) best[q] = update(row[iw], best[q]);
@@ -130,9 +121,13 @@ void max_pool_rows_f32(const PoolGeom& g, const float* x, float* y, ThreadPool* 
         for (int64_t q = 0; q < lo; ++q) edge(q);
         for (int64_t q = std::max(lo, hi); q < out_w; ++q) edge(q);
       }
-      for (int64_t q = 0; q < out_w; ++q)
-        y[o + q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
-                                                                                 : kernels::canon(best[q]);
+      if (wh.count > 0 && !empty_column) {
+        for (int64_t q = 0; q < out_w; ++q) y[o + q] = kernels::canon(best[q]);
+      } else {
+        for (int64_t q = 0; q < out_w; ++q)
+          y[o + q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
+                                                                                   : kernels::canon(best[q]);
+      }
       o += out_w;
     }
   });
@@ -186,7 +181,7 @@ class PoolKernel final : public Kernel {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, float>) {
         if (max_ && !idx && g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.pb[0] == 0)
-          return max_pool_rows_f32(g, x.data<float>().data(), y.mutable_data<float>().data(), ctx.pool);
+          return max_pool_rows_f32(ctx.isa, g, x.data<float>().data(), y.mutable_data<float>().data(), ctx.pool);
       }
       if (max_) max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_, ctx.pool);
       else if constexpr (std::is_floating_point_v<T>)

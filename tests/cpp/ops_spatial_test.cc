@@ -116,6 +116,8 @@ TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
       {{1, 1, 5, 6}, {2, 5}, {1, 1}, {1, 1}, {1, 4, 0, 4}},          // windows wholly in the padding
       {{1, 1, 3, 40}, {1, 4}, {1, 4}, {1, 1}, {0, 0, 0, 0}},         // no interior run needed
       {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                           // 1-D
+      {{1, 2, 6, 40}, {2, 3}, {1, 1}, {1, 1}, {0, 1, 0, 1}},         // stride 1: vector lanes across outputs
+      {{1, 2, 8, 70}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},         // 2x2 stride 2, wide rows
   };
   for (const Geo& g : geos)
     for (int fill = 0; fill < 3; ++fill) {  // specials sparse, dense, all NaN but a few
@@ -130,11 +132,17 @@ TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
       const std::vector<ir::Attribute> attrs{attr_ints("kernel_shape", g.k), attr_ints("strides", g.s),
                                              attr_ints("dilations", g.d), attr_ints("pads", g.pads),
                                              attr_i("ceil_mode", g.ceil)};
-      auto rows = run_op(pool("MaxPool", f32(x, g.in), attrs, 1));
       auto indexed = run_op(pool("MaxPool", f32(x, g.in), attrs, 2));
-      const auto a = values<float>(rows.outputs[0]), b = values<float>(indexed.outputs[0]);
-      ASSERT_EQ(a.size(), b.size());
-      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(fbits(a[i]), fbits(b[i])) << "fill " << fill << " output " << i;
+      const auto b = values<float>(indexed.outputs[0]);
+      for (kern::Isa isa : kern::available_isas()) {  // the row path's inner loop is a per-target kernel
+        auto c = pool("MaxPool", f32(x, g.in), attrs, 1);
+        c.isa = isa;
+        auto rows = run_op(c);
+        const auto a = values<float>(rows.outputs[0]);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i)
+          ASSERT_EQ(fbits(a[i]), fbits(b[i])) << kern::isa_name(isa) << " fill " << fill << " output " << i;
+      }
     }
   // By hand: [-0, +0] -> -0 and [+0, -0] -> +0 (a later equal tap never replaces); [NaN, NaN] -> NaN.
   auto r = run_op(pool("MaxPool", f32({-0.0f, 0.0f, 0.0f, -0.0f, kNaN, kNaN}, {1, 1, 1, 6}),

@@ -1,0 +1,19 @@
+// Dispatch for kernels/pool.h: the Highway per-target pass, then the one entry point.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/pool.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/pool-inl.h"
+
+#if HWY_ONCE
+#include "kernels/per_target.h"
+
+namespace onemodel::kern {
+
+void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best,
+                  int64_t count) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->max_taps(row, stride, taps, dilation, best, count);
+}
+
+}  // namespace onemodel::kern
+#endif

@@ -1,0 +1,22 @@
+// Max pooling's inner loop on every target (ops/pool.cc runs a row of outputs at a time): for each output q of
+// a row, the taps of one input row in increasing order, under the rule of ops-conv.md "Pooling": a tap
+// replaces the running value when it is strictly greater or the running value is NaN. So NaN taps are
+// skipped unless every tap is NaN, and of equal values (-0 and +0) the first stays. Vector lanes follow the
+// same comparisons tap by tap, hence the scalar loop's bits.
+#pragma once
+#include <cstdint>
+
+#include "kernels/isa.h"
+
+namespace onemodel::kern {
+
+// best[q] for q in [0, count): over t in [0, taps), v = row[q * stride + t * dilation]; best = (v > best ||
+// best is NaN) ? v : best. Every index read lies in [0, (count - 1) * stride + (taps - 1) * dilation].
+void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best,
+                  int64_t count);
+
+struct PoolFns {
+  void (*max_taps)(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best, int64_t count);
+};
+
+}  // namespace onemodel::kern
