@@ -90,7 +90,8 @@ void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major,
 // NaN taps before the first number leave NaN, and a later tap never replaces an equal one), which is the
 // value max_pool keeps, tap by tap in the same (height, width) order. Columns whose windows lie inside the
 // row run through kern::max_taps_f32, vector lanes across outputs (ResNet-50's 3x3 stride-2 pool over
-// 64 x 112 x 112 took 6.5 ms one output at a time; openWakeWord embedding's five 2x2 stride-2 pools 0.28 -> 0.23 ms a run: short rows, per-row overhead dominates).
+// 64 x 112 x 112 took 6.5 ms one output at a time; openWakeWord embedding's five 2x2 stride-2 pools went from
+// 0.28 to 0.23 ms a run: their rows are short, and the per-row overhead dominates).
 void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
