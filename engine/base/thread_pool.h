@@ -22,10 +22,11 @@ class ThreadPool {
 
   int threads() const { return threads_; }
 
-  // About 20 us of work per joining thread: below that, handing work over costs more than it saves. (It was
+  // About 10 us of work per joining thread: below that, handing work over costs more than it saves. (It was
   // 80 us while every job woke sleeping threads; with workers watching for jobs, a job reaches them in well
-  // under a microsecond, and MobileNetV3's 0.1-0.2 ms convolutions ran on one thread at 2.)
-  static constexpr double kWorkPerThreadNs = 20000.0;
+  // under a microsecond. At 20 us openWakeWord's 30-50 us convolutions ran on one thread at 2; 10 us gave
+  // 0.83x on that model and 0.95x on PP-OCRv4 det at 2 threads, 5 us was slower on det. Alternated minima.)
+  static constexpr double kWorkPerThreadNs = 10000.0;
   // A worker that finished a job watches for the next one this long before it sleeps: a model's operators
   // come back to back, and a sleeping thread takes tens of microseconds to wake (a futex), a watching one
   // well under one (measured: MobileNetV3 at 2 threads was slower than at 1 with sleep-after-every-job).
@@ -33,7 +34,7 @@ class ThreadPool {
 
   using ChunkFn = void (*)(void* ctx, int64_t chunk);
   // Calls fn(ctx, c) once for every c in [0, chunks) and returns when all have finished. `work_ns` is the
-  // caller's estimate of the whole call's work; it caps how many workers join (none below 2 x 20 us). Runs on
+  // caller's estimate of the whole call's work; it caps how many workers join (none below 2 x 10 us). Runs on
   // the calling thread alone when the pool is already busy with another call (concurrent Session::run calls
   // share one pool) or when called from inside a chunk. No heap allocation. fn must not throw.
   void parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* ctx);

@@ -135,7 +135,7 @@ void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f)
 }
 
 // Element-wise work over the session's pool (kernels-gemm.md's fixed-chunk rule): [0, n) is cut into chunks
-// of kChunk elements, a constant, so which thread runs a chunk never changes a result. Below about 2 x 20 us
+// of kChunk elements, a constant, so which thread runs a chunk never changes a result. Below about 2 x 10 us
 // of estimated work the pool runs everything on the caller.
 constexpr int64_t kChunk = 16384;
 constexpr double kNsPerElement = 0.25;
