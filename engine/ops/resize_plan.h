@@ -15,7 +15,9 @@
 namespace onemodel::rt {
 
 enum class ResizeMode { Nearest, Linear, Cubic };
-enum class CoordMode { HalfPixel, HalfPixelSymmetric, PytorchHalfPixel, AlignCorners, Asymmetric, TfCropAndResize };
+enum class CoordMode {
+  HalfPixel, HalfPixelSymmetric, PytorchHalfPixel, AlignCorners, Asymmetric, TfCropAndResize, TfHalfPixelForNn
+};
 enum class NearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 enum class AspectPolicy { Stretch, NotLarger, NotSmaller };
 
@@ -60,7 +62,7 @@ inline ResizeAttrs read_resize_attrs(const NodeInfo& info, bool upsample) {
   else if (c == "align_corners") a.coord = CoordMode::AlignCorners;
   else if (c == "asymmetric") a.coord = CoordMode::Asymmetric;
   else if (c == "tf_crop_and_resize") a.coord = CoordMode::TfCropAndResize;
-  else if (c == "tf_half_pixel_for_nn" && info.opset() < 13) a.coord = CoordMode::HalfPixel;
+  else if (c == "tf_half_pixel_for_nn" && info.opset() < 13) a.coord = CoordMode::TfHalfPixelForNn;
   else info.fail(ErrorKind::InvalidModel, "coordinate_transformation_mode '" + c + "' is not supported");
   const std::string n = info.get_string("nearest_mode", "round_prefer_floor");
   if (n == "round_prefer_floor") a.nearest = NearestMode::RoundPreferFloor;
@@ -207,6 +209,7 @@ inline float source_coord(const ResizeAttrs& a, const ResizePlan& p, size_t u, i
     }
     case CoordMode::AlignCorners: return p.out[u] > 1 ? fj * (fin - 1.0f) / (fout - 1.0f) : 0.0f;
     case CoordMode::Asymmetric: return fj / s;
+    case CoordMode::TfHalfPixelForNn: return (fj + 0.5f) / s;  // opsets 11-12: no "- 0.5"
     case CoordMode::TfCropAndResize: {
       const float b = p.roi_start[u], e = p.roi_end[u];
       if (p.out[u] > 1) return b * (fin - 1.0f) + fj * (e - b) * (fin - 1.0f) / (fout - 1.0f);

@@ -349,6 +349,14 @@ TEST(OpsSpatialTest, ResizeNearestModesAndLinear) {
   // Linear, half_pixel: clamped -0.25 -> 0 gives 1; 0.25 -> 1.25; 0.75 -> 1.75; 1.25 clamped to 1 -> 2.
   auto l = run_op(resize(f32({1, 2}, {2}), {2.0f}, {attr_s("mode", "linear")}));
   EXPECT_EQ(values<float>(l.outputs[0]), (std::vector<float>{1, 1.25f, 1.75f, 2}));
+  // tf_half_pixel_for_nn (opsets 11-12): x = (j + 0.5) / scale, no "- 0.5". Scale 0.5: x = 1, 3 -> {2, 4}
+  // (half_pixel's 0.5, 2.5 would give {1, 3}); scale 2: x = 0.25, 0.75, 1.25, 1.75 -> round_prefer_floor
+  // 0, 1, 1, 2 (clamped to 1) -> {1, 2, 2, 2} (half_pixel's -0.25, 0.25, 0.75, 1.25 would give {1, 1, 2, 2}).
+  const auto tf = attr_s("coordinate_transformation_mode", "tf_half_pixel_for_nn");
+  EXPECT_EQ(values<float>(run_op(resize(x, {0.5f}, {tf}, 11)).outputs[0]), (std::vector<float>{2, 4}));
+  EXPECT_EQ(values<float>(run_op(resize(f32({1, 2}, {2}), {2.0f}, {tf}, 11)).outputs[0]),
+            (std::vector<float>{1, 2, 2, 2}));
+  expect_error([&] { run_op(resize(x, {0.5f}, {tf}, 13)); }, ErrorKind::InvalidModel, "tf_half_pixel_for_nn");
 }
 
 TEST(OpsSpatialTest, ResizeAntialiasLinearWeights) {
