@@ -198,14 +198,7 @@ struct Epilogue {
 
   static void apply(const void* vctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y) {
     const auto& e = *static_cast<const Epilogue*>(vctx);
-    if (e.bias) {  // the operation of kernels/bias.h, one rounding per element
-      const float b = e.bias[oc];
-      if (e.exact) {
-        for (int64_t k = 0; k < count; ++k) y[k] = kernels::canon(y[k] + b);
-      } else {
-        for (int64_t k = 0; k < count; ++k) y[k] = y[k] + b;
-      }
-    }
+    if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc, 1, count);  // one rounding per element
     if (!e.prog) return;
     std::array<ewp::Operand, ir::kEwMaxInputs> ops;
     ops[0] = ewp::Operand{y, false};
