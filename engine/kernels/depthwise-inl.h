@@ -20,24 +20,6 @@ HWY_BEFORE_NAMESPACE();
 namespace onemodel::kern::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// dst[0, n) = src[0, n) (src null: zeros) with vector stores: rows here are a few to tens of floats, where a
-// library memcpy / memset call per row cost more than the copy (MobileNetV3's 14x14 and 7x7 planes). The last
-// vector overlaps the one before it instead of a scalar tail (the compiler turns such tails back into library
-// calls); rewriting a few values with the same values is harmless as dst and src do not overlap.
-template <class D>
-HWY_INLINE bool CopyRowD(D d, const float* src, float* dst, int64_t n) {
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (n < lanes) return false;
-  const auto z = hn::Zero(d);
-  for (int64_t i = 0; i + lanes <= n; i += lanes) hn::StoreU(src ? hn::LoadU(d, src + i) : z, d, dst + i);
-  if (n % lanes != 0) hn::StoreU(src ? hn::LoadU(d, src + n - lanes) : z, d, dst + n - lanes);
-  return true;
-}
-HWY_INLINE void CopyRow(const float* src, float* dst, int64_t n) {
-  if (CopyRowD(hn::ScalableTag<float>(), src, dst, n) || CopyRowD(hn::CappedTag<float, 4>(), src, dst, n)) return;
-  for (int64_t i = 0; i < n; ++i) dst[i] = src ? src[i] : 0.0f;
-}
-
 // The phase planes of one input plane. Phase p holds the zero-padded plane's columns p, p + s_w, ..., so a tap
 // at padded column ox * s_w + dx reads column ox + dx / s_w of phase dx % s_w: contiguous in ox for any stride.
 // Only data moves here; padding is written as real +0 values.
@@ -52,7 +34,8 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
   if (zeroed && s == 1) {
     for (int64_t ir = 0; ir < p.in_h; ++ir) {
       const int64_t r = ir + p.pad_t;
-      if (r < p.padded_h && c1 > c0) CopyRow(x + ir * p.in_w + (c0 - p.pad_l), phases + r * pw + c0, c1 - c0);
+      if (r < p.padded_h && c1 > c0)
+        CopyOverlapped(x + ir * p.in_w + (c0 - p.pad_l), phases + r * pw + c0, c1 - c0);
     }
     return;
   }
@@ -85,13 +68,13 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
   for (int64_t r = 0; r < p.padded_h; ++r) {
     const int64_t ir = r - p.pad_t;
     if (ir < 0 || ir >= p.in_h) {
-      for (int64_t ph = 0; ph < s; ++ph) CopyRow(nullptr, phases + ph * plane + r * pw, pw);
+      for (int64_t ph = 0; ph < s; ++ph) CopyOverlapped(nullptr, phases + ph * plane + r * pw, pw);
       continue;
     }
     float* dst = s == 1 ? phases + r * pw : row;
-    CopyRow(nullptr, dst, c0);
-    if (c1 > c0) CopyRow(x + ir * p.in_w + (c0 - p.pad_l), dst + c0, c1 - c0);
-    CopyRow(nullptr, dst + c1, span - c1);
+    CopyOverlapped(nullptr, dst, c0);
+    if (c1 > c0) CopyOverlapped(x + ir * p.in_w + (c0 - p.pad_l), dst + c0, c1 - c0);
+    CopyOverlapped(nullptr, dst + c1, span - c1);
     if (s == 1) continue;
     int64_t j = 0;
     if (s == 2) {

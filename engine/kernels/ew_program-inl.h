@@ -78,19 +78,6 @@ HWY_INLINE VF Clamp01(DF d, VF v) {
 
 void Run(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out);
 
-// dst[0, n) = src[0, n) (not overlapping) in whole vectors, the last one overlapping the one before it: a block
-// of a 7x7 plane is 49 values, where a library memcpy call each way cost more than the block's arithmetic.
-HWY_INLINE void CopyN(const float* src, float* dst, int64_t n) {
-  const DF d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (n < lanes) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
-    return;
-  }
-  for (int64_t i = 0; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
-  if (n % lanes != 0) hn::StoreU(hn::LoadU(d, src + n - lanes), d, dst + n - lanes);
-}
-
 // A block whose length is not a whole number of vectors runs on padded copies of its inputs and output (the
 // lanes past n compute on zeros and are dropped), so the loops need no tail code and never touch memory past n.
 inline void Block(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out) {
@@ -104,12 +91,12 @@ inline void Block(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperan
     local[i] = in[i];
     if (in[i].scalar) continue;
     hn::Store(hn::Zero(d), d, buf[i] + padded - lanes);  // the lanes past n compute on zeros
-    CopyN(in[i].p, buf[i], n);
+    CopyOverlapped(in[i].p, buf[i], n);
     local[i].p = buf[i];
   }
   float* o = buf[ir::kEwMaxInputs];
   Run(isa, exact, prog, local, padded, o);
-  CopyN(o, out, n);
+  CopyOverlapped(o, out, n);
 }
 
 inline void Run(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out) {

@@ -9,6 +9,7 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "hwy/highway.h"
@@ -40,6 +41,26 @@ HWY_INLINE hn::Vec<D> CanonicalNaN(D d, hn::Vec<D> v) {
   const hn::RebindToSigned<D> di;
   const auto qnan = hn::BitCast(d, hn::Set(di, 0x7FC00000));
   return hn::IfThenElse(hn::IsNaN(v), qnan, v);
+}
+
+// dst[0, n) = src[0, n) (src null: zeros) with vector stores: rows and blocks here are a few to tens of floats
+// (MobileNetV3's 14x14 and 7x7 depthwise planes, a fused element-wise block of a 7x7 plane: 49 values), where a
+// library memcpy / memset call cost more than the copy. The last vector overlaps the one before it instead of a
+// scalar tail (the compiler turns such tails back into library calls); rewriting a few values with the same
+// values is harmless as dst and src do not overlap.
+template <class D>
+HWY_INLINE bool CopyOverlappedD(D d, const float* src, float* dst, int64_t n) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if (n < lanes) return false;
+  const auto z = hn::Zero(d);
+  for (int64_t i = 0; i + lanes <= n; i += lanes) hn::StoreU(src ? hn::LoadU(d, src + i) : z, d, dst + i);
+  if (n % lanes != 0) hn::StoreU(src ? hn::LoadU(d, src + n - lanes) : z, d, dst + n - lanes);
+  return true;
+}
+HWY_INLINE void CopyOverlapped(const float* src, float* dst, int64_t n) {
+  if (CopyOverlappedD(hn::ScalableTag<float>(), src, dst, n) || CopyOverlappedD(hn::CappedTag<float, 4>(), src, dst, n))
+    return;
+  for (int64_t i = 0; i < n; ++i) dst[i] = src ? src[i] : 0.0f;
 }
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
