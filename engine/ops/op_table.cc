@@ -87,7 +87,7 @@ constexpr std::array kTable = {
     OpDef{"", "ThresholdedRelu", 10, kLatest, make_thresholded_relu},
     OpDef{"", "Shrink", 9, kLatest, make_shrink},
     OpDef{"", "PRelu", 7, kLatest, make_prelu},
-    OpDef{"", "Elu", 6, kLatest, make_elu},  // libm: fast mode only (also Selu, Celu, Softplus)
+    OpDef{"", "Elu", 6, kLatest, make_elu},  // exact: on kernels::exact_exp / exact_log (also Selu, Celu, Softplus)
     OpDef{"", "Selu", 6, kLatest, make_selu},
     OpDef{"", "Celu", 12, kLatest, make_celu},
     OpDef{"", "Softplus", 1, kLatest, make_softplus},

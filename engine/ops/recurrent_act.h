@@ -22,8 +22,8 @@ struct Activation {
 // The activations of each direction (`per_direction` entries per direction, `dirs` directions). Names match
 // case-insensitively; a bidirectional layer may list one set (shared) or one set per direction. Alpha and
 // beta are consumed with separate cursors, one value per activation that takes the parameter; missing values
-// take the activation's own defaults. Throws InvalidModel (naming the node) for unknown names or a list of the
-// wrong length.
+// take the activation's own defaults. Throws Unsupported (naming the node) for unknown names, InvalidModel for
+// a list of the wrong length.
 std::vector<std::vector<Activation>> parse_activations(const NodeInfo& info, int dirs, int per_direction,
                                                        const std::vector<std::string>& defaults);
 

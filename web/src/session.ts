@@ -221,7 +221,7 @@ export class InferenceSession {
   }
 
   /**
-   * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX or OneModel format).
+   * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX; the OneModel format is not implemented yet).
    * Bytes are copied into the engine; the caller may reuse the buffer afterwards.
    */
   static async create(model: string | Uint8Array | ArrayBuffer, options?: SessionOptions): Promise<InferenceSession> {

@@ -31,7 +31,7 @@ enum class DType : int32_t {
 bool dtype_is_stored(DType t) noexcept;
 // Bytes per element for stored types; 0 for anything else.
 size_t dtype_size(DType t) noexcept;
-// ONNX name of any code 0..28 ("float32", "int64", "float8e4m3fn", ...); "unknown(N)" otherwise.
+// ONNX name of any code 0..28 ("float32", "int64", "float8e4m3fn", ...); "unknown" otherwise.
 std::string_view dtype_name(DType t) noexcept;
 // Short engine name used in messages and metadata ("F32", "I64", ...).
 std::string_view dtype_short_name(DType t) noexcept;

@@ -31,7 +31,7 @@ class Error : public std::exception {
   Error(ErrorKind kind, std::string message);
 
   ErrorKind kind() const noexcept { return kind_; }
-  // Full text: "<Kind>: <message> [at <source>, offset N, field <path>, node '<name>']".
+  // Full text: "<Kind>: <message> [in <source>, offset N, field <path>, node '<name>']".
   const char* what() const noexcept override { return what_.c_str(); }
   const std::string& message() const noexcept { return message_; }
   const std::string& source() const noexcept { return source_; }

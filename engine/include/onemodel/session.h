@@ -71,7 +71,8 @@ class Session {
   // "Avx512", "Avx2", "Sse4", "Scalar" or "Wasm128": the kernels this session runs on.
   std::string_view kernel_path() const;
   // The graph passes this session ran (docs/architecture.md "Graph passes") as (pass name, patterns
-  // rewritten); empty at levels None and Basic and in exact mode, where no pass that changes bits runs.
+  // rewritten); exact mode runs only the passes that keep bits (docs/graph-passes.md), so there it lists at
+  // most those (fuse-elementwise at level All).
   const std::vector<std::pair<std::string, int>>& graph_passes() const;
   // Opset imports of the model as (domain, version); the empty domain is ai.onnx.
   const std::vector<std::pair<std::string, int64_t>>& opsets() const;

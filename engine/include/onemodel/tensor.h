@@ -19,8 +19,9 @@ namespace onemodel {
 inline constexpr int kMaxRank = 8;
 inline constexpr int64_t kMaxElements = 2147483647;  // 2^31 - 1, also the byte limit of one buffer
 
-// A validated shape: rank 0..8, extents >= 0, every prefix product <= 2^31-1. Construction throws
-// Error(Unsupported) naming the violated limit, before anything is allocated.
+// A validated shape: rank 0..8, extents >= 0, every prefix product <= 2^31-1. Construction throws, before
+// anything is allocated, Error(Unsupported) naming the violated limit, or Error(InvalidArgument) for a
+// negative extent.
 class Shape {
  public:
   Shape() = default;  // rank 0: a scalar
