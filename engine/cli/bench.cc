@@ -1,5 +1,6 @@
 // `onemodel bench MODEL [--input NAME=FILE.npy]... [--dim NAME=VALUE]... [--mode fast|exact] [--threads N]
-//                 [--seconds S] [--reps N] [--save-outputs DIR] [--profile] [--profile-top N]`
+//                 [--seconds S] [--reps N] [--save-outputs DIR] [--profile] [--profile-top N]
+//                 [--reshape NAME=FILE.npy]...`
 // The native side of the bar runner (docs/bench-method.md, bench/run.mjs): times one model the way the
 // method prescribes and prints exactly one line,
 //   load_ms=... first_ms=... median_ms=... min_ms=... max_ms=...
@@ -15,6 +16,12 @@
 // place into the tensors of the previous call, which is the "outputs left in the engine's own buffers" of
 // the method. Random inputs are the ones `onemodel run` makes; unlike `run`, symbolic dims are not
 // silently 1: a benchmark at the wrong size would be a wrong number, so they must be given with --dim.
+//
+// --reshape gives some inputs a second value, usually of another shape (OCR runs its recogniser at a new
+// width for every text line). After the timed repetitions the tool switches to it and adds to the line
+//   reshape_first_ms=... reshape_min_ms=...
+// the first call at the new shape (plan building for it, with the session already warm) and the fastest of
+// up to 20 calls after it (at most S seconds): the cost of a new shape is their ratio.
 //
 // --profile adds one profiled repetition after the timed ones and prints, after the result line, the time per
 // operator type and per node (self time, sorted, share of the run; docs/profiling.md). --profile-top N
@@ -35,6 +42,7 @@ namespace {
 
 struct BenchArgs : CommonArgs {
   std::map<std::string, int64_t> dims;  // symbolic dim name -> extent
+  std::vector<std::pair<std::string, std::string>> reshape;  // NAME=FILE.npy: the inputs' second values
   double seconds = 1.0;
   int reps = 3;
   bool profile = false;
@@ -70,6 +78,12 @@ BenchArgs parse_args(const std::vector<std::string>& args) {
       r.seconds = parse_seconds(take());
     } else if (a == "--reps") {
       r.reps = static_cast<int>(parse_int("--reps", take(), 1, 100));
+    } else if (a == "--reshape") {
+      std::string v = take();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        throw UsageError("--reshape expects NAME=FILE.npy, got '" + v + "'");
+      r.reshape.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--profile") {
       r.profile = true;
     } else if (a == "--profile-top") {
@@ -226,8 +240,31 @@ int cmd_bench(const std::vector<std::string>& args) {
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 
   if (!ba.save_dir.empty()) save_outputs(ba.save_dir, out_names, outputs);
-  std::printf("load_ms=%.3f first_ms=%.3f median_ms=%.4f min_ms=%.4f max_ms=%.4f\n", load_ms, first_ms, median,
+  std::printf("load_ms=%.3f first_ms=%.3f median_ms=%.4f min_ms=%.4f max_ms=%.4f", load_ms, first_ms, median,
               sorted.front(), sorted.back());
+  if (!ba.reshape.empty()) {
+    const std::vector<Tensor> kept = in_tensors;  // the profile below runs at the first shape
+    for (const auto& [name, file] : ba.reshape) {
+      auto it = std::find(in_names.begin(), in_names.end(), name);
+      if (it == in_names.end()) throw UsageError("--reshape " + name + " names no input of the model");
+      in_tensors[static_cast<size_t>(it - in_names.begin())] = read_npy(file);
+    }
+    std::vector<Tensor> fresh(out_names.size());  // new shapes: let the call allocate its outputs
+    t0 = Clock::now();
+    session.run(in_names, in_tensors, out_names, fresh);
+    const double reshape_first = ms_since(t0);
+    double reshape_min = 0;
+    Clock::time_point all = Clock::now();
+    for (int i = 0; i < 20 && (i == 0 || ms_since(all) < budget_ms); ++i) {
+      t0 = Clock::now();
+      session.run(in_names, in_tensors, out_names, fresh);
+      const double ms = ms_since(t0);
+      if (i == 0 || ms < reshape_min) reshape_min = ms;
+    }
+    std::printf(" reshape_first_ms=%.3f reshape_min_ms=%.4f", reshape_first, reshape_min);
+    in_tensors = kept;
+  }
+  std::printf("\n");
   if (ba.profile) {
     // One more repetition, profiled, after the timed ones: timing every node adds a little to each call, so the
     // numbers above stay unprofiled.

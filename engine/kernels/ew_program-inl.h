@@ -75,33 +75,24 @@ HWY_INLINE VF Clamp01(DF d, VF v) {
   const VF zero = hn::Zero(d), one = hn::Set(d, 1.0f);
   return hn::IfThenElse(hn::Lt(v, zero), zero, hn::IfThenElse(hn::Gt(v, one), one, v));
 }
-
-void Run(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out);
-
-// A block whose length is not a whole number of vectors runs on padded copies of its inputs and output (the
-// lanes past n compute on zeros and are dropped), so the loops need no tail code and never touch memory past n.
-inline void Block(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out) {
-  const DF d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (n % lanes == 0) return Run(isa, exact, prog, in, n, out);
-  const int64_t padded = (n + lanes - 1) / lanes * lanes;
-  HWY_ALIGN float buf[ir::kEwMaxInputs + 1][kEwBlock];
-  EwOperand local[ir::kEwMaxInputs];
-  for (int i = 0; i < prog.inputs; ++i) {
-    local[i] = in[i];
-    if (in[i].scalar) continue;
-    hn::Store(hn::Zero(d), d, buf[i] + padded - lanes);  // the lanes past n compute on zeros
-    CopyOverlapped(in[i].p, buf[i], n);
-    local[i].p = buf[i];
-  }
-  float* o = buf[ir::kEwMaxInputs];
-  Run(isa, exact, prog, local, padded, o);
-  CopyOverlapped(o, out, n);
+// The unary formulas that fused steps share with single instructions.
+HWY_INLINE VF VRelu(DF d, VF x) { return hn::IfThenElse(hn::Le(x, hn::Zero(d)), hn::Zero(d), x); }
+HWY_INLINE VF VClip(VF x, VF lo, VF hi) {
+  const VF v = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+  return hn::IfThenElse(hn::Gt(v, hi), hi, v);
+}
+HWY_INLINE VF VHardSwish(DF d, VF x) {
+  return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
 }
 
-inline void Run(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand* in, int64_t n, float* out) {
-  HWY_ALIGN float regs[ir::kEwMaxRegs][kEwBlock];
-  auto resolve = [&](const ir::EwRef& r) -> Src {
+// What one block's program reads and writes: its registers, inputs and output.
+struct Frame {
+  const ir::EwProgram& prog;
+  const EwOperand* in;
+  float* out;
+  float (*regs)[kEwBlock];
+
+  Src resolve(const ir::EwRef& r) const {
     switch (r.kind) {
       case ir::EwRef::Kind::Reg: return {regs[r.index], 0.0f, false};
       case ir::EwRef::Kind::Const: return {nullptr, prog.consts[static_cast<size_t>(r.index)], true};
@@ -111,75 +102,244 @@ inline void Run(Isa isa, bool exact, const ir::EwProgram& prog, const EwOperand*
       }
     }
     return {nullptr, 0.0f, true};
-  };
-  const size_t last = prog.code.size() - 1;
-  for (size_t i = 0; i <= last; ++i) {
-    const ir::EwInstr& ins = prog.code[i];
-    float* dst = i == last ? out : regs[ins.dst];
-    const Src a = resolve(ins.a);
-    using ir::EwOp;
-    switch (ins.op) {
-      case EwOp::Add: Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Add(x, y); }); break;
-      case EwOp::Sub: Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Sub(x, y); }); break;
-      case EwOp::Mul: Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Mul(x, y); }); break;
-      case EwOp::Div: Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Div(x, y); }); break;
-      case EwOp::Max:  // NaN wins (the first operand's if both); equal operands give the second
-        Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) {
-          const VF r = hn::IfThenElse(hn::Gt(x, y), x, y);
-          return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
-        });
-        break;
-      case EwOp::Min:
-        Map2(a, resolve(ins.b), dst, n, [](DF, VF x, VF y) {
-          const VF r = hn::IfThenElse(hn::Lt(x, y), x, y);
-          return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
-        });
-        break;
-      case EwOp::Relu:  // x <= 0 (-0 included) gives +0; NaN passes through
-        Map1(a, dst, n, [](DF d, VF x) { return hn::IfThenElse(hn::Le(x, hn::Zero(d)), hn::Zero(d), x); });
-        break;
-      case EwOp::LeakyRelu: {
-        const float alpha = ins.p0;
-        Map1(a, dst, n, [alpha](DF d, VF x) {
-          return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(hn::Set(d, alpha), x), x);
-        });
-        break;
-      }
-      case EwOp::HardSigmoid: {
-        const float alpha = ins.p0, beta = ins.p1;
-        Map1(a, dst, n, [alpha, beta](DF d, VF x) {
-          return Clamp01(d, hn::Add(hn::Mul(hn::Set(d, alpha), x), hn::Set(d, beta)));
-        });
-        break;
-      }
-      case EwOp::HardSwish:
-        Map1(a, dst, n, [](DF d, VF x) {
-          return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
-        });
-        break;
-      case EwOp::Clip: {
-        const float lo = ins.p0, hi = ins.p1;
-        Map1(a, dst, n, [lo, hi](DF d, VF x) {
-          const VF l = hn::Set(d, lo), h = hn::Set(d, hi);
-          const VF v = hn::IfThenElse(hn::Lt(x, l), l, x);
-          return hn::IfThenElse(hn::Gt(v, h), h, v);
-        });
-        break;
-      }
-      case EwOp::Sigmoid:
-      case EwOp::Tanh: {
-        const float* src = a.p;
-        if (a.scalar) {  // the kernels take arrays
-          std::fill(dst, dst + n, a.s);
-          src = dst;
-        }
-        (ins.op == EwOp::Sigmoid ? sigmoid_f32 : tanh_f32)(isa, exact, src, dst, n);
-        continue;  // canonical already
-      }
-      case EwOp::Count: break;
-    }
-    if (exact) Map1(Src{dst, 0.0f, false}, dst, n, [](DF d, VF x) { return CanonicalNaN(d, x); });
   }
+  // Where instruction i writes: the output for the program's last, else its register.
+  float* dst(size_t i) const { return i + 1 == prog.code.size() ? out : regs[prog.code[i].dst]; }
+};
+
+inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
+  const ir::EwInstr& ins = f.prog.code[i];
+  float* dst = f.dst(i);
+  const Src a = f.resolve(ins.a);
+  using ir::EwOp;
+  switch (ins.op) {
+    case EwOp::Add: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Add(x, y); }); break;
+    case EwOp::Sub: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Sub(x, y); }); break;
+    case EwOp::Mul: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Mul(x, y); }); break;
+    case EwOp::Div: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Div(x, y); }); break;
+    case EwOp::Max:  // NaN wins (the first operand's if both); equal operands give the second
+      Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) {
+        const VF r = hn::IfThenElse(hn::Gt(x, y), x, y);
+        return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
+      });
+      break;
+    case EwOp::Min:
+      Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) {
+        const VF r = hn::IfThenElse(hn::Lt(x, y), x, y);
+        return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
+      });
+      break;
+    case EwOp::Relu:  // x <= 0 (-0 included) gives +0; NaN passes through
+      Map1(a, dst, n, [](DF d, VF x) { return VRelu(d, x); });
+      break;
+    case EwOp::LeakyRelu: {
+      const float alpha = ins.p0;
+      Map1(a, dst, n, [alpha](DF d, VF x) {
+        return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(hn::Set(d, alpha), x), x);
+      });
+      break;
+    }
+    case EwOp::HardSigmoid: {
+      const float alpha = ins.p0, beta = ins.p1;
+      Map1(a, dst, n, [alpha, beta](DF d, VF x) {
+        return Clamp01(d, hn::Add(hn::Mul(hn::Set(d, alpha), x), hn::Set(d, beta)));
+      });
+      break;
+    }
+    case EwOp::HardSwish: Map1(a, dst, n, [](DF d, VF x) { return VHardSwish(d, x); }); break;
+    case EwOp::Clip: {
+      const float lo = ins.p0, hi = ins.p1;
+      Map1(a, dst, n, [lo, hi](DF d, VF x) { return VClip(x, hn::Set(d, lo), hn::Set(d, hi)); });
+      break;
+    }
+    case EwOp::Sigmoid:
+    case EwOp::Tanh: {
+      const float* src = a.p;
+      if (a.scalar) {  // the kernels take arrays
+        std::fill(dst, dst + n, a.s);
+        src = dst;
+      }
+      (ins.op == EwOp::Sigmoid ? sigmoid_f32 : tanh_f32)(isa, exact, src, dst, n);
+      return;  // canonical already
+    }
+    case EwOp::Count: break;
+  }
+  if (exact) Map1(Src{dst, 0.0f, false}, dst, n, [](DF d, VF x) { return CanonicalNaN(d, x); });
+}
+
+// Fused steps (ew_plan). Only the step's result is stored, NaN canonicalised once in exact mode: every operation
+// here gives NaN exactly when an operand is NaN, whatever its payload, so canonicalising between them changes
+// nothing.
+enum Tail { kNoTail, kRelu, kClip, kHardSwish };
+
+template <int kTail>
+HWY_INLINE VF ApplyTail(DF d, VF v, VF lo, VF hi) {
+  if constexpr (kTail == kRelu) return VRelu(d, v);
+  if constexpr (kTail == kClip) return VClip(v, lo, hi);
+  if constexpr (kTail == kHardSwish) return VHardSwish(d, v);
+  return v;
+}
+
+HWY_INLINE void StoreResult(bool exact, DF d, VF v, float* p) { hn::StoreU(exact ? CanonicalNaN(d, v) : v, d, p); }
+
+// Each scalar instruction as v * m + a, both exact: Add s is (1, s), Sub s is (1, -s) (IEEE defines x - s as
+// x + (-s)), Mul s is (s, -0) (-0 is the identity of addition, signed zeros included); Add and Mul commute
+// bit for bit, so the operand order of the instruction does not matter.
+template <int kOps, int kTail>
+HWY_NOINLINE void ChainLoop(bool exact, const float* x, const float* m, const float* a, float lo, float hi, float* out,
+                            int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  VF vm[3], va[3];
+  for (int j = 0; j < kOps; ++j) {
+    vm[j] = hn::Set(d, m[j]);
+    va[j] = hn::Set(d, a[j]);
+  }
+  const VF vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (int64_t k = 0; k < n; k += lanes) {
+    VF v = hn::LoadU(d, x + k);
+    for (int j = 0; j < kOps; ++j) v = hn::Add(hn::Mul(v, vm[j]), va[j]);
+    StoreResult(exact, d, ApplyTail<kTail>(d, v, vlo, vhi), out + k);
+  }
+}
+
+// One Add or Mul of x by a tensor run, then the tail.
+template <bool kMul, int kTail>
+HWY_NOINLINE void PairLoop(bool exact, const float* x, const float* y, float lo, float hi, float* out, int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VF vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (int64_t k = 0; k < n; k += lanes) {
+    const VF vx = hn::LoadU(d, x + k), vy = hn::LoadU(d, y + k);
+    StoreResult(exact, d, ApplyTail<kTail>(d, kMul ? hn::Mul(vx, vy) : hn::Add(vx, vy), vlo, vhi), out + k);
+  }
+}
+
+template <bool kDiv>
+HWY_NOINLINE void HardSwishLoop(bool exact, const float* x, float add, float lo, float hi, float last, float* out,
+                                int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VF vadd = hn::Set(d, add), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi), vlast = hn::Set(d, last);
+  for (int64_t k = 0; k < n; k += lanes) {
+    const VF vx = hn::LoadU(d, x + k);
+    const VF t = hn::Mul(vx, VClip(hn::Add(vx, vadd), vlo, vhi));
+    StoreResult(exact, d, kDiv ? hn::Div(t, vlast) : hn::Mul(t, vlast), out + k);
+  }
+}
+
+using ChainFn = void (*)(bool, const float*, const float*, const float*, float, float, float*, int64_t);
+using PairFn = void (*)(bool, const float*, const float*, float, float, float*, int64_t);
+inline constexpr ChainFn kChain[3][4] = {
+    {&ChainLoop<1, kNoTail>, &ChainLoop<1, kRelu>, &ChainLoop<1, kClip>, &ChainLoop<1, kHardSwish>},
+    {&ChainLoop<2, kNoTail>, &ChainLoop<2, kRelu>, &ChainLoop<2, kClip>, &ChainLoop<2, kHardSwish>},
+    {&ChainLoop<3, kNoTail>, &ChainLoop<3, kRelu>, &ChainLoop<3, kClip>, &ChainLoop<3, kHardSwish>}};
+inline constexpr PairFn kPair[2][4] = {
+    {nullptr, &PairLoop<false, kRelu>, &PairLoop<false, kClip>, &PairLoop<false, kHardSwish>},
+    {nullptr, &PairLoop<true, kRelu>, &PairLoop<true, kClip>, &PairLoop<true, kHardSwish>}};
+
+// The operand of a fused instruction that is not the running value: ew_plan makes it a constant or an input,
+// and the running value of every instruction after a step's first is the register its predecessor wrote.
+inline const ir::EwRef& OtherOperand(const ir::EwInstr& ins, int x_operand) { return x_operand == 0 ? ins.b : ins.a; }
+inline int RunningOperand(const ir::EwInstr& ins) { return ins.a.kind == ir::EwRef::Kind::Reg ? 0 : 1; }
+
+// A Chain step. An operand that is a tensor run in this block (an input that may have been one value) splits
+// it: the scalar instructions before it run as a chain into their register, an Add or Mul by the run followed
+// by the tail runs as a pair, and whatever is left runs one instruction at a time.
+inline void RunChain(Isa isa, bool exact, const Frame& f, EwStep st, int64_t n) {
+  while (st.count > 1) {
+    const ir::EwInstr& first = f.prog.code[st.first];
+    const Src x = f.resolve(st.x_operand == 0 ? first.a : first.b);
+    if (x.scalar) break;
+    float m[3], a[3];
+    int j = 0;
+    const float* run = nullptr;  // the operand of instruction j when it is a tensor run
+    for (; j < st.ops; ++j) {
+      const ir::EwInstr& ins = f.prog.code[st.first + static_cast<size_t>(j)];
+      const Src s = f.resolve(OtherOperand(ins, j == 0 ? st.x_operand : RunningOperand(ins)));
+      if (!s.scalar) {
+        run = s.p;
+        break;
+      }
+      const bool mul = ins.op == ir::EwOp::Mul;
+      m[j] = mul ? s.s : 1.0f;
+      a[j] = mul ? -0.0f : (ins.op == ir::EwOp::Sub ? -s.s : s.s);
+    }
+    const bool whole = j == st.ops;
+    const size_t end = whole ? st.first + size_t{st.count} : st.first + static_cast<size_t>(j);  // one past
+    int tail = kNoTail;
+    float lo = 0, hi = 0;
+    if (whole && st.count > st.ops) {
+      const ir::EwInstr& t = f.prog.code[end - 1];
+      tail = t.op == ir::EwOp::Relu ? kRelu : t.op == ir::EwOp::Clip ? kClip : kHardSwish;
+      lo = t.p0;
+      hi = t.p1;
+    }
+    if (j > 0) {
+      kChain[j - 1][tail](exact, x.p, m, a, lo, hi, f.dst(end - 1), n);
+      if (whole) return;
+    } else if (st.ops == 1 && st.count == 2 && first.op != ir::EwOp::Sub) {
+      const ir::EwInstr& t = f.prog.code[st.first + 1u];
+      tail = t.op == ir::EwOp::Relu ? kRelu : t.op == ir::EwOp::Clip ? kClip : kHardSwish;
+      kPair[first.op == ir::EwOp::Mul][tail](exact, x.p, run, t.p0, t.p1, f.dst(st.first + 1u), n);
+      return;
+    } else {
+      RunOne(isa, exact, f, st.first, n);
+      j = 1;
+    }
+    st.first = static_cast<uint8_t>(st.first + j);
+    st.count = static_cast<uint8_t>(st.count - j);
+    st.ops = static_cast<uint8_t>(st.ops - j);
+    st.x_operand = static_cast<uint8_t>(RunningOperand(f.prog.code[st.first]));
+  }
+  for (size_t i = st.first; i < size_t{st.first} + st.count; ++i) RunOne(isa, exact, f, i, n);
+}
+
+inline bool RunHardSwish(bool exact, const Frame& f, const EwStep& st, int64_t n) {
+  const ir::EwInstr& add = f.prog.code[st.first];
+  const ir::EwInstr& clip = f.prog.code[st.first + 1u];
+  const ir::EwInstr& last = f.prog.code[st.first + 3u];
+  const Src x = f.resolve(st.x_operand == 0 ? add.a : add.b);
+  const Src s = f.resolve(st.x_operand == 0 ? add.b : add.a);
+  const Src s2 = f.resolve(OtherOperand(last, RunningOperand(last)));
+  if (x.scalar || !s.scalar || !s2.scalar) return false;
+  (last.op == ir::EwOp::Div ? &HardSwishLoop<true> : &HardSwishLoop<false>)(exact, x.p, s.s, clip.p0, clip.p1, s2.s,
+                                                                              f.dst(st.first + 3u), n);
+  return true;
+}
+
+inline void Run(Isa isa, bool exact, const EwPlan& plan, const EwOperand* in, int64_t n, float* out) {
+  HWY_ALIGN float regs[ir::kEwMaxRegs][kEwBlock];
+  const Frame f{plan.prog, in, out, regs};
+  for (const EwStep& st : plan.steps) {
+    if (st.kind == EwStepKind::Chain) {
+      RunChain(isa, exact, f, st, n);
+      continue;
+    }
+    if (st.kind == EwStepKind::HardSwish && RunHardSwish(exact, f, st, n)) continue;
+    for (size_t i = st.first; i < size_t{st.first} + st.count; ++i) RunOne(isa, exact, f, i, n);
+  }
+}
+
+// A block whose length is not a whole number of vectors runs on padded copies of its inputs and output (the
+// lanes past n compute on zeros and are dropped), so the loops need no tail code and never touch memory past n.
+inline void Block(Isa isa, bool exact, const EwPlan& plan, const EwOperand* in, int64_t n, float* out) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if (n % lanes == 0) return Run(isa, exact, plan, in, n, out);
+  const int64_t padded = (n + lanes - 1) / lanes * lanes;
+  HWY_ALIGN float buf[ir::kEwMaxInputs + 1][kEwBlock];
+  EwOperand local[ir::kEwMaxInputs];
+  for (int i = 0; i < plan.prog.inputs; ++i) {
+    local[i] = in[i];
+    if (in[i].scalar) continue;
+    hn::Store(hn::Zero(d), d, buf[i] + padded - lanes);  // the lanes past n compute on zeros
+    CopyOverlapped(in[i].p, buf[i], n);
+    local[i].p = buf[i];
+  }
+  float* o = buf[ir::kEwMaxInputs];
+  Run(isa, exact, plan, local, padded, o);
+  CopyOverlapped(o, out, n);
 }
 
 }  // namespace ew_detail

@@ -191,7 +191,7 @@ struct Epilogue {
   kern::Isa isa;
   bool exact;
   const float* bias;  // added by a loop of its own
-  const ir::EwProgram* prog;
+  const kern::EwPlan* prog;
   std::array<Extra, ir::kEwMaxInputs> extra;
   size_t extras;
   const float* bias_input;  // the program's last input instead (bias_first)
@@ -257,8 +257,10 @@ bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
 class ConvKernel final : public Kernel {
  public:
   ConvKernel(ConvAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
-      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose), prog_(std::move(prog)) {
-    if (prog_) prog_bias_ = bias_first(*prog_);
+      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose) {
+    if (!prog) return;
+    if (auto with_bias = bias_first(*prog)) prog_bias_ = kern::ew_plan(*std::move(with_bias));
+    prog_ = kern::ew_plan(*std::move(prog));
   }
 
   void infer(InferContext& ctx) const override {
@@ -379,8 +381,8 @@ class ConvKernel final : public Kernel {
 
   ConvAttrs a_;
   bool transpose_;
-  std::optional<ir::EwProgram> prog_;       // FusedConv
-  std::optional<ir::EwProgram> prog_bias_;  // prog_ with the bias as its first instruction
+  std::optional<kern::EwPlan> prog_;       // FusedConv
+  std::optional<kern::EwPlan> prog_bias_;  // prog_ with the bias as its first instruction
   mutable std::mutex pack_mutex_;
   mutable std::weak_ptr<const kern::ConvPackedWeights> packed_;
   mutable const void* packed_from_ = nullptr;

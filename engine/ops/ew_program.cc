@@ -9,7 +9,7 @@
 
 namespace onemodel::rt::ewp {
 
-void run_span(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
+void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
               float* out) {
   if (n <= kern::kEwBlock) return kern::ew_block(isa, exact, prog, in.data(), n, out);
   std::array<Operand, ir::kEwMaxInputs> at;
@@ -21,7 +21,7 @@ void run_span(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<co
   }
 }
 
-void run_broadcast(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
+void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
                    Tensor& out, ThreadPool* pool) {
   const Shape& os = out.shape();
   const int64_t total = os.numel();

@@ -20,12 +20,12 @@ using Operand = kern::EwOperand;
 
 // out[0, n) = the program over `in` (one Operand per program input), any n. `out` may be the same memory as a
 // non-scalar input run (each element is read before it is written).
-void run_span(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
+void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
               float* out);
 
 // out = the program over `inputs` (contiguous float32 tensors) broadcast NumPy style to out's shape, in chunks
 // of rows on `pool`.
-void run_broadcast(const ir::EwProgram& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
+void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
                    Tensor& out, ThreadPool* pool);
 
 // The program of a FusedElementwise / FusedConv node, checked (InvalidModel naming the node otherwise), with

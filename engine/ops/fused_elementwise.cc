@@ -11,7 +11,8 @@ namespace {
 
 class FusedElementwiseKernel final : public Kernel {
  public:
-  explicit FusedElementwiseKernel(ir::EwProgram p) : Kernel(KernelFlags{.exact = true}), prog_(std::move(p)) {}
+  explicit FusedElementwiseKernel(ir::EwProgram p)
+      : Kernel(KernelFlags{.exact = true}), prog_(kern::ew_plan(std::move(p))) {}
 
   void infer(InferContext& ctx) const override {
     ew::require_inputs(ctx, ctx.inputs.size());
@@ -39,7 +40,7 @@ class FusedElementwiseKernel final : public Kernel {
   }
 
  private:
-  ir::EwProgram prog_;
+  kern::EwPlan prog_;
 };
 
 }  // namespace
