@@ -141,12 +141,15 @@ function takeLock(label) {
 function jobsFor(row, o, modelsDir) {
   const at = (f) => (isAbsolute(f) ? f : join(modelsDir, f));
   const model = at(row.model);
-  const inputs = Object.entries(row.inputs).map(([name, file]) => `${name}=${at(file)}`);
+  const inputs = [
+    ...Object.entries(row.inputs).flatMap(([name, file]) => ['--input', `${name}=${at(file)}`]),
+    ...Object.entries(row.reshape ?? {}).flatMap(([name, file]) => ['--reshape', `${name}=${at(file)}`]),
+  ];
   const jobs = [];
   const worker = (engine, mode, threads) => ({
     row: row.name, engine, mode, threads, group: engine === 'ort-web' || engine === 'onemodel-wasm' ? 'wasm' : 'native',
     cmd: process.execPath,
-    args: [join(here, 'worker.mjs'), '--engine', engine, '--model', model, ...inputs.flatMap((i) => ['--input', i]),
+    args: [join(here, 'worker.mjs'), '--engine', engine, '--model', model, ...inputs,
       '--mode', mode, '--threads', String(threads), '--seconds', String(o.seconds), '--reps', String(o.reps)],
   });
   for (const t of o.threads) {
@@ -155,7 +158,7 @@ function jobsFor(row, o, modelsDir) {
       for (const mode of o.modes) {
         jobs.push({
           row: row.name, engine: 'onemodel-native', mode, threads: t, group: 'native', cmd: o.cli,
-          args: ['bench', model, ...inputs.flatMap((i) => ['--input', i]), '--mode', mode, '--threads', String(t),
+          args: ['bench', model, ...inputs, '--mode', mode, '--threads', String(t),
             '--seconds', String(o.seconds), '--reps', String(o.reps)],
         });
       }

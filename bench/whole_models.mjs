@@ -43,11 +43,14 @@ function fromCases(dir, model, label) {
   return c.steps()[0].feeds;
 }
 
-// Each row: name, model file (in the fetch.sh cache), and a function making its feeds.
+// Each row: name, model file (in the fetch.sh cache), a function making its feeds, and optionally one making
+// the second feeds of a row timed at a new input shape too (`--reshape` of the engines).
 function definitions(dir) {
   return [
     { name: 'ppocr_det_640', file: 'ppocr_det.onnx', feeds: () => fromCases(dir, 'det', 'x 1x3x640x640') },
-    { name: 'ppocr_rec_48x320', file: 'ppocr_rec.onnx', feeds: () => fromCases(dir, 'rec', 'x 1x3x48x320') },
+    // reshape: the recogniser's next text line at another width (a new plan: the first call at a new shape).
+    { name: 'ppocr_rec_48x320', file: 'ppocr_rec.onnx', feeds: () => fromCases(dir, 'rec', 'x 1x3x48x320'),
+      reshape: () => ({ x: photo([1, 3, 48, 448], 16) }) },
     { name: 'ppocr_cls_48x192', file: 'ppocr_cls.onnx', feeds: () => fromCases(dir, 'cls', 'x 1x3x48x192') },
     { name: 'silero_vad_512', file: 'silero_vad_v5.onnx', feeds: () => fromCases(dir, 'vad', '12 chunks of 512, state carried') },
     { name: 'oww_melspec_1760', file: 'oww_melspectrogram.onnx', feeds: () => ({ input: audio(1760, 11, 8000) }) },
@@ -75,14 +78,19 @@ export function wholeModelRows(modelDir, inputDir) {
       missing.push(d.name);
       continue;
     }
-    const inputs = {};
-    const feeds = d.feeds();  // made once per row (ISNet's is 3 M values); written only when missing
-    for (const [name, tensor] of Object.entries(feeds)) {
-      const file = join(inputDir, `${d.name}.${name}.npy`);
-      if (!existsSync(file)) writeNpy(file, tensor);
-      inputs[name] = file;
-    }
-    rows.push({ name: d.name, group: 'models', model, inputs, macs: 0 });
+    const write = (feeds, stem) => {  // stem.NAME.npy (bench/alternate.sh globs the row's feeds as ROW.*.npy)
+      const files = {};
+      for (const [name, tensor] of Object.entries(feeds)) {
+        const file = join(inputDir, `${stem}.${name}.npy`);
+        if (!existsSync(file)) writeNpy(file, tensor);
+        files[name] = file;
+      }
+      return files;
+    };
+    const inputs = write(d.feeds(), d.name);  // made once per row (ISNet's is 3 M values); written only when missing
+    const row = { name: d.name, group: 'models', model, inputs, macs: 0 };
+    if (d.reshape) row.reshape = write(d.reshape(), `${d.name}-reshape`);
+    rows.push(row);
   }
   return { rows, missing };
 }

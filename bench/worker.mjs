@@ -1,8 +1,9 @@
 // One engine, one model, one process (docs/bench-method.md): the JavaScript side of the bar runner.
 //   node bench/worker.mjs --engine ort-node|ort-web|onemodel-wasm --model FILE [--input NAME=FILE.npy]...
-//        [--mode fast|exact] [--threads N] [--seconds S] [--reps N] [--save-outputs DIR]
+//        [--mode fast|exact] [--threads N] [--seconds S] [--reps N] [--save-outputs DIR] [--reshape NAME=FILE.npy]...
 // Prints the line of `onemodel bench` (load_ms=... first_ms=... median_ms=... min_ms=... max_ms=...) and,
-// with --save-outputs, writes the last call's outputs as DIR/<output>.npy for the output check.
+// with --save-outputs, writes the last call's outputs as DIR/<output>.npy for the output check. --reshape
+// gives inputs a second value of another shape, timed after the repetitions (reshape_first_ms, reshape_min_ms).
 //
 // Settings per engine:
 //   ort-node       onnxruntime-node, CPU provider, graphOptimizationLevel 'all', sequential execution,
@@ -18,12 +19,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import { readNpy, writeNpy } from './lib/npy.mjs';
-import { measure, resultLine } from './lib/measure.mjs';
+import { measure, measureReshape, resultLine } from './lib/measure.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
-  const a = { inputs: [], mode: 'fast', threads: 1, seconds: 1, reps: 3 };
+  const a = { inputs: [], reshape: [], mode: 'fast', threads: 1, seconds: 1, reps: 3 };
   for (let i = 0; i < argv.length; i++) {
     const take = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -32,11 +33,13 @@ function parseArgs(argv) {
     switch (argv[i]) {
       case '--engine': a.engine = take(); break;
       case '--model': a.model = take(); break;
-      case '--input': {
+      case '--input':
+      case '--reshape': {
+        const flag = argv[i];
         const v = take();
         const eq = v.indexOf('=');
-        if (eq <= 0) throw new Error(`--input expects NAME=FILE.npy, got '${v}'`);
-        a.inputs.push([v.slice(0, eq), v.slice(eq + 1)]);
+        if (eq <= 0) throw new Error(`${flag} expects NAME=FILE.npy, got '${v}'`);
+        (flag === '--input' ? a.inputs : a.reshape).push([v.slice(0, eq), v.slice(eq + 1)]);
         break;
       }
       case '--mode': a.mode = take(); break;
@@ -126,7 +129,17 @@ async function main() {
       writeNpy(join(args.save, `${outputStem(name, used)}.npy`), { type: t.type, dims: t.dims, data: t.data });
     }
   }
-  console.log(resultLine(loadMs, firstMs, repsMs));
+  let reshape;
+  if (args.reshape.length > 0) {
+    const next = { ...feeds };
+    for (const [name, file] of args.reshape) {
+      if (!(name in next)) throw new Error(`--reshape names no input of the model: '${name}'`);
+      const t = readNpy(file);
+      next[name] = new engine.Tensor(t.type, t.data, t.dims);
+    }
+    reshape = await measureReshape(() => session.run(next), { seconds: args.seconds });
+  }
+  console.log(resultLine(loadMs, firstMs, repsMs, reshape));
 }
 
 main().then(() => process.exit(0), (e) => {

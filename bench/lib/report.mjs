@@ -119,6 +119,20 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
     out.push('', `Pass criteria: fast ${criteria(pairsFast)}; exact ${criteria(pairsExact)}.`, '');
   }
 
+  const reshaped = records.filter((r) => r.reshape_first_ms !== undefined);
+  if (reshaped.length > 0) {
+    out.push('#### First call at a new input shape (plan building; OCR runs its recogniser at a new width per text line)', '');
+    out.push('Each process, after its repetitions, switches to inputs of another shape: the first call there, the fastest of ' +
+      'up to 20 calls after it, and their ratio (target ≤ 1.5).', '');
+    out.push('| row | engine | mode | thr | first at new shape ms | warm ms | first/warm |');
+    out.push('|---|---|---|---:|---:|---:|---:|');
+    for (const r of reshaped) {
+      out.push(`| ${r.row} | ${r.engine} | ${r.mode} | ${r.threads} | ${ms(r.reshape_first_ms)} | ${ms(r.reshape_min_ms)} | ` +
+        `${(r.reshape_first_ms / r.reshape_min_ms).toFixed(2)} |`);
+    }
+    out.push('');
+  }
+
   if (notes.size > 0) {
     out.push('Errors:', '');
     for (const [message, { n, count }] of notes) {

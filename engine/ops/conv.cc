@@ -283,22 +283,17 @@ class ConvKernel final : public Kernel {
     ctx.set_output(0, DType::F32, out);
   }
 
-  // A constant W is packed once for the matrix-product paths and shared by every plan of the session (a new
-  // input size makes a new plan, and OCR makes one per text-line width): the kernel keeps the packing it
-  // made last, keyed by the weight's storage, and hands it out again while that weight is the input.
+  // A constant W is packed once for the matrix-product paths and shared by every plan of the session
+  // (SharedPack).
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (transpose_ || ctx.inputs.size() < 2 || !ctx.inputs[1].value || !ctx.inputs[0].present) return nullptr;
     const Tensor& w = *ctx.inputs[1].value;
     if (w.dtype() != DType::F32 || !w.is_contiguous()) return nullptr;
     Shape out;
     const kern::ConvGeometry g = geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
-    std::lock_guard<std::mutex> lock(pack_mutex_);
-    if (auto kept = packed_.lock(); kept && packed_from_ == w.raw() && kern::conv_packed_matches(*kept, ctx.isa, ctx.exact, g))
-      return kept;
-    auto p = kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data());
-    packed_ = p;
-    packed_from_ = w.raw();
-    return p;
+    return packed_.get(
+        w.raw(), [&](const kern::ConvPackedWeights& p) { return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g); },
+        [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data()); });
   }
 
   void run(RunContext& ctx) const override {
@@ -383,9 +378,7 @@ class ConvKernel final : public Kernel {
   bool transpose_;
   std::optional<kern::EwPlan> prog_;       // FusedConv
   std::optional<kern::EwPlan> prog_bias_;  // prog_ with the bias as its first instruction
-  mutable std::mutex pack_mutex_;
-  mutable std::weak_ptr<const kern::ConvPackedWeights> packed_;
-  mutable const void* packed_from_ = nullptr;
+  SharedPack<kern::ConvPackedWeights> packed_;
 };
 
 }  // namespace

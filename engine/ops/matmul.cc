@@ -1,5 +1,5 @@
 // MatMul (opsets 1, 9, 13) and Gemm (7-10 with C required, 11+ with C optional). float32 runs on the
-// blocked kernel kernels/gemm.h (a constant B is packed once per plan in prepare()); the other element types
+// blocked kernel kernels/gemm.h (a constant B is packed once per session in prepare(), SharedPack); the other element types
 // use the scalar reference below. Both compute every output as one accumulator starting at +0 and adding
 // round(a*b) in increasing reduction index (exact-mode.md "Matrix product"); the float32 fast mode fuses the
 // multiply-add. Gemm's epilogue is round(alpha*acc) then round(that + round(beta*C)) (graph-runtime.md 7).
@@ -44,8 +44,9 @@ void gemm_ref(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t
 }
 
 
-// A constant float32 B packed for the plan's target: one PackedB per matrix of B's batch, row-major order.
+// A constant float32 B packed for the session's target: one PackedB per matrix of B's batch, row-major order.
 struct PackedWeights {
+  kern::Isa isa = kern::Isa::Scalar;
   Shape b_shape;
   std::vector<std::shared_ptr<const kern::PackedB>> mats;
 };
@@ -111,22 +112,26 @@ class MatMulKernel final : public Kernel {
     ctx.set_output(0, t, d.out);
   }
 
-  // A constant float32 B is packed once for the plan's target.
+  // A constant float32 B is packed once for the session's target and shared by its plans.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (ctx.inputs.size() != 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
-    const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
-    const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
-    const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
-    auto packed = std::make_shared<PackedWeights>();
-    packed->b_shape = b.shape();
-    const float* pb = b.data<float>().data();
-    for (int64_t i = 0; i < mats; ++i)
-      packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
-    // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
-    if (packed->mats.empty()) return nullptr;
-    return packed;
+    return packed_.get(b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+                       [&]() -> std::shared_ptr<const PackedWeights> {
+                         const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
+                         const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
+                         const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
+                         auto packed = std::make_shared<PackedWeights>();
+                         packed->isa = ctx.isa;
+                         packed->b_shape = b.shape();
+                         const float* pb = b.data<float>().data();
+                         for (int64_t i = 0; i < mats; ++i)
+                           packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
+                         // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
+                         if (packed->mats.empty()) return nullptr;
+                         return packed;
+                       });
   }
 
   void run(RunContext& ctx) const override {
@@ -153,6 +158,9 @@ class MatMulKernel final : public Kernel {
         }))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
   }
+
+ private:
+  SharedPack<PackedWeights> packed_;
 };
 
 class GemmKernel final : public Kernel {
@@ -175,16 +183,21 @@ class GemmKernel final : public Kernel {
     ctx.set_output(0, t, Shape{m, n});
   }
 
-  // A constant float32 B is packed once for the plan's target (op(B) through strides: no transposed copy).
+  // A constant float32 B is packed once for the session's target and shared by its plans (op(B) through
+  // strides: no transposed copy).
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() != 2) return nullptr;
-    auto packed = std::make_shared<PackedWeights>();
-    packed->b_shape = b.shape();
-    const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
-    packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
-    return packed;
+    return packed_.get(b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+                       [&] {
+                         auto packed = std::make_shared<PackedWeights>();
+                         packed->isa = ctx.isa;
+                         packed->b_shape = b.shape();
+                         const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
+                         packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
+                         return std::shared_ptr<const PackedWeights>(std::move(packed));
+                       });
   }
 
   void run(RunContext& ctx) const override {
@@ -282,6 +295,7 @@ class GemmKernel final : public Kernel {
   bool ta_, tb_;
   float alpha_, beta_;
   bool c_required_;
+  SharedPack<PackedWeights> packed_;
 };
 
 }  // namespace

@@ -80,8 +80,9 @@ class RecurrentKernel final : public Kernel {
     for (size_t o = 0; o < ctx.outputs.size(); ++o) ctx.set_output(o, DType::F32, o == 0 ? y : state);
   }
 
-  // Constant W and R (the usual case: trained weights) are packed once per plan as the products' B operands;
-  // before, every run re-packed them through a strided transpose (Silero VAD: 75 us of a 0.18 ms model).
+  // Constant W and R (the usual case: trained weights) are packed once per session as the products' B operands
+  // (SharedPack: a new sequence length is a new plan); before, every run re-packed them through a strided
+  // transpose (Silero VAD: 75 us of a 0.18 ms model).
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (ctx.inputs.size() <= kR || !ctx.inputs[kW].value || !ctx.inputs[kR].value) return nullptr;
     const Tensor& wt = *ctx.inputs[kW].value;
@@ -91,14 +92,20 @@ class RecurrentKernel final : public Kernel {
     const int64_t H = rt.shape()[2], GH = gates_ * H, in = wt.shape()[2];
     if (wt.shape()[0] != dirs_ || rt.shape()[0] != dirs_ || wt.shape()[1] != GH || rt.shape()[1] != GH) return nullptr;
     const bool gru_split = cell_ == Cell::Gru && !linear_before_reset_;
-    auto p = std::make_shared<recurrent::PackedWeights>();
-    for (int64_t dir = 0; dir < dirs_; ++dir) {
-      const float* W = wt.data<float>().data() + dir * GH * in;
-      const float* R = rt.data<float>().data() + dir * GH * H;
-      p->w.push_back(kern::pack_b_f32(ctx.isa, in, GH, kern::MatrixView{W, 1, in}));
-      p->r.push_back(kern::pack_b_f32(ctx.isa, H, gru_split ? 2 * H : GH, kern::MatrixView{R, 1, H}));
-    }
-    return p;
+    return packed_.get(
+        wt.raw(), [&](const recurrent::PackedWeights& p) { return p.isa == ctx.isa && p.r_from == rt.raw(); },
+        [&] {
+          auto p = std::make_shared<recurrent::PackedWeights>();
+          p->isa = ctx.isa;
+          p->r_from = rt.raw();
+          for (int64_t dir = 0; dir < dirs_; ++dir) {
+            const float* W = wt.data<float>().data() + dir * GH * in;
+            const float* R = rt.data<float>().data() + dir * GH * H;
+            p->w.push_back(kern::pack_b_f32(ctx.isa, in, GH, kern::MatrixView{W, 1, in}));
+            p->r.push_back(kern::pack_b_f32(ctx.isa, H, gru_split ? 2 * H : GH, kern::MatrixView{R, 1, H}));
+          }
+          return std::shared_ptr<const recurrent::PackedWeights>(std::move(p));
+        });
   }
 
   void run(RunContext& ctx) const override {
@@ -371,6 +378,7 @@ class RecurrentKernel final : public Kernel {
   bool reverse_only_ = false, input_forget_ = false, linear_before_reset_ = false;
   float clip_ = 0.0f;
   std::vector<std::vector<Activation>> acts_;
+  SharedPack<recurrent::PackedWeights> packed_;
   size_t max_inputs_ = 6, max_outputs_ = 2;
 };
 

@@ -21,6 +21,8 @@ inline void product(const RunContext& ctx, int64_t m, int64_t n, int64_t k, cons
 // W^T and R^T of every direction packed once (constant weights, prepare()): B operands of the products
 // above with the same bits (kernels/gemm.h: gemm_f32_packed equals gemm_f32).
 struct PackedWeights {
+  kern::Isa isa = kern::Isa::Scalar;
+  const void* r_from = nullptr;  // R's storage (W's is the SharedPack key)
   std::vector<std::shared_ptr<const kern::PackedB>> w, r;  // per direction; r is null for the GRU split form
 };
 

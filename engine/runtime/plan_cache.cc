@@ -1,6 +1,7 @@
 // The plan cache and option validation. The cache is a short most-recently-used list (16 entries by
-// default); a linear scan over a handful of keys costs less than hashing shapes. Plans are built under the
-// cache lock, so two threads that need the same new plan build it once.
+// default); a linear scan over a handful of keys costs less than hashing shapes. Plans are built outside the
+// cache lock, and two threads that need the same new plan build it once.
+#include <optional>
 #include <string>
 
 #include "runtime/session_impl.h"
@@ -18,20 +19,57 @@ bool same_key(const std::vector<InputSignature>& a, std::span<const InputSignatu
 
 }  // namespace
 
-std::shared_ptr<const ExecutionPlan> PlanCache::get(const std::shared_ptr<const CompiledGraph>& graph,
-                                                    std::span<const InputSignature> key) {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::shared_ptr<const ExecutionPlan> PlanCache::find(std::span<const InputSignature> key) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
     if (!same_key((*it)->key(), key)) continue;
     if (it != entries_.begin()) entries_.splice(entries_.begin(), entries_, it);  // no allocation
     return entries_.front();
   }
-  std::shared_ptr<const ExecutionPlan> plan =
-      ExecutionPlan::create(graph, std::vector<InputSignature>(key.begin(), key.end()));
+  return nullptr;
+}
+
+// A plan is built without the lock, which every run takes: runs at shapes already planned go on while a new
+// shape is planned (several milliseconds for OCR's recogniser). A thread that needs a plan another thread is
+// building waits for that one, so a new plan is still built once; a build that fails fails both.
+std::shared_ptr<const ExecutionPlan> PlanCache::get(const std::shared_ptr<const CompiledGraph>& graph,
+                                                    std::span<const InputSignature> key) {
+  std::optional<std::promise<std::shared_ptr<const ExecutionPlan>>> promise;  // made on a miss: a hit allocates nothing
+  std::shared_future<std::shared_ptr<const ExecutionPlan>> other;  // another thread's build of this key
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto plan = find(key)) return plan;
+    for (const Building& b : building_)
+      if (same_key(b.key, key)) other = b.result;
+    if (!other.valid()) {
+      promise.emplace();
+      building_.push_back(Building{std::vector<InputSignature>(key.begin(), key.end()), promise->get_future().share()});
+    }
+  }
+  if (other.valid()) return other.get();
+  std::shared_ptr<const ExecutionPlan> built;
+  try {
+    built = ExecutionPlan::create(graph, std::vector<InputSignature>(key.begin(), key.end()));
+  } catch (...) {
+    promise->set_exception(std::current_exception());
+    std::lock_guard<std::mutex> lock(mutex_);
+    forget(key);
+    throw;
+  }
+  promise->set_value(built);
+  std::lock_guard<std::mutex> lock(mutex_);
+  forget(key);
   ++built_;
-  entries_.push_front(plan);
+  entries_.push_front(built);
   while (entries_.size() > capacity_) entries_.pop_back();  // runs holding it keep their reference
-  return plan;
+  return built;
+}
+
+void PlanCache::forget(std::span<const InputSignature> key) {
+  for (auto it = building_.begin(); it != building_.end(); ++it)
+    if (same_key(it->key, key)) {
+      building_.erase(it);
+      return;
+    }
 }
 
 size_t PlanCache::size() const {

@@ -2,6 +2,7 @@
 // graph and its plans — sits in a SessionCore held by shared_ptr: release() drops the session's reference,
 // and runs in flight keep theirs, so they finish safely and the weights go when the last one leaves.
 #pragma once
+#include <future>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -22,17 +23,25 @@ namespace onemodel::rt {
 class PlanCache {
  public:
   explicit PlanCache(size_t capacity) : capacity_(capacity) {}
-  // The plan for `key`, building it (under the cache lock) when absent.
+  // The plan for `key`, building it (outside the cache lock) when absent.
   std::shared_ptr<const ExecutionPlan> get(const std::shared_ptr<const CompiledGraph>& graph,
                                            std::span<const InputSignature> key);
   size_t size() const;
   size_t plans_built() const;
 
  private:
+  struct Building {  // a plan some thread is building now
+    std::vector<InputSignature> key;
+    std::shared_future<std::shared_ptr<const ExecutionPlan>> result;
+  };
+  std::shared_ptr<const ExecutionPlan> find(std::span<const InputSignature> key);  // under mutex_; moves it first
+  void forget(std::span<const InputSignature> key);                             // under mutex_: drops its Building
+
   mutable std::mutex mutex_;
   size_t capacity_;
   size_t built_ = 0;
   std::list<std::shared_ptr<const ExecutionPlan>> entries_;  // most recently used first
+  std::vector<Building> building_;
 };
 
 struct SessionCore {

@@ -1,4 +1,5 @@
 // Tensor storage and the core accessors. Views live in tensor/views.cc.
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,11 +13,13 @@ Storage allocate_storage(size_t bytes) {
     throw Error(ErrorKind::Unsupported, "buffer of " + std::to_string(bytes) + " bytes exceeds 2^31-1");
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded);
+  // calloc, not aligned_alloc + memset: memory fresh from the system is zero already and calloc knows it, so
+  // a new run state's slab (megabytes at a new input shape) is not written twice. 64 bytes more for alignment.
+  void* raw = std::calloc(1, rounded + 64);
+  if (!raw) throw std::bad_alloc();
+  auto* p = reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t{63});
   Storage s;
-  s.data = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  s.data = std::shared_ptr<std::byte>(p, [raw](std::byte*) { std::free(raw); });
   s.bytes = bytes;
   return s;
 }

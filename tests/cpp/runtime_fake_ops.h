@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ir/graph.h"
@@ -109,6 +110,33 @@ class Positives final : public Kernel {
   }
 };
 
+// y = x; its prepare() waits while `gate_closed` when x has `gate_extent` elements (a slow plan build), and
+// fails with InvalidInput when x has `fail_extent` elements (a build that fails).
+inline std::atomic<bool> gate_closed{false};
+inline std::atomic<int> gate_waiting{0}, gate_prepares{0};
+inline std::atomic<int64_t> gate_extent{-1}, fail_extent{-1};
+class Gate final : public Kernel {
+ public:
+  Gate() : Kernel(KernelFlags{.exact = true}) {}
+  void infer(InferContext& c) const override { c.set_output(0, DType::F32, c.input(0).shape); }
+  std::shared_ptr<const void> prepare(PrepareContext& c) const override {
+    ++gate_prepares;
+    const int64_t n = c.inputs[0].shape.numel();
+    if (n == fail_extent) c.info.fail(ErrorKind::InvalidInput, "gate refuses this shape");
+    if (n == gate_extent) {
+      ++gate_waiting;
+      while (gate_closed) std::this_thread::yield();
+      --gate_waiting;
+    }
+    return nullptr;
+  }
+  void run(RunContext& c) const override {
+    auto x = c.input(0).data<float>();
+    auto y = c.output(0).mutable_data<float>();
+    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i];
+  }
+};
+
 inline std::unique_ptr<Kernel> make_add(const NodeInfo& i) {
   return std::make_unique<AddK>(i.get_float("k", 0.0f), i.get_int("inplace", 0) == 1);
 }
@@ -117,12 +145,13 @@ inline std::unique_ptr<Kernel> make_cos(const NodeInfo&) { return std::make_uniq
 inline std::unique_ptr<Kernel> make_grow(const NodeInfo&) { return std::make_unique<Grow>(); }
 inline std::unique_ptr<Kernel> make_reshape(const NodeInfo&) { return std::make_unique<ReshapeTo>(); }
 inline std::unique_ptr<Kernel> make_positives(const NodeInfo&) { return std::make_unique<Positives>(); }
+inline std::unique_ptr<Kernel> make_gate(const NodeInfo&) { return std::make_unique<Gate>(); }
 
 inline const OpDef kOps[] = {
     {"", "AddK", 1, 30, make_add},         {"", "Sum2", 1, 30, make_sum},
     {"", "FakeCos", 1, 30, make_cos},      {"", "FakeSin", 1, 30, make_cos},
     {"", "Grow", 1, 30, make_grow},        {"", "ReshapeTo", 1, 30, make_reshape},
-    {"", "Positives", 1, 30, make_positives},
+    {"", "Positives", 1, 30, make_positives},  {"", "Gate", 1, 30, make_gate},
 };
 
 inline const OpDef* lookup(std::string_view domain, std::string_view op, int64_t opset) {

@@ -3,7 +3,10 @@
 // weight handling. Expected values are hand-computed (each fake op is one line of arithmetic).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <future>
+#include <thread>
 
 #include "runtime/compiled_graph.h"
 #include "runtime/plan.h"
@@ -305,6 +308,84 @@ TEST(RuntimePlan, PlanTimeShapeErrorsNameTheNode) {
   });
   EXPECT_EQ(e.message(), "Sum2 node 'n0_Sum2': shapes differ");
   EXPECT_EQ(run1(s, {{"x", f32({1, 2})}, {"z", f32({3, 4})}}), (std::vector<float>{4, 6}));
+}
+
+// A new shape is planned outside the plan-cache lock: a run at a shape already planned finishes while another
+// thread's plan build is stalled, a second thread needing the stalled shape waits for that build instead of
+// building it again, and a build that fails fails its waiters and is not cached.
+TEST(RuntimePlan, NewShapesArePlannedOutsideTheCacheLock) {
+  Builder b;
+  b.input("x", DType::F32, {-1});
+  b.node("Gate", {"x"}, {"y"}).output("y");
+  Session s = make_session(b.model(), SessionOptions{}, &fake::lookup);
+  auto run = [&](int64_t n) {
+    std::vector<float> x(static_cast<size_t>(n), 2.0f), y(static_cast<size_t>(n));
+    std::vector<int64_t> shape = {n};
+    s.run<float, float>(x, shape, y);
+    return y;
+  };
+  run(3);
+  const rt::PlanCache& cache = s.impl()->core()->cache;
+  fake::gate_prepares = 0;
+  fake::gate_extent = 7;
+  fake::gate_closed = true;
+  std::thread first([&] { run(7); });
+  while (fake::gate_waiting == 0) std::this_thread::yield();
+  std::thread second([&] { run(7); });
+  // The planned shape runs now; with the build under the lock it would wait for the gate (and hang).
+  auto quick = std::async(std::launch::async, [&] { return run(3); });
+  const bool finished = quick.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  fake::gate_closed = false;
+  first.join();
+  second.join();
+  ASSERT_TRUE(finished) << "a run at a planned shape waited for another shape's plan build";
+  EXPECT_EQ(quick.get(), std::vector<float>(3, 2.0f));
+  EXPECT_EQ(fake::gate_prepares, 1);  // the second thread took the first one's plan
+  EXPECT_EQ(cache.plans_built(), 2u);
+
+  fake::fail_extent = 5;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      run(5);
+      ADD_FAILURE() << "the build should fail";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    }
+  }
+  EXPECT_EQ(cache.plans_built(), 2u);  // failed builds are not cached: each call tries again and fails again
+  fake::fail_extent = -1;
+  fake::gate_extent = -1;
+  EXPECT_EQ(run(5), std::vector<float>(5, 2.0f));
+}
+
+// Weights are packed once per session: two plans (two input shapes) of a MatMul and a Conv hold the same packed
+// state, and the results at both shapes are the products (hand-computed).
+TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
+  Builder b;
+  b.input("x", DType::F32, {-1, 2}).init("w", Tensor::from_values<float>({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, Shape{2, 3}));
+  b.node("MatMul", {"x", "w"}, {"y"}).output("y");
+  b.input("img", DType::F32, {1, 1, 2, -1}).init("k", Tensor::from_values<float>({1.f, -1.f}, Shape{1, 1, 2, 1}));
+  b.node("Conv", {"img", "k"}, {"z"}).output("z");
+  Session s = make_session(b.model(), SessionOptions{}, &rt::find_op);
+  const auto& graph = s.impl()->core()->graph;
+  auto plan = [&](int64_t rows, int64_t width) {
+    return ExecutionPlan::create(graph, {InputSignature{DType::F32, Shape{rows, 2}},
+                                         InputSignature{DType::F32, Shape{1, 1, 2, width}}});
+  };
+  auto p1 = plan(1, 3), p2 = plan(5, 4);
+  ASSERT_EQ(p1->steps().size(), 2u);
+  ASSERT_EQ(p2->steps().size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_NE(p1->steps()[i].state, nullptr);
+    EXPECT_EQ(p1->steps()[i].state, p2->steps()[i].state) << "step " << i;
+  }
+  std::vector<NamedTensor> in = {{"x", Tensor::from_values<float>({1.f, 1.f, 0.f, 2.f}, Shape{2, 2})},
+                                 {"img", Tensor::from_values<float>({1.f, 2.f, 3.f, 4.f, 5.f, 7.f}, Shape{1, 1, 2, 3})}};
+  std::vector<Tensor> out = s.run(in);
+  EXPECT_EQ(std::vector<float>(out[0].data<float>().begin(), out[0].data<float>().end()),
+            (std::vector<float>{5.f, 7.f, 9.f, 8.f, 10.f, 12.f}));
+  EXPECT_EQ(std::vector<float>(out[1].data<float>().begin(), out[1].data<float>().end()),
+            (std::vector<float>{-3.f, -3.f, -4.f}));
 }
 
 }  // namespace
