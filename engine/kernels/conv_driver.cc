@@ -5,6 +5,7 @@
 #include "kernels/conv.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -110,6 +111,11 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
   const int64_t slot_size = phase_floats(p);
   const int threads = pool ? pool->threads() : 1;
   Slots slots(slot_count(threads));
+  // A slot whose padding this call has written: the padding is the same for every plane, so later chunks on
+  // the slot copy only the input rows (a chunk is often one plane: MobileNetV3's 64-channel stride-2 layer at
+  // 112x112 spent 57% of its time rebuilding whole phase planes; now 0.78x the time, 72 channels at 56x56
+  // 0.87x). Only the chunk holding a slot touches its flag.
+  std::array<bool, kMaxSlots> padded{};
   const double work = double(planes) * (double(g.out_size() * taps) / 8.0 + double(p.padded_h * p.padded_w) / 2.0);
   parallel_for(pool, chunks, work, [&](int64_t c) {
     const int slot = p.in_place ? -1 : slots.acquire();
@@ -122,7 +128,9 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
       const float* xin = x + in_plane * g.in_size();
       const float* src = xin;
       if (!p.in_place) {
-        if (built != in_plane) fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w, built >= 0);
+        if (built != in_plane)
+          fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w, padded[static_cast<size_t>(slot)]);
+        padded[static_cast<size_t>(slot)] = true;
         built = in_plane;
         src = phases;
       }

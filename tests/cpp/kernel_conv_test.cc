@@ -216,6 +216,9 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 2, 2, {{3, 2, 1, 1, 0, 0}, {3, 2, 1, 1, 1, 0}}));
   v.push_back(make_conv(1, 1, 4, 1, {{6, 3, 1, 1, 1, 1}, {19, 3, 1, 1, 1, 1}}));   // one channel, multiplier 4
   v.push_back(make_conv(2, 3, 6, 3, {{33, 3, 2, 1, 1, 1}}));                          // 1-D depthwise
+  // Planes of over 2048 outputs: a chunk is one plane, and later chunks on a scratch slot reuse its padding.
+  v.push_back(make_conv(1, 5, 5, 5, {{70, 3, 2, 1, 1, 1}, {130, 3, 2, 1, 1, 0}}));
+  v.push_back(make_conv(2, 3, 3, 3, {{48, 3, 1, 1, 1, 1}, {50, 3, 1, 1, 2, 1}}));
   // Depthwise through the direct loop: 3-D, more than 64 taps, width stride above 8.
   v.push_back(make_conv(1, 2, 4, 2, {{4, 2, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 1}, {6, 3, 1, 2, 0, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{10, 9, 1, 1, 4, 4}, {10, 9, 1, 1, 4, 4}}));
