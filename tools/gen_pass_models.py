@@ -162,9 +162,31 @@ def fuse_elementwise():
     save(nodes, 'ew_clip6', [f32('x', [4, 33])], [f32('y', [4, 33])], opset=10)
 
 
+def squeeze_excitation():
+    r = np.random.default_rng(23)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # MobileNetV3's squeeze-and-excitation: convolutions of 1x1 outputs (one value per plane), the second with
+    # HardSigmoid, a per-channel scale [1, C, 1, 1] and the pooled values [N, C, 1, 1] as program inputs that
+    # step one value per channel; then the excitation Mul, which broadcasts back to the planes.
+    inits = [arr('w1', (5, 7, 1, 1)), arr('b1', (5,)), arr('w2', (7, 5, 1, 1)), arr('b2', (7,)),
+             arr('s', (1, 7, 1, 1), 0.5, 2)]
+    nodes = [h.make_node('GlobalAveragePool', ['x'], ['p']),
+             h.make_node('Conv', ['p', 'w1', 'b1'], ['c1']), h.make_node('Relu', ['c1'], ['r']),
+             h.make_node('Conv', ['r', 'w2', 'b2'], ['c2']),
+             h.make_node('HardSigmoid', ['c2'], ['hs'], alpha=0.3, beta=0.4),
+             h.make_node('Mul', ['hs', 's'], ['m']), h.make_node('Add', ['m', 'p'], ['g']),
+             h.make_node('Mul', ['x', 'g'], ['y'])]
+    save(nodes, 'ew_conv_se', [f32('x', ['n', 7, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3']),
+                                                             f32('g', ['g0', 'g1', 'g2', 'g3'])], inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
     conv_bn()
     attention()
     fuse_elementwise()
+    squeeze_excitation()

@@ -80,9 +80,13 @@ bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t chann
 // output (n, oc, j0) and holds `count` finished values, which it may rewrite in place (the bias and fused
 // element-wise chains of ops/conv.cc). The matrix-product and depthwise paths call it on the computing
 // thread right after a block of outputs is finished, while it is in cache; the others after the product.
+// When each output plane is one value (a 1x1 output: squeeze-and-excitation layers, a classifier), the paths
+// call `apply_points` instead, if set, once for a run of planes: y[i] is output (n, oc0 + i, 0) for
+// i < channels. One call per channel cost as much as the product there (MobileNetV3's 960 -> 240 layer).
 struct ConvEpilogue {
   void (*apply)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y);
   const void* ctx;
+  void (*apply_points)(const void* ctx, int64_t n, int64_t oc0, int64_t channels, float* y) = nullptr;
 };
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
               float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr,

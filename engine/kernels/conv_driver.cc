@@ -606,7 +606,9 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         gemm_f32_packed(isa, exact, os, MatrixView{col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
         for (int64_t j = 0; j < os; ++j)
           for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
-        if (epilogue)
+        if (epilogue && os == 1 && epilogue->apply_points)
+          epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
+        else if (epilogue)
           for (int64_t oc = 0; oc < mg; ++oc) epilogue->apply(epilogue->ctx, n, gi * mg + oc, 0, os, yg + oc * os);
         continue;
       }

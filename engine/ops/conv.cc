@@ -210,6 +210,29 @@ struct Epilogue {
     if (e.bias_input) ops[k++] = ewp::Operand{e.bias_input + oc, true};
     ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), k), count, y);
   }
+
+  // Planes of one value each, channels oc0 .. oc0 + channels - 1: the same operations on every value as
+  // apply() per plane, with a program input that steps one value per channel (or none) read as a run over the
+  // channels; any other input stride goes plane by plane.
+  static void apply_points(const void* vctx, int64_t n, int64_t oc0, int64_t channels, float* y) {
+    const auto& e = *static_cast<const Epilogue*>(vctx);
+    for (size_t i = 0; i < e.extras; ++i)
+      if (e.extra[i].stride_c != 0 && e.extra[i].stride_c != 1) {
+        for (int64_t c = 0; c < channels; ++c) apply(vctx, n, oc0 + c, 0, 1, y + c);
+        return;
+      }
+    if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc0, channels, 1);
+    if (!e.prog) return;
+    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
+    ops[0] = ewp::Operand{y, false};
+    size_t k = 1;
+    for (size_t i = 0; i < e.extras; ++i, ++k) {
+      const Extra& x = e.extra[i];
+      ops[k] = ewp::Operand{x.base + n * x.stride_n + oc0 * x.stride_c, x.stride_c == 0};
+    }
+    if (e.bias_input) ops[k++] = ewp::Operand{e.bias_input + oc0, false};
+    ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), k), channels, y);
+  }
 };
 
 // `p` with the bias added by a first instruction, Add(input 0, a new last input), whose result replaces input
@@ -354,13 +377,13 @@ class ConvKernel final : public Kernel {
         ep.bias_input = pb;
         ep.bias = nullptr;
       }
-      const kern::ConvEpilogue ce{&Epilogue::apply, &ep};
+      const kern::ConvEpilogue ce{&Epilogue::apply, &ep, &Epilogue::apply_points};
       kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, packed, (pb || prog_) ? &ce : nullptr);
       return;
     }
     Tensor conv = ctx.scratch(DType::F32, out);
     ep.prog = nullptr;
-    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep};
+    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep, &Epilogue::apply_points};
     kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, conv.mutable_data<float>().data(), s, ctx.pool, packed,
                    pb ? &bias_only : nullptr);
     std::vector<const Tensor*> in{&conv};

@@ -213,6 +213,18 @@ TEST(GraphPasses, FuseElementwiseResidualAndDepthwise) {
   check_fused_bits("ew_conv_residual", {{"x", specials(Shape{2, 5, 9, 21}, 13)}});
 }
 
+// Convolutions of 1x1 outputs run their epilogue once over all channels (kern::ConvEpilogue::apply_points):
+// the bias as a channel run, program inputs that step one value per channel as runs, the same bits.
+TEST(GraphPasses, FuseElementwiseSqueezeExcitation) {
+  auto g = rt::CompiledGraph::create(model("ew_conv_se"), false);
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"GlobalAveragePool", 1}, {"FusedConv", 2}, {"Mul", 1}}));
+  // Finite inputs (a special value would make its whole plane's mean NaN or infinite), and one NaN plane.
+  check_fused_bits("ew_conv_se", {{"x", random(Shape{1, 7, 3, 4}, 19, -4, 4)}});
+  Tensor x = random(Shape{3, 7, 5, 2}, 20, -4, 4);
+  x.mutable_data<float>()[10 * 9] = std::numeric_limits<float>::quiet_NaN();
+  check_fused_bits("ew_conv_se", {{"x", x}});
+}
+
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
   auto g = rt::CompiledGraph::create(model("ew_conv_fallback"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 2}}));
