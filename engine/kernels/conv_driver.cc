@@ -14,6 +14,7 @@
 
 #include "kernels/exact_math.h"
 #include "kernels/gemm.h"
+#include "kernels/scratch_slots.h"
 #include "kernels/winograd.h"
 #include "onemodel/error.h"
 
@@ -23,7 +24,6 @@ namespace {
 constexpr int64_t kIm2colChunkRows = 16;  // kernels-gemm.md: im2col rows are built in chunks of 16
 constexpr int64_t kMaxDepthwiseTaps = 64;
 constexpr int64_t kMaxDepthwiseStrideW = 8;
-constexpr int kMaxSlots = 64;  // phase-plane buffers: one per concurrently running chunk
 
 int64_t floor_div(int64_t a, int64_t b) {  // b > 0
   const int64_t q = a / b;
@@ -63,30 +63,6 @@ DepthwisePlane make_plane(const ConvGeometry& g) {
 int64_t phase_floats(const DepthwisePlane& p) {
   return p.in_place ? 0 : p.s_w * p.padded_h * p.phase_w + p.s_w * p.phase_w;
 }
-
-int slot_count(int threads) { return std::clamp(threads, 1, kMaxSlots); }
-
-// Hands each running chunk a scratch buffer of its own; at most `threads` chunks run at once, so a free slot
-// exists except when there are more threads than slots (then a chunk waits for one).
-class Slots {
- public:
-  explicit Slots(int n) : n_(n) {
-    for (auto& b : busy_) b.store(0, std::memory_order_relaxed);
-  }
-  int acquire() {
-    for (;;) {
-      for (int i = 0; i < n_; ++i)
-        if (busy_[i].load(std::memory_order_relaxed) == 0 && busy_[i].exchange(1, std::memory_order_acquire) == 0)
-          return i;
-      std::this_thread::yield();
-    }
-  }
-  void release(int i) { busy_[i].store(0, std::memory_order_release); }
-
- private:
-  int n_;
-  std::atomic<uint8_t> busy_[kMaxSlots];
-};
 
 int64_t planes_per_chunk(const ConvGeometry& g) {
   return std::clamp<int64_t>(4096 / std::max<int64_t>(g.out_size(), 1), 1, 32);
@@ -309,7 +285,7 @@ bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t chann
 
 int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
   // Fast-mode Winograd shapes also keep room for the panels' path (images with special values).
-  if (!exact && winograd_applies(g)) return std::max(winograd_scratch_floats(g), conv_scratch_floats(g, true, threads));
+  if (!exact && winograd_applies(g)) return std::max(winograd_scratch_floats(g, threads), conv_scratch_floats(g, true, threads));
   const ConvPath path = conv_path(g);
   if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= 16)
     return ((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size();

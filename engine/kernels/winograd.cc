@@ -13,6 +13,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/per_target.h"
+#include "kernels/scratch_slots.h"
 
 namespace onemodel::kern {
 
@@ -79,42 +80,63 @@ std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry
   return p;
 }
 
-int64_t winograd_scratch_floats(const ConvGeometry& g) {
+int64_t winograd_scratch_floats(const ConvGeometry& g, int threads) {
   const Tiling t = tiling(g);
   const int64_t block = t.rows * t.tw;
-  return g.in_channels * t.hp * t.wp + 16 * (g.in_channels + g.out_channels) * block;
+  return g.in_channels * t.hp * t.wp + int64_t{slot_count(threads)} * 16 * (g.in_channels + g.out_channels) * block;
 }
 
+// Block b (tile rows [b * rows, ...)): V_xi [c x nb], then the 16 products M_xi = U_xi V_xi [m x nb], then each
+// output channel's rows. With a pool, each of the three stages runs in parallel; without, all on this thread.
+void run_block(const WinogradFns& fns, Isa isa, const ConvGeometry& g, const Tiling& t, const WinogradWeights& u,
+               const float* xp, float* v, int64_t b, float* yn, int64_t n, const ConvEpilogue* epilogue,
+               ThreadPool* pool) {
+  const int64_t c = g.in_channels, m = g.out_channels, oh = g.out[1], ow = g.out[2], os = oh * ow;
+  const int64_t ty0 = b * t.rows, ty1 = std::min(t.th, ty0 + t.rows), nb = (ty1 - ty0) * t.tw;
+  float* prod = v + 16 * c * t.rows * t.tw;
+  parallel_for(pool, c, 8.0 * double(c * nb), [&](int64_t ci) {
+    fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, c * nb);
+  });
+  parallel_for(pool, 16, 16.0 * double(m) * double(c) * double(nb) / 40.0, [&](int64_t xi) {
+    PanelSource src{nullptr, nullptr};  // read in place: `fill` is never called
+    src.direct = v + xi * c * nb;
+    src.ldb = nb;
+    gemm_f32_panels(isa, false, *u.u[static_cast<size_t>(xi)], nb, src, prod + xi * m * nb, nb, nullptr);
+  });
+  const int64_t r0 = 2 * ty0, r1 = std::min(oh, 2 * ty1);
+  parallel_for(pool, m, 6.0 * double(m * nb), [&](int64_t mi) {
+    float* plane = yn + mi * os;
+    fns.output(prod + mi * nb, m * nb, t.tw, ty0, ty1, plane, oh, ow);
+    if (epilogue) epilogue->apply(epilogue->ctx, n, mi, r0 * ow, (r1 - r0) * ow, plane + r0 * ow);
+  });
+}
+
+// With at least two blocks of tile rows per thread, blocks run in parallel, each on one thread from its input
+// transform to its outputs with a scratch slot of its own; with fewer (ResNet-50's 28x28 and 14x14 layers are
+// one block), each block's stages run in parallel instead (PP-OCRv4 det's 96 -> 24 layers at 160x160 ran 81 such
+// parallel loops). A block's arithmetic does not depend on which thread runs it, so the bits do not either.
 bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u,
                        float* y, float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue) {
   const WinogradFns& fns = *ONEMODEL_PER_TARGET(kWinogradFns, isa);
   const Tiling t = tiling(g);
-  const int64_t c = g.in_channels, m = g.out_channels, oh = g.out[1], ow = g.out[2], os = oh * ow;
+  const int64_t c = g.in_channels, m = g.out_channels, os = g.out[1] * g.out[2];
+  const int64_t slot_size = 16 * (c + m) * t.rows * t.tw;
   float* xp = scratch;
-  float* v = xp + c * t.hp * t.wp;
-  float* prod = v + 16 * c * t.rows * t.tw;
-  {
-    if (!pad_planes_f32(g, t.hp, t.wp, c, x + n * c * g.in_size(), xp, pool)) return false;
-    float* yn = y + n * m * os;
-    for (int64_t ty0 = 0; ty0 < t.th; ty0 += t.rows) {
-      const int64_t ty1 = std::min(t.th, ty0 + t.rows), nb = (ty1 - ty0) * t.tw;
-      // V_xi [c x nb], then the 16 products M_xi = U_xi V_xi [m x nb], then each channel's outputs.
-      parallel_for(pool, c, 8.0 * double(c * nb), [&](int64_t ci) {
-        fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, c * nb);
-      });
-      parallel_for(pool, 16, 16.0 * double(m) * double(c) * double(nb) / 40.0, [&](int64_t xi) {
-        PanelSource src{nullptr, nullptr};  // read in place: `fill` is never called
-        src.direct = v + xi * c * nb;
-        src.ldb = nb;
-        gemm_f32_panels(isa, false, *u.u[static_cast<size_t>(xi)], nb, src, prod + xi * m * nb, nb, nullptr);
-      });
-      const int64_t r0 = 2 * ty0, r1 = std::min(oh, 2 * ty1);
-      parallel_for(pool, m, 6.0 * double(m * nb), [&](int64_t mi) {
-        float* plane = yn + mi * os;
-        fns.output(prod + mi * nb, m * nb, t.tw, ty0, ty1, plane, oh, ow);
-        if (epilogue) epilogue->apply(epilogue->ctx, n, mi, r0 * ow, (r1 - r0) * ow, plane + r0 * ow);
-      });
-    }
+  float* slots_base = xp + c * t.hp * t.wp;
+  if (!pad_planes_f32(g, t.hp, t.wp, c, x + n * c * g.in_size(), xp, pool)) return false;
+  float* yn = y + n * m * os;
+  const int64_t blocks = (t.th + t.rows - 1) / t.rows;
+  const double work = 16.0 * double(m) * double(c) * double(t.th * t.tw) / 40.0 + 14.0 * double((c + m) * t.th * t.tw);
+  const int threads = pool ? pool->threads() : 1;
+  if (blocks >= 2 * threads) {
+    Slots slots(slot_count(threads));
+    parallel_for(pool, blocks, work, [&](int64_t b) {
+      const int slot = slots.acquire();
+      run_block(fns, isa, g, t, u, xp, slots_base + slot * slot_size, b, yn, n, epilogue, nullptr);
+      slots.release(slot);
+    });
+  } else {
+    for (int64_t b = 0; b < blocks; ++b) run_block(fns, isa, g, t, u, xp, slots_base, b, yn, n, epilogue, pool);
   }
   return true;
 }

@@ -24,8 +24,8 @@ bool winograd_applies(const ConvGeometry& g);
 struct WinogradWeights;
 std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry& g, const float* w);
 
-// Floats of scratch winograd_conv_f32 needs.
-int64_t winograd_scratch_floats(const ConvGeometry& g);
+// Floats of scratch winograd_conv_f32 needs when the pool has at most `threads` threads.
+int64_t winograd_scratch_floats(const ConvGeometry& g, int threads);
 
 // Image n of y = conv(x, w) in fast mode for a shape winograd_applies to, with `u` = winograd_pack(isa, g, w),
 // then `epilogue` (optional) over its outputs. Returns false, having written nothing of y, when the image's
