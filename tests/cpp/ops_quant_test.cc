@@ -145,8 +145,9 @@ TEST(OpsQuantTest, ConvIntegerPaddingUsesZeroPoint) {
 
 // A convolution wide enough in k (4500 channels, 1x1 and 3x3) that its im2col matrix is built in several
 // blocks of output positions, strided and padded, groups of 2, against plain loops written here.
-TEST(OpsQuantTest, ConvIntegerBlocksOfOutputPositions) {
-  const int64_t c = 4500, h = 29, w = 23, m = 4, g = 2, cg = c / g, oh = 15, ow = 12;
+// ConvInteger of a random 3x3 shape against the int64 sum of its definition (taps outside the input skipped).
+void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t g, int64_t stride) {
+  const int64_t cg = c / g, oh = (h + 2 - 3) / stride + 1, ow = (w + 2 - 3) / stride + 1;
   std::vector<uint8_t> x(static_cast<size_t>(c * h * w));
   std::vector<int8_t> wt(static_cast<size_t>(m * cg * 9));
   uint32_t st = 5;
@@ -154,9 +155,8 @@ TEST(OpsQuantTest, ConvIntegerBlocksOfOutputPositions) {
   for (auto& v : x) v = static_cast<uint8_t>(next());
   for (auto& v : wt) v = static_cast<int8_t>(static_cast<int>(next()) - 128);
   const int zx = 131, zw = -3;
-  // 3x3, stride 2, pads 1: out 15 x 12 = 180 positions, more than one block of k = 20250.
   auto r = run("ConvInteger", {u8(x, {1, c, h, w}), s8(wt, {m, cg, 3, 3}), u8({static_cast<uint8_t>(zx)}, {}), s8({zw}, {})},
-               10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2}), attr_i("group", g)});
+               10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {stride, stride}), attr_i("group", g)});
   ASSERT_EQ(r.outputs[0].shape(), (Shape{1, m, oh, ow}));
   const auto got = values<int32_t>(r.outputs[0]);
   for (int64_t oc = 0; oc < m; ++oc)
@@ -167,13 +167,25 @@ TEST(OpsQuantTest, ConvIntegerBlocksOfOutputPositions) {
         for (int64_t ci = 0; ci < cg; ++ci)
           for (int64_t ky = 0; ky < 3; ++ky)
             for (int64_t kx = 0; kx < 3; ++kx) {
-              const int64_t iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
+              const int64_t iy = oy * stride - 1 + ky, ix = ox * stride - 1 + kx;
               if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
               sum += (int64_t{x[static_cast<size_t>(((c0 + ci) * h + iy) * w + ix)]} - zx) *
                      (int64_t{wt[static_cast<size_t>(((oc * cg + ci) * 3 + ky) * 3 + kx)]} - zw);
             }
         ASSERT_EQ(got[static_cast<size_t>((oc * oh + oy) * ow + ox)], static_cast<int32_t>(sum)) << oc << "," << oy << "," << ox;
       }
+}
+
+TEST(OpsQuantTest, ConvIntegerBlocksOfOutputPositions) {
+  // 3x3, stride 2, pads 1: out 15 x 12 = 180 positions, more than one block of k = 20250.
+  check_conv_integer_3x3(4500, 29, 23, 4, 2, 2);
+}
+
+TEST(OpsQuantTest, ConvIntegerStrideOneRowsInsideAndAtTheEdges) {
+  // Stride 1 and rows of 45 outputs: strips whose every tap lies inside the input (the vector copy), strips
+  // at the left and right edges, and strips that wrap to the next output row.
+  check_conv_integer_3x3(6, 7, 45, 3, 1, 1);
+  check_conv_integer_3x3(4, 9, 64, 4, 2, 1);
 }
 
 TEST(OpsQuantTest, QLinearConvBiasPerChannel) {
