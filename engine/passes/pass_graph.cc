@@ -104,7 +104,6 @@ int PassGraph::sole_reader(int v, std::string_view op) const {
   return -1;
 }
 
-bool PassGraph::is_graph_output(int v) const { return v >= 0 && output_uses_[static_cast<size_t>(v)] > 0; }
 
 const Tensor* PassGraph::aligned(int v, const Tensor& t) const {
   if (t.empty() || !t.is_contiguous()) return nullptr;

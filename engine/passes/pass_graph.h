@@ -35,7 +35,6 @@ class PassGraph {
   int uses(int v) const;
   // True when node `reader` is the only place reading v (it may read it once only).
   bool only_reader(int v, int reader) const;
-  bool is_graph_output(int v) const;
   // The node that is the only place reading v, when it is a default-domain node of type `op` with a first
   // output; else -1 (also when a graph output or a second node reads v).
   int sole_reader(int v, std::string_view op) const;

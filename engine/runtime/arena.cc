@@ -54,10 +54,4 @@ void BumpArena::reset() {
   current_ = 0;
 }
 
-size_t BumpArena::bytes_reserved() const {
-  size_t n = 0;
-  for (const Chunk& c : chunks_) n += c.storage.bytes;
-  return n;
-}
-
 }  // namespace onemodel::rt

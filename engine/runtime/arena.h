@@ -25,7 +25,6 @@ class BumpArena final : public Arena {
   void reset();
 
   size_t chunk_count() const { return chunks_.size(); }
-  size_t bytes_reserved() const;
   // Number of chunks obtained from the system since construction (tests check warm runs add none).
   size_t system_allocations() const { return system_allocations_; }
 

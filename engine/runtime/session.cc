@@ -94,6 +94,7 @@ Session make_session(std::shared_ptr<const ir::Model> model, const SessionOption
   impl->outputs = graph->output_infos();
   for (const ir::OpsetImport& o : model->opset_imports)
     impl->opsets.emplace_back(o.domain == "ai.onnx" ? std::string() : o.domain, o.version);
+  impl->graph_passes = graph->pass_report();  // a copy: release() frees the graph
   impl->core_ = std::make_shared<rt::SessionCore>(std::move(graph), static_cast<size_t>(options.max_cached_plans));
   return Session(std::move(impl));
 }
@@ -142,7 +143,8 @@ const std::vector<std::pair<std::string, int64_t>>& Session::opsets() const {
 std::string_view Session::kernel_path() const { return kern::isa_name(impl_->core()->graph->isa()); }
 
 const std::vector<std::pair<std::string, int>>& Session::graph_passes() const {
-  return impl_->core()->graph->pass_report();
+  impl_->core();
+  return impl_->graph_passes;
 }
 
 void Session::release() { impl_->release(); }

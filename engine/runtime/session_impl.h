@@ -62,6 +62,7 @@ struct Session::Impl {
   SessionOptions options;
   std::vector<ValueInfo> inputs, outputs;
   std::vector<std::pair<std::string, int64_t>> opsets;
+  std::vector<std::pair<std::string, int>> graph_passes;
 
   // The core, or Error(Disposed) after release().
   std::shared_ptr<rt::SessionCore> core() const;

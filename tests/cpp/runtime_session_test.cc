@@ -138,7 +138,11 @@ TEST(RuntimeSession, OptionsValidated) {
 TEST(RuntimeSession, DisposedAfterRelease) {
   Scorer sc;
   Session copy = sc.s;  // copies share one model
+  const auto& passes = sc.s.graph_passes();  // the session's own copy: it outlives the released graph
+  const auto passes_before = passes;
   sc.s.release();
+  EXPECT_EQ(passes, passes_before);
+  expect_error(ErrorKind::Disposed, [&] { copy.graph_passes(); });
   Error e = expect_error(ErrorKind::Disposed, [&] { sc.run({"features", "bias"}, {sc.features, sc.bias}); });
   expect_error(ErrorKind::Disposed, [&] { copy.inputs(); });
   expect_error(ErrorKind::Disposed, [&] { copy.outputs(); });
