@@ -7,9 +7,12 @@
 #endif
 
 #include <cstdint>
+#include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/exact_math.h"
 #include "kernels/pool.h"
+#include "kernels/simd_common-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace onemodel::kern::HWY_NAMESPACE {
@@ -41,7 +44,39 @@ inline void MaxTaps(const float* row, int64_t stride, int64_t taps, int64_t dila
   }
 }
 
-inline constexpr PoolFns kPoolFns{&MaxTaps};
+// Lanes are outputs: each vector de-interleaves the pairs of a row. A ragged end repeats the last whole
+// vector's worth of outputs (the same values again: y is not an input); rows shorter than a vector go one output
+// at a time.
+template <class D>
+HWY_INLINE void MaxPairsVec(D d, const float* const* rows, int64_t nrows, float* y, int64_t q) {
+  auto best = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+  for (int64_t r = 0; r < nrows; ++r) {
+    hn::Vec<D> even, odd;
+    hn::LoadInterleaved2(d, rows[r] + 2 * q, even, odd);
+    best = hn::IfThenElse(hn::Or(hn::Gt(even, best), hn::IsNaN(best)), even, best);
+    best = hn::IfThenElse(hn::Or(hn::Gt(odd, best), hn::IsNaN(best)), odd, best);
+  }
+  hn::StoreU(CanonicalNaN(d, best), d, y + q);
+}
+
+inline void MaxPairs(const float* const* rows, int64_t nrows, float* y, int64_t count) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  if (count >= lanes) {
+    int64_t q = 0;
+    for (; q + lanes <= count; q += lanes) MaxPairsVec(d, rows, nrows, y, q);
+    if (q < count) MaxPairsVec(d, rows, nrows, y, count - lanes);
+    return;
+  }
+  auto update = [](float v, float b) { return (v > b || b != b) ? v : b; };
+  for (int64_t q = 0; q < count; ++q) {
+    float best = std::numeric_limits<float>::quiet_NaN();
+    for (int64_t r = 0; r < nrows; ++r) best = update(rows[r][2 * q + 1], update(rows[r][2 * q], best));
+    y[q] = kernels::canon(best);
+  }
+}
+
+inline constexpr PoolFns kPoolFns{&MaxTaps, &MaxPairs};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -15,5 +15,9 @@ void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64
   ONEMODEL_PER_TARGET(kPoolFns, isa)->max_taps(row, stride, taps, dilation, best, count);
 }
 
+void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, int64_t count) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->max_pairs(rows, nrows, y, count);
+}
+
 }  // namespace onemodel::kern
 #endif

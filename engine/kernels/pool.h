@@ -15,8 +15,15 @@ namespace onemodel::kern {
 void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best,
                   int64_t count);
 
+// One output row of a pool with width kernel 2, width stride 2 and no width padding (openWakeWord's 2x2 and
+// 1x2 pools): y[q] for q in [0, count) folds rows[0][2q], rows[0][2q + 1], rows[1][2q], ... in that order
+// under the same rule, starting from NaN, then stores it with NaN made canonical (0x7FC00000). Reads
+// rows[r][0, 2 * count); y does not overlap them.
+void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, int64_t count);
+
 struct PoolFns {
   void (*max_taps)(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best, int64_t count);
+  void (*max_pairs)(const float* const* rows, int64_t nrows, float* y, int64_t count);
 };
 
 }  // namespace onemodel::kern

@@ -105,6 +105,25 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
   bool empty_column = false;  // a window of no input column (ceil_mode overhang past the padding)
   for (const AxisWindow& ww : w.ax[2]) empty_column = empty_column || ww.count == 0;
   auto update = [](float v, float b) { return (v > b || b != b) ? v : b; };
+  // Width kernel 2 = stride, no width padding or overhang: each output row is one pass over its input rows'
+  // pairs (openWakeWord embedding's five pools have rows of 1-16 outputs, where the general path's per-row
+  // work dominated: 0.23 ms a run against ORT's 0.04).
+  const bool pairs = kw == 2 && sw == 2 && dw == 1 && pw == 0 && 2 * out_w <= in_w && g.k[1] <= 8;
+  if (pairs) {
+    for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
+      const float* xp = x + p * plane;
+      for (const AxisWindow& wh : w.ax[1]) {
+        const float* rows[8];
+        for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) rows[b] = xp + ih * in_w;
+        if (wh.count > 0)
+          kern::max_pairs_f32(isa, rows, wh.count, y + o, out_w);
+        else
+          std::fill(y + o, y + o + out_w, std::numeric_limits<float>::lowest());
+        o += out_w;
+      }
+    });
+    return;
+  }
   for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
     thread_local std::vector<float> row_best;
     row_best.resize(static_cast<size_t>(out_w));

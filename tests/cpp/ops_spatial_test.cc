@@ -118,6 +118,14 @@ TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
       {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                           // 1-D
       {{1, 2, 6, 40}, {2, 3}, {1, 1}, {1, 1}, {0, 1, 0, 1}},         // stride 1: vector lanes across outputs
       {{1, 2, 8, 70}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},         // 2x2 stride 2, wide rows
+      // Width kernel 2 = stride (the pairs path): rows of 16, 4 and 1 outputs, an unused last column, a
+      // 1x2 window, height padding (a row window partly outside), ceil_mode's overhang (the general path).
+      {{1, 3, 8, 32}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{2, 2, 6, 9}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 5, 16}, {1, 2}, {1, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 1, 6, 2}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 7, 20}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 0}},
+      {{1, 2, 7, 19}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
   };
   for (const Geo& g : geos)
     for (int fill = 0; fill < 3; ++fill) {  // specials sparse, dense, all NaN but a few
