@@ -81,6 +81,9 @@ HWY_INLINE VF VClip(VF x, VF lo, VF hi) {
   const VF v = hn::IfThenElse(hn::Lt(x, lo), lo, x);
   return hn::IfThenElse(hn::Gt(v, hi), hi, v);
 }
+HWY_INLINE VF VLeakyRelu(DF d, VF x, VF alpha) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(alpha, x), x);
+}
 HWY_INLINE VF VHardSwish(DF d, VF x) {
   return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
 }
@@ -134,9 +137,7 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
       break;
     case EwOp::LeakyRelu: {
       const float alpha = ins.p0;
-      Map1(a, dst, n, [alpha](DF d, VF x) {
-        return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(hn::Set(d, alpha), x), x);
-      });
+      Map1(a, dst, n, [alpha](DF d, VF x) { return VLeakyRelu(d, x, hn::Set(d, alpha)); });
       break;
     }
     case EwOp::HardSigmoid: {
@@ -170,13 +171,15 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
 // Fused steps (ew_plan). Only the step's result is stored, NaN canonicalised once in exact mode: every operation
 // here gives NaN exactly when an operand is NaN, whatever its payload, so canonicalising between them changes
 // nothing.
-enum Tail { kNoTail, kRelu, kClip, kHardSwish };
+enum Tail { kNoTail, kRelu, kClip, kHardSwish, kLeakyRelu };
 
+// lo, hi: Clip's bounds; lo is LeakyRelu's alpha.
 template <int kTail>
 HWY_INLINE VF ApplyTail(DF d, VF v, VF lo, VF hi) {
   if constexpr (kTail == kRelu) return VRelu(d, v);
   if constexpr (kTail == kClip) return VClip(v, lo, hi);
   if constexpr (kTail == kHardSwish) return VHardSwish(d, v);
+  if constexpr (kTail == kLeakyRelu) return VLeakyRelu(d, v, lo);
   return v;
 }
 
@@ -230,13 +233,28 @@ HWY_NOINLINE void HardSwishLoop(bool exact, const float* x, float add, float lo,
 
 using ChainFn = void (*)(bool, const float*, const float*, const float*, float, float, float*, int64_t);
 using PairFn = void (*)(bool, const float*, const float*, float, float, float*, int64_t);
-inline constexpr ChainFn kChain[3][4] = {
-    {&ChainLoop<1, kNoTail>, &ChainLoop<1, kRelu>, &ChainLoop<1, kClip>, &ChainLoop<1, kHardSwish>},
-    {&ChainLoop<2, kNoTail>, &ChainLoop<2, kRelu>, &ChainLoop<2, kClip>, &ChainLoop<2, kHardSwish>},
-    {&ChainLoop<3, kNoTail>, &ChainLoop<3, kRelu>, &ChainLoop<3, kClip>, &ChainLoop<3, kHardSwish>}};
-inline constexpr PairFn kPair[2][4] = {
-    {nullptr, &PairLoop<false, kRelu>, &PairLoop<false, kClip>, &PairLoop<false, kHardSwish>},
-    {nullptr, &PairLoop<true, kRelu>, &PairLoop<true, kClip>, &PairLoop<true, kHardSwish>}};
+inline constexpr ChainFn kChain[3][5] = {
+    {&ChainLoop<1, kNoTail>, &ChainLoop<1, kRelu>, &ChainLoop<1, kClip>, &ChainLoop<1, kHardSwish>,
+     &ChainLoop<1, kLeakyRelu>},
+    {&ChainLoop<2, kNoTail>, &ChainLoop<2, kRelu>, &ChainLoop<2, kClip>, &ChainLoop<2, kHardSwish>,
+     &ChainLoop<2, kLeakyRelu>},
+    {&ChainLoop<3, kNoTail>, &ChainLoop<3, kRelu>, &ChainLoop<3, kClip>, &ChainLoop<3, kHardSwish>,
+     &ChainLoop<3, kLeakyRelu>}};
+inline constexpr PairFn kPair[2][5] = {
+    {nullptr, &PairLoop<false, kRelu>, &PairLoop<false, kClip>, &PairLoop<false, kHardSwish>,
+     &PairLoop<false, kLeakyRelu>},
+    {nullptr, &PairLoop<true, kRelu>, &PairLoop<true, kClip>, &PairLoop<true, kHardSwish>,
+     &PairLoop<true, kLeakyRelu>}};
+
+// The tail of a chain ending at instruction t.
+inline int TailOf(const ir::EwInstr& t) {
+  switch (t.op) {
+    case ir::EwOp::Relu: return kRelu;
+    case ir::EwOp::Clip: return kClip;
+    case ir::EwOp::LeakyRelu: return kLeakyRelu;
+    default: return kHardSwish;
+  }
+}
 
 // The operand of a fused instruction that is not the running value: ew_plan makes it a constant or an input,
 // and the running value of every instruction after a step's first is the register its predecessor wrote.
@@ -271,7 +289,7 @@ inline void RunChain(Isa isa, bool exact, const Frame& f, EwStep st, int64_t n) 
     float lo = 0, hi = 0;
     if (whole && st.count > st.ops) {
       const ir::EwInstr& t = f.prog.code[end - 1];
-      tail = t.op == ir::EwOp::Relu ? kRelu : t.op == ir::EwOp::Clip ? kClip : kHardSwish;
+      tail = TailOf(t);
       lo = t.p0;
       hi = t.p1;
     }
@@ -280,7 +298,7 @@ inline void RunChain(Isa isa, bool exact, const Frame& f, EwStep st, int64_t n) 
       if (whole) return;
     } else if (st.ops == 1 && st.count == 2 && first.op != ir::EwOp::Sub) {
       const ir::EwInstr& t = f.prog.code[st.first + 1u];
-      tail = t.op == ir::EwOp::Relu ? kRelu : t.op == ir::EwOp::Clip ? kClip : kHardSwish;
+      tail = TailOf(t);
       kPair[first.op == ir::EwOp::Mul][tail](exact, x.p, run, t.p0, t.p1, f.dst(st.first + 1u), n);
       return;
     } else {

@@ -54,7 +54,8 @@ bool continues(const ir::EwProgram& p, size_t j, int prev) {
 bool is_tail(const ir::EwProgram& p, size_t j, int prev) {
   if (j >= p.code.size() || !dead_after(p, prev, j)) return false;
   const ir::EwInstr& in = p.code[j];
-  return (in.op == EwOp::Relu || in.op == EwOp::Clip || in.op == EwOp::HardSwish) && is_reg(in.a, prev);
+  return (in.op == EwOp::Relu || in.op == EwOp::Clip || in.op == EwOp::HardSwish || in.op == EwOp::LeakyRelu) &&
+         is_reg(in.a, prev);
 }
 
 // x + s, clip, x * that, / s' or * s', the intermediate registers dead and x not overwritten in between.
@@ -78,7 +79,7 @@ bool hard_swish_at(const ir::EwProgram& p, size_t i, EwStep& st) {
   return true;
 }
 
-// Up to three scalar Add/Sub/Mul and an optional Relu, Clip or HardSwish; at least two instructions.
+// Up to three scalar Add/Sub/Mul and an optional Relu, Clip, HardSwish or LeakyRelu; at least two instructions.
 bool chain_at(const ir::EwProgram& p, size_t i, EwStep& st) {
   const int xo = running_operand(p.code[i]);
   if (xo < 0) return false;

@@ -28,7 +28,8 @@ struct EwOperand {  // no member initialisers: arrays of them are made per call 
 
 enum class EwStepKind : uint8_t {
   One,        // instruction `first` alone
-  Chain,      // up to 3 Add/Sub/Mul of the running value by a scalar, then optionally Relu, Clip or HardSwish
+  Chain,      // up to 3 Add/Sub/Mul of the running value by a scalar, then optionally Relu, Clip, HardSwish or
+              // LeakyRelu
   HardSwish,  // t = x + s; t = clip(t, lo, hi); t = x * t (or t * x); t = t / s' (or t * s'), x read twice
 };
 
