@@ -104,7 +104,7 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
     if (w.ax[2][static_cast<size_t>(o)].count != kw) hi = lo;  // not one run: every column takes the edge path
   bool empty_column = false;  // a window of no input column (ceil_mode overhang past the padding)
   for (const AxisWindow& ww : w.ax[2]) empty_column = empty_column || ww.count == 0;
-  auto update = [](float v, float b) { return (v > b || b != b) ? v : b; };
+  auto update = [](float v, float b) { return ((v > b) | (b != b)) ? v : b; };
   // Width kernel 2 = stride, no width padding or overhang: each output row is one pass over its input rows'
   // pairs (openWakeWord embedding's five pools have rows of 1-16 outputs, where the general path's per-row
   // work dominated: 0.23 ms a run against ORT's 0.04).
