@@ -3,8 +3,8 @@
 // each in axis order). Coordinates and weights are float32 expressions in a fixed order and every tap is
 // one separately rounded multiply and add from +0, so fast and exact mode share one path and one result.
 // Nearest mode copies elements, so it serves every element type; linear and cubic are float32.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -74,6 +74,39 @@ void pass_copy(const std::byte* src, std::byte* dst, size_t esz, int64_t outer, 
   });
 }
 
+// Nearest over the last two axes only (every axis before them kept): each output row gathers from its source
+// row, and a row whose source is the previous output row's is a copy of that row. The two one-axis passes
+// wrote and read an intermediate of the half-upsampled size, allocated per call (PP-OCR det's six x2
+// upsamplings: 6.3 ms of a 103 ms call).
+template <class E>
+void nearest_2d(const E* src, E* dst, int64_t outer, int64_t ih_n, int64_t iw_n, const AxisTable& th,
+                const AxisTable& tw, ThreadPool* pool) {
+  const int64_t oh_n = static_cast<int64_t>(th.start.size()) - 1, ow_n = static_cast<int64_t>(tw.start.size()) - 1;
+  std::vector<int64_t> col(static_cast<size_t>(ow_n)), row(static_cast<size_t>(oh_n));
+  for (int64_t j = 0; j < ow_n; ++j) col[static_cast<size_t>(j)] = tw.idx[static_cast<size_t>(tw.start[static_cast<size_t>(j)])];
+  for (int64_t j = 0; j < oh_n; ++j) row[static_cast<size_t>(j)] = th.idx[static_cast<size_t>(th.start[static_cast<size_t>(j)])];
+  bool twice = ow_n % 2 == 0;  // every input column twice in a row: a x2 upsampling
+  for (int64_t j = 0; j < ow_n && twice; ++j) twice = col[static_cast<size_t>(j)] == j / 2;
+  for_outer(pool, outer, oh_n * ow_n, [&](int64_t o) {
+    const E* s = src + o * ih_n * iw_n;
+    E* d = dst + o * oh_n * ow_n;
+    for (int64_t oy = 0; oy < oh_n; ++oy) {
+      E* out = d + oy * ow_n;
+      const int64_t sy = row[static_cast<size_t>(oy)];
+      if (oy > 0 && sy == row[static_cast<size_t>(oy - 1)]) {
+        std::memcpy(out, out - ow_n, sizeof(E) * static_cast<size_t>(ow_n));
+        continue;
+      }
+      const E* in = s + sy * iw_n;
+      if (twice) {
+        for (int64_t j = 0; j < ow_n / 2; ++j) out[2 * j] = out[2 * j + 1] = in[j];
+      } else {
+        for (int64_t j = 0; j < ow_n; ++j) out[j] = in[col[static_cast<size_t>(j)]];
+      }
+    }
+  });
+}
+
 class ResizeKernel final : public Kernel {
  public:
   explicit ResizeKernel(ResizeAttrs a) : Kernel(KernelFlags{.exact = true}), a_(std::move(a)) {}
@@ -118,6 +151,17 @@ class ResizeKernel final : public Kernel {
     std::vector<AxisTable> tables(static_cast<size_t>(r));
     for (int d : order) tables[static_cast<size_t>(d)] = axis_table(a_, p, d, cur[static_cast<size_t>(d)]);
     const size_t esz = dtype_size(x.dtype());
+    const bool last_two = !order.empty() && std::all_of(order.begin(), order.end(), [&](int d) { return d >= r - 2; });
+    if (a_.mode == ResizeMode::Nearest && a_.coord != CoordMode::TfCropAndResize && r >= 2 && last_two && esz == 4) {
+      const auto uh = static_cast<size_t>(r - 2), uw = static_cast<size_t>(r - 1);
+      for (size_t u : {uh, uw})
+        if (tables[u].start.empty()) tables[u] = axis_table(a_, p, static_cast<int>(u), cur[u]);  // identity axis
+      int64_t outer = 1;
+      for (int e = 0; e < r - 2; ++e) outer *= cur[static_cast<size_t>(e)];
+      nearest_2d(static_cast<const uint32_t*>(x.raw()), static_cast<uint32_t*>(y.raw_mut()), outer, cur[uh], cur[uw],
+                 tables[uh], tables[uw], ctx.pool);
+      return;
+    }
     // Ping-pong between two scratch buffers; the last pass writes the output.
     std::vector<std::byte> buf[2];
     const std::byte* src = static_cast<const std::byte*>(x.raw());

@@ -367,6 +367,44 @@ TEST(OpsSpatialTest, ResizeNearestModesAndLinear) {
   expect_error([&] { run_op(resize(x, {0.5f}, {tf}, 13)); }, ErrorKind::InvalidModel, "tf_half_pixel_for_nn");
 }
 
+// Nearest over the last two axes (one pass: a gather per distinct source row, copies of repeated rows) against
+// the definition with asymmetric coordinates and floor rounding: output (oy, ox) takes input
+// (floor(oy / sh), floor(ox / sw)). x2 (the pairs loop), x3 by 1.5, down by 0.5, one axis only, and an axis
+// before them resized too (the per-axis passes).
+TEST(OpsSpatialTest, ResizeNearestLastTwoAxesMatchesTheDefinition) {
+  const std::vector<ir::Attribute> attrs{attr_s("coordinate_transformation_mode", "asymmetric"),
+                                         attr_s("nearest_mode", "floor")};
+  struct Case {
+    std::vector<float> scales;
+  };
+  const Case cases[] = {{{1, 1, 2, 2}}, {{1, 1, 3, 1.5f}}, {{1, 1, 0.5f, 0.5f}}, {{1, 1, 1, 2}}, {{1, 2, 2, 1}}};
+  const std::vector<int64_t> in = {2, 3, 5, 6};
+  std::vector<float> xv(2 * 3 * 5 * 6);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  for (const Case& k : cases) {
+    auto r = run_op(resize(f32(xv, in), k.scales, attrs));
+    const Shape& os = r.outputs[0].shape();
+    std::vector<int64_t> out(4);
+    for (int d = 0; d < 4; ++d) {
+      out[static_cast<size_t>(d)] = static_cast<int64_t>(std::floor(static_cast<float>(in[static_cast<size_t>(d)]) * k.scales[static_cast<size_t>(d)]));
+      ASSERT_EQ(os[d], out[static_cast<size_t>(d)]);
+    }
+    const auto y = values<float>(r.outputs[0]);
+    size_t i = 0;
+    for (int64_t a = 0; a < out[0]; ++a)
+      for (int64_t b = 0; b < out[1]; ++b)
+        for (int64_t c = 0; c < out[2]; ++c)
+          for (int64_t d = 0; d < out[3]; ++d, ++i) {
+            int64_t src[4] = {a, b, c, d};
+            for (int e = 0; e < 4; ++e)
+              src[e] = std::min<int64_t>(in[static_cast<size_t>(e)] - 1,
+                                         static_cast<int64_t>(std::floor(static_cast<float>(src[e]) / k.scales[static_cast<size_t>(e)])));
+            const float want = xv[static_cast<size_t>(((src[0] * in[1] + src[1]) * in[2] + src[2]) * in[3] + src[3])];
+            ASSERT_EQ(y[i], want) << "scales " << k.scales[1] << "," << k.scales[2] << "," << k.scales[3] << " at " << i;
+          }
+  }
+}
+
 TEST(OpsSpatialTest, ResizeAntialiasLinearWeights) {
   // in 4 -> out 2 (scale 0.5), half_pixel: x = 0.5, 2.5; reach 2; filter weights 0.25 0.75 0.75 0.25 over
   // taps x-1.5 .. x+1.5; tap -1 reads element 0 and tap 4 element 3; divided by their sum 2:
