@@ -2,6 +2,7 @@
 // and move whole row pieces with memcpy, whatever the element type.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "ops/index_util.h"
 #include "ops/shape_ops.h"
@@ -55,13 +56,36 @@ class ConcatKernel final : public Kernel {
     outer_inner(out, a, outer, inner);
     const size_t esz = dtype_size(ctx.output(0).dtype());
     std::byte* o = out_bytes(ctx, 0);
+    // Large results are copied in pieces of at most 256 KiB on the pool (PP-OCRv4 det's 9.8 MB Concat took
+    // 1.1 ms on one thread at any thread count); small ones in order on this thread.
+    constexpr size_t kPiece = size_t{256} << 10;
+    const size_t total = ctx.output(0).nbytes();
+    struct Copy {
+      const std::byte* src;
+      std::byte* dst;
+      size_t bytes;
+    };
+    thread_local std::vector<Copy> kept;  // a warm run allocates nothing
+    std::vector<Copy>& copies = kept;     // this thread's list, also inside the pool's chunks
+    copies.clear();
+    const bool split = ctx.pool && ctx.pool->threads() > 1 && total >= 4 * kPiece;
     for (int64_t r = 0; r < outer; ++r)
       for (size_t i = 0; i < ctx.inputs.size(); ++i) {
         const size_t chunk = static_cast<size_t>(ctx.input(i).shape()[a] * inner) * esz;
         if (chunk == 0) continue;
-        std::memcpy(o, in_bytes(ctx, i) + static_cast<size_t>(r) * chunk, chunk);
+        const std::byte* src = in_bytes(ctx, i) + static_cast<size_t>(r) * chunk;
+        if (!split) {
+          std::memcpy(o, src, chunk);
+        } else {
+          for (size_t b = 0; b < chunk; b += kPiece) copies.push_back({src + b, o + b, std::min(kPiece, chunk - b)});
+        }
         o += chunk;
       }
+    if (split)
+      parallel_for(ctx.pool, static_cast<int64_t>(copies.size()), 0.1 * static_cast<double>(total), [&](int64_t c) {
+        const Copy& k = copies[static_cast<size_t>(c)];
+        std::memcpy(k.dst, k.src, k.bytes);
+      });
   }
 
  private:

@@ -388,5 +388,36 @@ TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
             (std::vector<float>{-3.f, -3.f, -4.f}));
 }
 
+// A Concat of several megabytes is copied in pieces on the pool: every element lands where the axis says, at 1
+// and 2 threads, with inputs cut into pieces mid-row (720 KB each, 256 KiB pieces).
+TEST(RuntimePlan, LargeConcatCopiesInPiecesOnThePool) {
+  Builder b;
+  b.input("a", DType::F32, {2, 2, 300, 300}).input("b", DType::F32, {2, 1, 300, 300}).input("c", DType::F32, {2, 3, 300, 300});
+  b.node("Concat", {"a", "b", "c"}, {"y"}, {int_attr("axis", 1)}).output("y");
+  const int64_t plane = 300 * 300;
+  auto make = [&](int64_t ch, float base) {
+    std::vector<float> v(static_cast<size_t>(2 * ch * plane));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = base + static_cast<float>(i % 100003);
+    return Tensor::from_values<float>(v, Shape{2, ch, 300, 300});
+  };
+  const Tensor a = make(2, 0.f), bb = make(1, 1e6f), c = make(3, 2e6f);
+  for (int threads : {1, 2}) {
+    SessionOptions o;
+    o.intra_op_threads = threads;
+    Session s = make_session(b.model(), o, &rt::find_op);
+    std::vector<Tensor> out = s.run(std::vector<NamedTensor>{{"a", a}, {"b", bb}, {"c", c}});
+    const auto y = out[0].data<float>();
+    ASSERT_EQ(y.size(), static_cast<size_t>(2 * 6 * plane));
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t ch = 0; ch < 6; ++ch) {
+        const Tensor& src = ch < 2 ? a : ch < 3 ? bb : c;
+        const int64_t sc = ch < 2 ? ch : ch < 3 ? ch - 2 : ch - 3, cs = ch < 2 ? 2 : ch < 3 ? 1 : 3;
+        const float* from = src.data<float>().data() + (n * cs + sc) * plane;
+        const float* to = y.data() + (n * 6 + ch) * plane;
+        ASSERT_EQ(std::memcmp(from, to, sizeof(float) * static_cast<size_t>(plane)), 0) << threads << " " << n << " " << ch;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace onemodel::rt
