@@ -199,16 +199,7 @@ struct Epilogue {
   static void apply(const void* vctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y) {
     const auto& e = *static_cast<const Epilogue*>(vctx);
     if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc, 1, count);  // one rounding per element
-    if (!e.prog) return;
-    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
-    ops[0] = ewp::Operand{y, false};
-    size_t k = 1;
-    for (size_t i = 0; i < e.extras; ++i, ++k) {
-      const Extra& x = e.extra[i];
-      ops[k] = ewp::Operand{x.base + n * x.stride_n + oc * x.stride_c + (x.scalar ? 0 : j0), x.scalar};
-    }
-    if (e.bias_input) ops[k++] = ewp::Operand{e.bias_input + oc, true};
-    ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), k), count, y);
+    if (e.prog) e.run_program(n, oc, j0, false, count, y);
   }
 
   // Planes of one value each, channels oc0 .. oc0 + channels - 1: the same operations on every value as
@@ -222,16 +213,22 @@ struct Epilogue {
         return;
       }
     if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc0, channels, 1);
-    if (!e.prog) return;
+    if (e.prog) e.run_program(n, oc0, 0, true, channels, y);
+  }
+
+  // The program over `count` values at y: one plane's run from position j0 (points false), or one value of each
+  // of `count` channels from oc (points true), every input read as the matching run or repeated value.
+  void run_program(int64_t n, int64_t oc, int64_t j0, bool points, int64_t count, float* y) const {
     std::array<ewp::Operand, ir::kEwMaxInputs> ops;
     ops[0] = ewp::Operand{y, false};
     size_t k = 1;
-    for (size_t i = 0; i < e.extras; ++i, ++k) {
-      const Extra& x = e.extra[i];
-      ops[k] = ewp::Operand{x.base + n * x.stride_n + oc0 * x.stride_c, x.stride_c == 0};
+    for (size_t i = 0; i < extras; ++i, ++k) {
+      const Extra& x = extra[i];
+      const float* at = x.base + n * x.stride_n + oc * x.stride_c;
+      ops[k] = points ? ewp::Operand{at, x.stride_c == 0} : ewp::Operand{at + (x.scalar ? 0 : j0), x.scalar};
     }
-    if (e.bias_input) ops[k++] = ewp::Operand{e.bias_input + oc0, false};
-    ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), k), channels, y);
+    if (bias_input) ops[k++] = ewp::Operand{bias_input + oc, !points};
+    ewp::run_span(*prog, isa, exact, std::span<const ewp::Operand>(ops.data(), k), count, y);
   }
 };
 
