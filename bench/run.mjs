@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // The bar runner (docs/bench-method.md): OneModel against ONNX Runtime on the models of make_models.py.
 //
-//   node bench/run.mjs [--rows SUBSTR,...] [--engines ort-node,onemodel-native,ort-web,onemodel-wasm]
+//   node bench/run.mjs [--rows SUBSTR,...] [--engines ort-node,onemodel-native,onemodel-node,ort-web,onemodel-wasm]
 //                      [--threads 1,2] [--modes fast,exact] [--seconds S] [--reps N] [--quick]
 //                      [--cli PATH] [--models DIR] [--timeout S] [--ignore-load] [--readme FILE | --no-readme]
 //   node bench/run.mjs --render build/bench/last-run.json [--readme FILE]   (re-renders a saved run)
 //
-// Two groups of engines, each row one model:
+// Three groups of engines, each row one model:
 //   native  ort-node (onnxruntime-node, all optimizations, intra-op threads N, inter-op 1, sequential)
 //           against onemodel-native (`onemodel bench` of the Release build, fast and exact, threads N)
+//   node    the same ort-node against onemodel-node (the npm package on its native addon, threads N): what a
+//           Node application that switched its import gets
 //   wasm    ort-web (onnxruntime-web's SIMD wasm backend in Node, 1 thread) against onemodel-wasm (this
 //           repository's npm package in Node, fast and exact, 1 thread)
 // Every (row, engine, mode, threads) is its own process wrapped by `/usr/bin/time -v` for the peak RSS; it
@@ -35,7 +37,7 @@ import { wholeModelRows } from './whole_models.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..');
-const ENGINES = ['ort-node', 'onemodel-native', 'ort-web', 'onemodel-wasm'];
+const ENGINES = ['ort-node', 'onemodel-native', 'onemodel-node', 'ort-web', 'onemodel-wasm'];
 const ERROR_BOUND = 1e-4;
 const TIME = '/usr/bin/time';
 
@@ -147,7 +149,8 @@ function jobsFor(row, o, modelsDir) {
   ];
   const jobs = [];
   const worker = (engine, mode, threads) => ({
-    row: row.name, engine, mode, threads, group: engine === 'ort-web' || engine === 'onemodel-wasm' ? 'wasm' : 'native',
+    row: row.name, engine, mode, threads,
+    group: engine === 'ort-web' || engine === 'onemodel-wasm' ? 'wasm' : engine === 'onemodel-node' ? 'node' : 'native',
     cmd: process.execPath,
     args: [join(here, 'worker.mjs'), '--engine', engine, '--model', model, ...inputs,
       '--mode', mode, '--threads', String(threads), '--seconds', String(o.seconds), '--reps', String(o.reps)],
@@ -163,6 +166,7 @@ function jobsFor(row, o, modelsDir) {
         });
       }
     }
+    if (o.engines.includes('onemodel-node')) for (const mode of o.modes) jobs.push(worker('onemodel-node', mode, t));
   }
   if (o.engines.includes('ort-web')) jobs.push(worker('ort-web', '-', 1));
   if (o.engines.includes('onemodel-wasm')) for (const mode of o.modes) jobs.push(worker('onemodel-wasm', mode, 1));
@@ -258,7 +262,7 @@ async function main() {
     console.error(`run.mjs: no CLI at ${o.cli}; build it (cmake --preset native && cmake --build --preset native --target onemodel_cli) or pass --cli`);
     process.exit(1);
   }
-  if (o.engines.includes('onemodel-wasm') && !process.env.ONEMODEL_PACKAGE && !existsSync(join(root, 'dist', 'node', 'index.mjs'))) {
+  if ((o.engines.includes('onemodel-wasm') || o.engines.includes('onemodel-node')) && !process.env.ONEMODEL_PACKAGE && !existsSync(join(root, 'dist', 'node', 'index.mjs'))) {
     console.error('run.mjs: the npm package is not built (dist/node/index.mjs); run bench/setup.sh');
     process.exit(1);
   }
@@ -308,7 +312,7 @@ async function main() {
     // Output check: each OneModel job against ONNX Runtime of its group (ort-node at the fewest threads).
     for (const rec of records) {
       if (rec.error || rec.engine.startsWith('ort-')) continue;
-      const refEngine = rec.group === 'native' ? 'ort-node' : 'ort-web';
+      const refEngine = rec.group === 'wasm' ? 'ort-web' : 'ort-node';
       const ref = records.filter((r) => r.row === rec.row && r.engine === refEngine && !r.error)
         .sort((a, b) => a.threads - b.threads)[0];
       if (ref) {

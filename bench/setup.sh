@@ -41,9 +41,11 @@ if [ "${ONEMODEL_BENCH_NO_BUILD:-0}" = 1 ]; then exit 0; fi
 jobs=${ONEMODEL_BENCH_JOBS:-$(nproc)}
 
 # --- the native CLI (Release) ---------------------------------------------------------------------------
-log "native Release CLI (build/native/onemodel)"
+log "native Release CLI (build/native/onemodel) and Node addon (build/native/node/onemodel.node)"
 cmake --preset native >/dev/null
 cmake --build --preset native -j "$jobs" --target onemodel_cli
+# The addon target exists only where node_api.h is installed (bindings/node/CMakeLists.txt).
+cmake --build --preset native -j "$jobs" --target onemodel_node 2>/dev/null || log "no Node addon target: onemodel-node rows will fail"
 
 # --- the npm package: wasm build, then dist/ ------------------------------------------------------------
 log "wasm build (build/wasm)"

@@ -1,5 +1,5 @@
 // One engine, one model, one process (docs/bench-method.md): the JavaScript side of the bar runner.
-//   node bench/worker.mjs --engine ort-node|ort-web|onemodel-wasm --model FILE [--input NAME=FILE.npy]...
+//   node bench/worker.mjs --engine ort-node|ort-web|onemodel-wasm|onemodel-node --model FILE [--input NAME=FILE.npy]...
 //        [--mode fast|exact] [--threads N] [--seconds S] [--reps N] [--save-outputs DIR] [--reshape NAME=FILE.npy]...
 // Prints the line of `onemodel bench` (load_ms=... first_ms=... median_ms=... min_ms=... max_ms=...) and,
 // with --save-outputs, writes the last call's outputs as DIR/<output>.npy for the output check. --reshape
@@ -9,8 +9,10 @@
 //   ort-node       onnxruntime-node, CPU provider, graphOptimizationLevel 'all', sequential execution,
 //                  intraOpNumThreads = --threads, interOpNumThreads = 1
 //   ort-web        onnxruntime-web's wasm backend in Node (SIMD build), numThreads = 1, optimizations 'all'
-//   onemodel-wasm  this repository's npm package (dist/, or ONEMODEL_PACKAGE=path to its Node entry),
-//                  mode = --mode, intraOpNumThreads = 1 (the wasm build is single-threaded)
+//   onemodel-wasm  this repository's npm package (dist/, or ONEMODEL_PACKAGE=path to its Node entry) on its
+//                  wasm engine, mode = --mode, intraOpNumThreads = 1 (the wasm build is single-threaded)
+//   onemodel-node  the same package on its native addon (executionProviders ['cpu'], the default in Node),
+//                  mode = --mode, intraOpNumThreads = --threads
 // The model bytes are read before the clock starts, so load_ms is session creation from bytes; for the two
 // wasm engines it includes instantiating their wasm module, which both do on the first create.
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -79,14 +81,23 @@ async function loadEngine(args) {
     const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', executionMode: 'sequential' };
     return { Tensor: ort.Tensor, create: (bytes) => ort.InferenceSession.create(bytes, options) };
   }
-  if (args.engine === 'onemodel-wasm') {
-    if (args.threads !== 1) throw new Error('onemodel-wasm runs with 1 thread only (the wasm build has no threads)');
+  if (args.engine === 'onemodel-wasm' || args.engine === 'onemodel-node') {
+    const wasm = args.engine === 'onemodel-wasm';
+    if (wasm && args.threads !== 1) throw new Error('onemodel-wasm runs with 1 thread only (the wasm build has no threads)');
     const entry = process.env.ONEMODEL_PACKAGE ?? join(here, '..', 'dist', 'node', 'index.mjs');
     const om = await import(pathToFileURL(resolve(entry)).href);
-    const options = { mode: args.mode, intraOpNumThreads: 1 };
-    return { Tensor: om.Tensor, create: (bytes) => om.InferenceSession.create(bytes, options) };
+    const options = { mode: args.mode, intraOpNumThreads: args.threads, executionProviders: [wasm ? 'wasm' : 'cpu'] };
+    return {
+      Tensor: om.Tensor,
+      async create(bytes) {
+        const session = await om.InferenceSession.create(bytes, options);
+        // The addon falls back to wasm when it cannot load: that would be a mislabelled row.
+        if ((session.kernelPath === 'Wasm128') !== wasm) throw new Error(`${args.engine} got kernel path ${session.kernelPath}`);
+        return session;
+      },
+    };
   }
-  throw new Error(`unknown engine '${args.engine}' (ort-node, ort-web, onemodel-wasm)`);
+  throw new Error(`unknown engine '${args.engine}' (ort-node, ort-web, onemodel-wasm, onemodel-node)`);
 }
 
 // Same stems as `onemodel run --save-outputs` (engine/cli/util.cc sanitize_output_name).

@@ -55,6 +55,45 @@ function criteria(pairs) {
   return `${r.filter((x) => x <= 1.5).length}/${valid.length} within 1.5×, ${r.filter((x) => x <= 1.15).length}/${valid.length} within 1.15×`;
 }
 
+// The engine groups: OneModel's engine (fast and exact) against the ONNX Runtime of the same setting.
+const GROUPS = [
+  { group: 'native', title: 'Native: `onemodel bench` (Release) vs onnxruntime-node', ref: 'ort-node', ours: 'onemodel-native', refName: 'ORT' },
+  {
+    group: 'node', title: 'Node: the npm package on its native addon (`executionProviders: [\'cpu\']`, the default in Node) vs onnxruntime-node',
+    ref: 'ort-node', ours: 'onemodel-node', refName: 'ORT',
+  },
+  {
+    group: 'wasm', title: 'WebAssembly in Node, 1 thread: the npm package vs onnxruntime-web (wasm backend, SIMD)',
+    ref: 'ort-web', ours: 'onemodel-wasm', refName: 'ORT-web',
+  },
+];
+
+// One group's table: per row and thread count, the times, ratios, errors and peak RSS.
+function groupTable(g, recs, records, rows, notes) {
+  const out = [`#### ${g.title}`, ''];
+  out.push(`| row | MMAC | thr | ${g.refName} ms | fast ms | exact ms | fast/ORT | exact/ORT | exact/fast | err fast | err exact | peak RSS MB ORT/fast/exact |`);
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const pairsFast = [];
+  const pairsExact = [];
+  const threads = [...new Set(recs.map((r) => r.threads))].sort((a, b) => a - b);
+  for (const row of rows) {
+    for (const t of threads) {
+      const ort = find(records, row.name, g.ref, '-', t);
+      const fast = find(records, row.name, g.ours, 'fast', t);
+      const exact = find(records, row.name, g.ours, 'exact', t);
+      if (!fast && !exact) continue;
+      pairsFast.push([fast, ort]);
+      pairsExact.push([exact, ort]);
+      out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : '—'} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
+        `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
+        `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
+    }
+  }
+  out.push('', `Pass criteria (time ≤ 1.5× ${g.refName} passes, ≤ 1.15× meets the target): fast ${criteria(pairsFast)}; ` +
+    `exact ${criteria(pairsExact)}.`, '');
+  return out;
+}
+
 export function renderReport({ records, rows, info, command, bound, seconds, reps, loadStart, loadEnd, cores, start, end }) {
   const out = [];
   const notes = new Map();
@@ -73,50 +112,9 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
     `Ratios below 1 mean OneModel is faster. err = max|ours − ORT| / max|ORT| on the same inputs, **WRONG** above ${bound} ` +
     '(a wrong answer gets no ratio). MMAC = millions of multiply-adds per call.', '');
 
-  const nativeRecs = records.filter((r) => r.group === 'native');
-  if (nativeRecs.length > 0) {
-    out.push('#### Native: `onemodel bench` (Release) vs onnxruntime-node', '');
-    out.push('| row | MMAC | thr | ORT ms | fast ms | exact ms | fast/ORT | exact/ORT | exact/fast | err fast | err exact | peak RSS MB ORT/fast/exact |');
-    out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-    const pairsFast = [];
-    const pairsExact = [];
-    const threads = [...new Set(nativeRecs.map((r) => r.threads))].sort((a, b) => a - b);
-    for (const row of rows) {
-      for (const t of threads) {
-        const ort = find(records, row.name, 'ort-node', '-', t);
-        const fast = find(records, row.name, 'onemodel-native', 'fast', t);
-        const exact = find(records, row.name, 'onemodel-native', 'exact', t);
-        if (!ort && !fast && !exact) continue;
-        pairsFast.push([fast, ort]);
-        pairsExact.push([exact, ort]);
-        out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : "—"} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
-          `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
-          `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
-      }
-    }
-    out.push('', `Pass criteria (time ≤ 1.5× ORT passes, ≤ 1.15× meets the target): fast ${criteria(pairsFast)}; ` +
-      `exact ${criteria(pairsExact)}.`, '');
-  }
-
-  const wasmRecs = records.filter((r) => r.group === 'wasm');
-  if (wasmRecs.length > 0) {
-    out.push('#### WebAssembly in Node, 1 thread: the npm package vs onnxruntime-web (wasm backend, SIMD)', '');
-    out.push('| row | MMAC | ORT-web ms | fast ms | exact ms | fast/ORT | exact/ORT | exact/fast | err fast | err exact | peak RSS MB ORT/fast/exact |');
-    out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-    const pairsFast = [];
-    const pairsExact = [];
-    for (const row of rows) {
-      const ort = find(records, row.name, 'ort-web', '-', 1);
-      const fast = find(records, row.name, 'onemodel-wasm', 'fast', 1);
-      const exact = find(records, row.name, 'onemodel-wasm', 'exact', 1);
-      if (!ort && !fast && !exact) continue;
-      pairsFast.push([fast, ort]);
-      pairsExact.push([exact, ort]);
-      out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : "—"} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
-        `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
-        `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
-    }
-    out.push('', `Pass criteria: fast ${criteria(pairsFast)}; exact ${criteria(pairsExact)}.`, '');
+  for (const g of GROUPS) {
+    const recs = records.filter((r) => r.group === g.group);
+    if (recs.length > 0) out.push(...groupTable(g, recs, records, rows, notes));
   }
 
   const reshaped = records.filter((r) => r.reshape_first_ms !== undefined);

@@ -1,5 +1,7 @@
-// Assembles dist/ after the two tsc builds (package.json "build"): copies the Node entry wrappers and the
-// wasm artifacts of `npm run build:wasm`, and marks dist/node/cjs as CommonJS (the package is "type": "module").
+// Assembles dist/ after the two tsc builds (package.json "build"): copies the Node entry wrappers, the wasm
+// artifacts of `npm run build:wasm` and the Node addon of the native build (build/native/node/onemodel.node,
+// into dist/native/<platform>-<arch>/; without it the package runs wasm in Node), and marks dist/node/cjs as
+// CommonJS (the package is "type": "module").
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = join(root, 'dist');
 const wasmBuild = process.env.ONEMODEL_WASM_BUILD_DIR ?? join(root, 'build', 'wasm', 'wasm');
+const addon = process.env.ONEMODEL_NODE_ADDON ?? join(root, 'build', 'native', 'node', 'onemodel.node');
 
 for (const f of ['index.cjs', 'index.mjs', 'index.d.cts', 'index.d.mts']) {
   copyFileSync(join(root, 'node', 'entry', f), join(dist, 'node', f));
@@ -21,4 +24,13 @@ if (missing.length > 0) {
   process.exit(1);
 }
 for (const f of artifacts) copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));
-console.log(`build-dist: dist/ assembled (wasm from ${wasmBuild})`);
+let native = 'no native addon';
+if (existsSync(addon)) {
+  const dir = join(dist, 'native', `${process.platform}-${process.arch}`);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(addon, join(dir, 'onemodel.node'));
+  native = `native addon from ${addon}`;
+} else {
+  console.warn(`build-dist: ${addon} is missing (cmake --build --preset native builds it); Node will run wasm`);
+}
+console.log(`build-dist: dist/ assembled (wasm from ${wasmBuild}, ${native})`);

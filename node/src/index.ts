@@ -1,6 +1,10 @@
-// Node entry of the package: loads the CommonJS wasm build (dist/wasm/onemodel-node.cjs) and hands it the
-// .wasm bytes read from disk, because Emscripten's loader would otherwise try `fetch` on a file path, which
-// fails in Node >= 18. Models given as strings are file paths read with fs.
+// Node entry of the package. Two engines:
+// - 'cpu': the native engine as a Node-API addon (dist/native/<platform>-<arch>/onemodel.node, built from
+//   bindings/node/ by CMake), with the native kernels and thread pool; runs happen on libuv worker threads.
+// - 'wasm': the CommonJS wasm build (dist/wasm/onemodel-node.cjs), handed the .wasm bytes read from disk,
+//   because Emscripten's loader would otherwise try `fetch` on a file path, which fails in Node >= 18.
+// The default order is ['cpu', 'wasm'] (or ONEMODEL_EXECUTION_PROVIDERS, comma-separated); when the addon is
+// absent or cannot load, sessions run on wasm (web/src/session.ts chooseEngine warns once).
 //
 // This file is compiled to CommonJS only (dist/node/cjs); the ES-module entry dist/node/index.mjs re-exports
 // it, so `import` and `require` users share one module instance and one set of classes.
@@ -8,7 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { OneModelError } from '../../web/src/errors.js';
-import type { NativeModule } from '../../web/src/native.js';
+import { wasmEngine } from '../../web/src/native.js';
+import type { AddonModule, Engine, NativeModule } from '../../web/src/native.js';
 import { setPlatform } from '../../web/src/session.js';
 
 export { OneModelError } from '../../web/src/errors.js';
@@ -21,16 +26,43 @@ export type {
   SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from '../../web/src/session.js';
 
-// This file runs from dist/node/cjs/node/src/; the wasm build is in dist/wasm/.
-const WASM_DIR = join(__dirname, '..', '..', '..', '..', 'wasm');
+// This file runs from dist/node/cjs/node/src/; the builds are in dist/wasm/ and dist/native/.
+const DIST = join(__dirname, '..', '..', '..', '..');
+/** Where the addon for this platform sits in the package. */
+const nativeAddonPath = join(DIST, 'native', `${process.platform}-${process.arch}`, 'onemodel.node');
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 
+function loadAddon(): Engine {
+  let addon: AddonModule;
+  try {
+    addon = require(nativeAddonPath) as AddonModule;
+  } catch (e) {
+    const reason = (e as { code?: string }).code === 'MODULE_NOT_FOUND' ? 'not in the package' : String(e);
+    throw new OneModelError('Io', `the native addon for ${process.platform}-${process.arch} cannot be loaded (${reason})`,
+      { source: nativeAddonPath, cause: e });
+  }
+  return {
+    provider: 'cpu',
+    threaded: true,
+    readsFiles: true,
+    create: (model, sourceName, mode, threads, level, plans) => addon.create(model, sourceName, mode, threads, level, plans, ''),
+  };
+}
+
+function defaultProviders(): readonly string[] {
+  const listed = (process.env.ONEMODEL_EXECUTION_PROVIDERS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return listed.length > 0 ? listed : ['cpu', 'wasm'];
+}
+
 setPlatform({
-  async loadModule() {
-    const wasmBinary = await readFile(join(WASM_DIR, 'onemodel-node.wasm'));
-    const factory = require(join(WASM_DIR, 'onemodel-node.cjs')) as Factory;
-    return factory({ wasmBinary });
+  defaultProviders,
+  engineFor: (provider) => (provider === 'cpu' || provider === 'wasm' ? provider : undefined),
+  async loadEngine(engine) {
+    if (engine === 'cpu') return loadAddon();
+    const wasmBinary = await readFile(join(DIST, 'wasm', 'onemodel-node.wasm'));
+    const factory = require(join(DIST, 'wasm', 'onemodel-node.cjs')) as Factory;
+    return wasmEngine(await factory({ wasmBinary }));
   },
   async readModel(location: string) {
     try {

@@ -166,11 +166,11 @@ function near(a, b) {
   return Array.isArray(a) && a.length === b.length && a.every((v, i) => Math.abs(v - b[i]) <= TOLERANCE);
 }
 
-/** Exact-mode classifier output hashes from this package under Node and, when built, the native CLI. */
+/** Exact-mode classifier output hashes from this package under Node (its wasm engine) and, when built, the native CLI. */
 async function exactReference(tmp) {
   const { InferenceSession, Tensor } = await import('onemodel');
   const file = join(root, 'testdata', 'classifier.onnx');
-  const s = await InferenceSession.create(file, { mode: 'exact' });
+  const s = await InferenceSession.create(file, { mode: 'exact', executionProviders: ['wasm'] });
   const x = Float32Array.from(CLASSIFIER_INPUT);
   const { probs } = await s.run({ x: new Tensor('float32', x, [1, 4]) });
   await s.release();

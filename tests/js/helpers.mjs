@@ -6,6 +6,15 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const TESTDATA = join(ROOT, 'testdata');
 export const model = (name) => join(TESTDATA, name);
 
+/** The engine this Vitest project runs on (vitest.config.mjs): 'native' (the Node addon) or 'wasm'. */
+export const ENGINE = process.env.ONEMODEL_EXECUTION_PROVIDERS === 'wasm' ? 'wasm' : 'native';
+/** kernelPath values of each engine. */
+export const NATIVE_KERNEL_PATHS = ['Avx512', 'Avx2', 'Sse4', 'Neon', 'Scalar'];
+export function expectEngineKernelPath(expect, kernelPath) {
+  if (ENGINE === 'wasm') expect(kernelPath).toBe('Wasm128');
+  else expect(NATIVE_KERNEL_PATHS).toContain(kernelPath);
+}
+
 /** Asserts every element of `actual` is within `tol` of `expected` (and the lengths agree). */
 export function expectClose(expect, actual, expected, tol) {
   expect(Array.from(actual, Number)).toHaveLength(expected.length);

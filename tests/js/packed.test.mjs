@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE } from './expected.mjs';
-import { ROOT, expectClose, model } from './helpers.mjs';
+import { ROOT, expectClose, expectEngineKernelPath, model } from './helpers.mjs';
 
 let app;
 let files;
@@ -37,7 +37,7 @@ const session = await InferenceSession.create(${JSON.stringify(model('classifier
 const out = await session.run({ x: new Tensor('float32', Float32Array.from(${JSON.stringify(CLASSIFIER_INPUT)}), [1, 4]) });
 let kind;
 try { await InferenceSession.create(${JSON.stringify(model('unsupported.onnx'))}); } catch (e) { kind = (e instanceof OneModelError) && e.kind; }
-console.log(JSON.stringify({ probs: Array.from(out.probs.data), dims: out.probs.dims, kind, handlers: [before, handlers()] }));
+console.log(JSON.stringify({ probs: Array.from(out.probs.data), dims: out.probs.dims, kind, handlers: [before, handlers()], kernelPath: session.kernelPath }));
 `;
 
 function runNode(file, source) {
@@ -46,11 +46,11 @@ function runNode(file, source) {
 }
 
 describe('packed package', () => {
-  test('ships the entries, declarations and both wasm builds, and nothing from the source tree', () => {
+  test('ships the entries, declarations, both wasm builds and the native addon, and nothing from the source tree', () => {
     for (const f of ['package.json', 'dist/node/index.mjs', 'dist/node/index.cjs', 'dist/node/index.d.mts',
       'dist/node/index.d.cts', 'dist/node/cjs/package.json', 'dist/web/index.js', 'dist/web/index.d.ts',
       'dist/wasm/onemodel-node.cjs', 'dist/wasm/onemodel-node.wasm', 'dist/wasm/onemodel-web.mjs',
-      'dist/wasm/onemodel-web.wasm']) {
+      'dist/wasm/onemodel-web.wasm', `dist/native/${process.platform}-${process.arch}/onemodel.node`]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([]);
@@ -63,6 +63,8 @@ describe('packed package', () => {
     expectClose(expect, r.probs, CLASSIFIER_PROBS, TOLERANCE);
     expect(r.dims).toEqual([1, 3]);
     expect(r.kind).toBe('UnsupportedOperator');
+    // The engine of this project (vitest.config.mjs): the addon by default, wasm when asked.
+    expectEngineKernelPath(expect, r.kernelPath);
     // Loading the wasm module must not add process-wide error handlers to the application.
     expect(r.handlers[1]).toEqual(r.handlers[0]);
   });
@@ -72,6 +74,7 @@ describe('packed package', () => {
     const r = runNode('cjs.cjs', `(async () => {${body}})().catch((e) => { console.error(e); process.exit(1); });`);
     expectClose(expect, r.probs, CLASSIFIER_PROBS, TOLERANCE);
     expect(r.kind).toBe('UnsupportedOperator');
+    expectEngineKernelPath(expect, r.kernelPath);
     expect(r.handlers[1]).toEqual(r.handlers[0]);
   });
 

@@ -2,7 +2,7 @@
 // testdata/golden/cases.txt in exact mode on every row this machine offers (rows.mjs), compares the rows line
 // by line and prints a table <case>/<output> x row of `equal` / `UNEQUAL`. Exit status 1 on any difference.
 //
-//   node tools/golden/golden.mjs [--rows native,node,chromium] [--filter SUBSTR]... [--cases FILE]
+//   node tools/golden/golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE]
 //                                [--save FILE] [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, hostname } from 'node:os';
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadBackendCase, loadRealModelCase, makeInputLoader, readCases } from './cases.mjs';
-import { chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
+import { addonPath, chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -18,13 +18,13 @@ const skippedRows = [];  // notes on requested row kinds that could not run here
 
 function usage(msg) {
   if (msg) console.error(`golden: ${msg}`);
-  console.error('usage: golden.mjs [--rows native,node,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
+  console.error('usage: golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
     '                  [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const a = { rows: ['native', 'node', 'chromium'], filters: [], cases: join(root, 'testdata', 'golden', 'cases.txt'), merge: [] };
+  const a = { rows: ['native', 'node', 'node-native', 'chromium'], filters: [], cases: join(root, 'testdata', 'golden', 'cases.txt'), merge: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
@@ -41,7 +41,7 @@ function parseArgs(argv) {
     } else if (arg === '--help' || arg === '-h') usage();
     else usage(`unknown argument '${arg}'`);
   }
-  for (const r of a.rows) if (!['native', 'node', 'chromium'].includes(r)) usage(`unknown row kind '${r}'`);
+  for (const r of a.rows) if (!['native', 'node', 'node-native', 'chromium'].includes(r)) usage(`unknown row kind '${r}'`);
   return a;
 }
 
@@ -96,7 +96,17 @@ async function runRows(args, loaded, notes) {
   const built = packageBuilt(root);
   if (args.rows.includes('node')) {
     if (!built) skip('node row skipped: dist/ is not built (npm run build)');
-    else rows.set('node', await timed('node row', () => nodeRow(root, loaded)));
+    else rows.set('node', await timed('node row', () => nodeRow(root, loaded, { executionProviders: ['wasm'] }, 'wasm')));
+  }
+  if (args.rows.includes('node-native')) {
+    if (!built) skip('node-native rows skipped: dist/ is not built (npm run build)');
+    else if (!existsSync(addonPath(root))) skip(`node-native rows skipped: ${addonPath(root)} is not built (tools/setup.sh builds it)`);
+    else {
+      for (const threads of [1, 2]) {
+        rows.set(`node-native-t${threads}`, await timed(`node-native row, ${threads} thread(s)`,
+          () => nodeRow(root, loaded, { executionProviders: ['cpu'], intraOpNumThreads: threads }, 'native')));
+      }
+    }
   }
   if (args.rows.includes('chromium')) {
     const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

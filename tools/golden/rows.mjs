@@ -2,7 +2,8 @@
 //   native-<isa>-t<N>  the native CLI (build/native/onemodel run --mode exact) under ONEMODEL_ISA=<isa>,
 //                      --threads N, for every target this machine runs (probed through the CLI's
 //                      "kernels:" line: a cap above the machine falls back, so a fallback means "not offered")
-//   node               the npm package's Node entry (wasm) in this process
+//   node               the npm package's Node entry on its wasm engine, in this process
+//   node-native-t<N>   the npm package's Node entry on its native addon, N = 1, 2 threads, in this process
 //   chromium           the packed npm package in a page of headless Chromium (playwright-core)
 // Each row returns a Map `<case>/<output>` -> hash (or the cannot-run marker, or "error:<Kind>").
 import { execFile, execFileSync } from 'node:child_process';
@@ -101,15 +102,30 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
   }
 }
 
-/** The Node row: the package's Node entry, resolved by the package's own name (dist/ must be built). */
-export async function nodeRow(root, cases) {
+/**
+ * A Node row: the package's Node entry, resolved by the package's own name (dist/ must be built), with session
+ * `options` (the engine and threads). `engine` ('wasm' or 'native') is checked on a first session, so a row
+ * that asked for the addon cannot silently run the wasm fallback.
+ */
+export async function nodeRow(root, cases, options, engine) {
   const api = await import('onemodel');
+  if (cases.length > 0) {
+    const probe = await api.InferenceSession.create(new Uint8Array(readFileSync(resolve(root, cases[0].modelPath))), options);
+    const path = probe.kernelPath;
+    await probe.release();
+    if ((path === 'Wasm128') !== (engine === 'wasm')) throw new Error(`the ${engine} engine was asked for, the session got ${path}`);
+  }
   const row = new Map();
   for (const c of cases) {
     const model = new Uint8Array(readFileSync(resolve(root, c.modelPath)));
-    for (const [k, v] of await runCase(api, { ...c, model })) row.set(k, v);
+    for (const [k, v] of await runCase(api, { ...c, model }, options)) row.set(k, v);
   }
   return row;
+}
+
+/** The path of the package's Node addon for this platform (dist/native/, from the native build). */
+export function addonPath(root) {
+  return join(root, 'dist', 'native', `${process.platform}-${process.arch}`, 'onemodel.node');
 }
 
 export function packageBuilt(root) {

@@ -46,9 +46,10 @@ function typedArray(Tensor, type, bytes) {
 /**
  * Runs one case in exact mode and returns its result lines as [key, value] pairs: one per input
  * (`<case>/input:<name>`, so a row fed different bytes shows up) and one per declared output.
- * `c` = {name, model (bytes), outputs, inputs: [{name, type, dims, bytes}]}; `api` = the package exports.
+ * `c` = {name, model (bytes), outputs, inputs: [{name, type, dims, bytes}]}; `api` = the package exports;
+ * `options` = further session options (engine, threads).
  */
-export async function runCase(api, c) {
+export async function runCase(api, c, options = {}) {
   const { InferenceSession, Tensor } = api;
   const lines = [];
   for (const input of c.inputs) {
@@ -57,7 +58,7 @@ export async function runCase(api, c) {
   let session;
   let outputs;
   try {
-    session = await InferenceSession.create(c.model, { mode: 'exact' });
+    session = await InferenceSession.create(c.model, { ...options, mode: 'exact' });
     const feeds = {};
     for (const input of c.inputs) {
       feeds[input.name] = new Tensor(input.type, typedArray(Tensor, input.type, input.bytes), input.dims);

@@ -1,6 +1,7 @@
 // Browser (and worker) entry of the package: loads the ES-module wasm build that sits beside this file in the
 // package (dist/wasm/onemodel-web.mjs + .wasm) and reads models given as URLs with fetch.
 import { OneModelError } from './errors.js';
+import { wasmEngine } from './native.js';
 import type { NativeModule } from './native.js';
 import { setPlatform } from './session.js';
 
@@ -17,13 +18,16 @@ export type {
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 
 setPlatform({
-  async loadModule() {
+  // ORT-web's names: 'cpu' is its wasm backend too.
+  defaultProviders: () => ['wasm'],
+  engineFor: (provider) => (provider === 'wasm' || provider === 'cpu' ? 'wasm' : undefined),
+  async loadEngine() {
     // Resolved against this file so it works from any server path and from bundlers that keep the layout.
     const url = new URL('../wasm/onemodel-web.mjs', import.meta.url);
     const imported = (await import(/* @vite-ignore */ url.href)) as { default: Factory };
-    return imported.default({
+    return wasmEngine(await imported.default({
       locateFile: (file: string) => new URL(`../wasm/${file}`, import.meta.url).href,
-    });
+    }));
   },
   async readModel(location: string) {
     let response: Response;

@@ -64,18 +64,26 @@ export interface NativeSession {
   outputs(): NativeValueInfo[];
   kernelPath(): string;
   opsets(): { domain: string; version: number }[];
-  run(names: string[], dtypeCodes: number[], dims: number[][], data: ArrayBufferView[], outputNames: string[]): NativeOutput[];
-  /** kinds: 0 tensor, 1 sequence, 2 empty optional, 3 optional of a tensor, 4 optional of a sequence. */
+  /** Synchronous in the wasm build; the Node addon settles a promise from a worker thread. */
+  run(names: string[], dtypeCodes: number[], dims: number[][], data: ArrayBufferView[],
+    outputNames: string[]): NativeOutput[] | Promise<NativeOutput[]>;
+  /** kinds: ValueCode per input. */
   runValues(names: string[], kinds: number[], elemCodes: number[], items: NativeTensor[][],
-    outputNames: string[]): NativeValueOutput[];
+    outputNames: string[]): NativeValueOutput[] | Promise<NativeValueOutput[]>;
   startProfiling(): void;
   endProfiling(): Profile;
-  /** Frees the engine model (later engine calls throw Disposed). */
+  /** Frees the engine model (later engine calls throw Disposed; runs already under way finish). */
   release(): void;
-  /** Frees the Embind handle itself. */
+  /** Frees the handle itself. */
   delete(): void;
 }
 
+/** Value-kind codes of runValues inputs (bindings/core.h InputKind holds the same numbers). */
+export const ValueCode = {
+  tensor: 0, sequence: 1, emptyOptional: 2, optionalTensor: 3, optionalSequence: 4,
+} as const;
+
+/** The Emscripten module of the wasm build (bindings/embind.cc). */
 export interface NativeModule {
   WasmSession: {
     create(bytes: Uint8Array, sourceName: string, mode: number, threads: number, optimizationLevel: number,
@@ -84,10 +92,48 @@ export interface NativeModule {
   version(): string;
 }
 
+/** The Node-API addon (bindings/node/addon.cc). */
+export interface AddonModule {
+  /** model: the bytes (copied before this returns) or a file path the engine reads itself. */
+  create(model: Uint8Array | string, sourceName: string, mode: number, threads: number, optimizationLevel: number,
+    maxCachedPlans: number, externalDataDir: string): Promise<NativeSession>;
+  version(): string;
+}
+
+/** One engine build a session can run on: the wasm module, or the native addon in Node. */
+export interface Engine {
+  /** The execution provider it serves: 'wasm', or 'cpu' for the native addon. */
+  readonly provider: 'wasm' | 'cpu';
+  /** false: sessions run on one thread whatever intraOpNumThreads says. */
+  readonly threaded: boolean;
+  /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
+  readonly readsFiles: boolean;
+  create(model: Uint8Array | string, sourceName: string, mode: number, threads: number, optimizationLevel: number,
+    maxCachedPlans: number): NativeSession | Promise<NativeSession>;
+}
+
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */
 export interface Platform {
-  /** Instantiates the wasm module (called once, lazily). */
-  loadModule(): Promise<NativeModule>;
+  /** Execution providers to try when the options name none, in order (the last one always loads). */
+  defaultProviders(): readonly string[];
+  /** The engine an execution provider name runs on here ('cpu' is wasm in the browser), or undefined. */
+  engineFor(provider: string): 'wasm' | 'cpu' | undefined;
+  /** Loads an engine (called once per engine, lazily). */
+  loadEngine(engine: 'wasm' | 'cpu'): Promise<Engine>;
   /** Reads a model given by path (Node) or URL (browser). */
   readModel(location: string): Promise<Uint8Array>;
+}
+
+/** The wasm module as an Engine. */
+export function wasmEngine(mod: NativeModule): Engine {
+  return {
+    provider: 'wasm',
+    threaded: false,
+    readsFiles: false,
+    create(model, sourceName, mode, _threads, level, plans) {
+      if (typeof model === 'string') throw new Error('the wasm engine takes model bytes');
+      // The wasm build has no threads: one thread whatever was asked (results never depend on it).
+      return mod.WasmSession.create(model, sourceName, mode, 1, level, plans);
+    },
+  };
 }

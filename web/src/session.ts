@@ -2,7 +2,8 @@
 // written for onnxruntime-web/-node moves over with an import change. All option defaults and all argument
 // checks live here; the wasm binding only converts values (bindings/README.md).
 import { OneModelError, fromNative } from './errors.js';
-import type { NativeModule, NativeSession, NativeTensor, NativeValueInfo, Platform, Profile } from './native.js';
+import { ValueCode } from './native.js';
+import type { Engine, NativeSession, NativeTensor, NativeValueInfo, Platform, Profile } from './native.js';
 import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
 
 export type ExecutionMode = 'fast' | 'exact';
@@ -12,10 +13,20 @@ export interface SessionOptions {
   /** 'fast' (default) or 'exact': exact mode gives the same bits on every platform. */
   mode?: ExecutionMode;
   /**
-   * Threads for one run. The wasm build is single-threaded, so any accepted value runs on one thread;
-   * the option is validated (an integer 0..256, 0 meaning "default") for code shared with native builds.
+   * Threads for one run: an integer 0..256, 0 (default) meaning one per logical core. The native engine (Node)
+   * uses them; the wasm build is single-threaded and runs any accepted value on one thread. Results never
+   * depend on it.
    */
   intraOpNumThreads?: number;
+  /**
+   * Engines to try, in order (ORT's names; a name may also be given as `{ name }`): 'cpu' is the native
+   * engine in Node (a Node-API addon) and the wasm build in a browser; 'wasm' is the wasm build everywhere.
+   * Names of execution providers OneModel does not have ('webgpu', 'cuda', ...) are skipped with a one-time
+   * warning. Default: ['cpu', 'wasm'] in Node (or the list in the ONEMODEL_EXECUTION_PROVIDERS environment
+   * variable, comma-separated), ['wasm'] in browsers. When none of the named engines can load, the wasm build
+   * runs (with a one-time warning); `kernelPath` tells which engine a session got.
+   */
+  executionProviders?: readonly (string | { readonly name: string })[];
   /**
    * Graph rewrites before running (default 'all'): in fast mode 'all' folds Conv+BatchNormalization and fuses
    * GELU chains and attention (docs/architecture.md, "Graph passes"); 'disabled' and 'basic' run the graph as
@@ -61,6 +72,7 @@ const DEFAULTS = {
   intraOpNumThreads: 0,
   graphOptimizationLevel: 'all' as GraphOptimizationLevel,
   maxCachedPlans: 16,
+  executionProviders: [] as readonly string[],  // empty: the platform's default order
 };
 const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
 // Engine OptimizationLevel: None = 0, Basic = 1, All = 2.
@@ -68,30 +80,77 @@ const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = { disabled
 const MAX_THREADS = 256;
 
 let platform: Platform | undefined;
-let modulePromise: Promise<NativeModule> | undefined;
+const enginePromises = new Map<'wasm' | 'cpu', Promise<Engine>>();
+const warned = new Set<string>();
 
 /** Called once by each entry point before anything else runs. */
 export function setPlatform(p: Platform): void {
   platform = p;
 }
 
-function getModule(): Promise<NativeModule> {
+function getPlatform(): Platform {
   if (platform === undefined) throw new OneModelError('Internal', 'no platform entry point was loaded');
-  if (modulePromise === undefined) {
-    const p = platform;
-    modulePromise = p.loadModule().catch((e: unknown) => {
-      modulePromise = undefined;  // let a later call retry (e.g. after a network error)
-      throw e instanceof OneModelError ? e : new OneModelError('Io', `cannot load the OneModel wasm module: ${String(e)}`, { cause: e });
+  return platform;
+}
+
+function warnOnce(key: string, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  console.warn(`onemodel: ${message}`);
+}
+
+function getEngine(name: 'wasm' | 'cpu'): Promise<Engine> {
+  let promise = enginePromises.get(name);
+  if (promise === undefined) {
+    promise = getPlatform().loadEngine(name).catch((e: unknown) => {
+      enginePromises.delete(name);  // let a later call retry (e.g. after a network error)
+      throw e instanceof OneModelError ? e : new OneModelError('Io', `cannot load the OneModel ${name === 'cpu' ? 'native addon' : 'wasm module'}: ${String(e)}`, { cause: e });
     });
+    enginePromises.set(name, promise);
   }
-  return modulePromise;
+  return promise;
+}
+
+// The first engine of `providers` (or the platform's default order) that loads. Unknown names are skipped
+// with a one-time warning; when nothing named loads, the wasm build runs.
+async function chooseEngine(providers: readonly string[]): Promise<Engine> {
+  const p = getPlatform();
+  const names = providers.length > 0 ? providers : p.defaultProviders();
+  const engines: ('wasm' | 'cpu')[] = [];
+  for (const name of names) {
+    const engine = p.engineFor(name);
+    if (engine === undefined) {
+      warnOnce(`provider:${name}`, `execution provider '${name}' is not available in OneModel; it is skipped`);
+    } else if (!engines.includes(engine)) {
+      engines.push(engine);
+    }
+  }
+  let failure: unknown;
+  for (const engine of engines) {
+    try {
+      return await getEngine(engine);
+    } catch (e) {
+      failure = e;
+      warnOnce(`engine:${engine}`, `${e instanceof Error ? e.message : String(e)}; trying the next engine`);
+    }
+  }
+  if (engines.includes('wasm')) throw failure;
+  if (engines.length === 0) {
+    warnOnce('no-provider', `none of the execution providers [${names.join(', ')}] is available; running the wasm build`);
+  }
+  return getEngine('wasm');
 }
 
 function invalidArgument(message: string): OneModelError {
   return new OneModelError('InvalidArgument', message);
 }
 
-function checkOptions(options: unknown): Required<SessionOptions> {
+/** Options after checking: every field set, execution providers as names. */
+export type CheckedSessionOptions = Required<Omit<SessionOptions, 'executionProviders'>> & {
+  readonly executionProviders: readonly string[];
+};
+
+function checkOptions(options: unknown): CheckedSessionOptions {
   if (options === undefined || options === null) return { ...DEFAULTS };
   if (typeof options !== 'object') throw invalidArgument('session options must be an object');
   const o = options as SessionOptions;
@@ -111,7 +170,17 @@ function checkOptions(options: unknown): Required<SessionOptions> {
   if (typeof plans !== 'number' || !Number.isInteger(plans) || plans < 1 || plans > 0x7fffffff) {
     throw invalidArgument(`maxCachedPlans ${String(plans)} is not a positive integer`);
   }
-  return { mode, graphOptimizationLevel: level, intraOpNumThreads: threads, maxCachedPlans: plans };
+  const eps = o.executionProviders ?? DEFAULTS.executionProviders;
+  if (!Array.isArray(eps)) throw invalidArgument('executionProviders must be an array');
+  const providers = eps.map((ep: unknown) => {
+    const name = typeof ep === 'object' && ep !== null ? (ep as { name?: unknown }).name : ep;
+    if (typeof name !== 'string') throw invalidArgument(`executionProviders entry ${String(ep)} is not a name or { name }`);
+    return name;
+  });
+  return {
+    mode, graphOptimizationLevel: level, intraOpNumThreads: threads, maxCachedPlans: plans,
+    executionProviders: Object.freeze(providers),
+  };
 }
 
 function toMetadata(info: NativeValueInfo): ValueMetadata {
@@ -192,18 +261,18 @@ export class InferenceSession {
   readonly outputNames: readonly string[];
   readonly inputMetadata: readonly ValueMetadata[];
   readonly outputMetadata: readonly ValueMetadata[];
-  /** The kernels this session runs on ("Wasm128" for this build). */
+  /** The kernels this session runs on: "Wasm128" for the wasm build; "Avx512", "Avx2", "Sse4", "Neon" or "Scalar" for the native engine. */
   readonly kernelPath: string;
   /** Opset imports of the model; the empty domain is ai.onnx. */
   readonly opsets: readonly { readonly domain: string; readonly version: number }[];
-  readonly options: Readonly<Required<SessionOptions>>;
+  readonly options: Readonly<CheckedSessionOptions>;
 
   #native: NativeSession | undefined;
   readonly #inputs: ReadonlyMap<string, NativeValueInfo>;
   readonly #outputs: ReadonlySet<string>;
   readonly #outputKinds: ReadonlyMap<string, string>;
 
-  private constructor(native: NativeSession, options: Required<SessionOptions>) {
+  private constructor(native: NativeSession, options: CheckedSessionOptions) {
     this.#native = native;
     const inputs = native.inputs();
     const outputs = native.outputs();
@@ -222,31 +291,28 @@ export class InferenceSession {
 
   /**
    * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX; the OneModel format is not implemented yet).
-   * Bytes are copied into the engine; the caller may reuse the buffer afterwards.
+   * Bytes are copied into the engine; the caller may reuse the buffer afterwards. The native engine reads a
+   * path itself, with any external data files beside the model.
    */
   static async create(model: string | Uint8Array | ArrayBuffer, options?: SessionOptions): Promise<InferenceSession> {
     const opts = checkOptions(options);
-    let bytes: Uint8Array;
-    let source: string;
-    if (typeof model === 'string') {
-      if (platform === undefined) throw new OneModelError('Internal', 'no platform entry point was loaded');
-      bytes = await platform.readModel(model);
-      source = model;
-    } else if (model instanceof Uint8Array) {
-      bytes = model;
-      source = '<bytes>';
-    } else if (model instanceof ArrayBuffer) {
-      bytes = new Uint8Array(model);
-      source = '<bytes>';
-    } else {
+    if (typeof model !== 'string' && !(model instanceof Uint8Array) && !(model instanceof ArrayBuffer)) {
       throw invalidArgument('a model must be given as a path or URL string, a Uint8Array or an ArrayBuffer');
     }
-    const mod = await getModule();
+    const engine = await chooseEngine(opts.executionProviders);
+    let input: Uint8Array | string;
+    let source: string;
+    if (typeof model === 'string') {
+      input = engine.readsFiles ? model : await getPlatform().readModel(model);
+      source = model;
+    } else {
+      input = model instanceof Uint8Array ? model : new Uint8Array(model);
+      source = '<bytes>';
+    }
     let native: NativeSession;
     try {
-      // The wasm build has no threads: one thread whatever was asked (results never depend on it).
-      native = mod.WasmSession.create(bytes, source, MODE_CODES[opts.mode], 1, LEVEL_CODES[opts.graphOptimizationLevel],
-        opts.maxCachedPlans);
+      native = await engine.create(input, source, MODE_CODES[opts.mode], opts.intraOpNumThreads,
+        LEVEL_CODES[opts.graphOptimizationLevel], opts.maxCachedPlans);
     } catch (e) {
       throw fromNative(e);
     }
@@ -276,7 +342,7 @@ export class InferenceSession {
     }
     let results;
     try {
-      results = native.run(names, codes, dims, data, wanted);
+      results = await native.run(names, codes, dims, data, wanted);
     } catch (e) {
       throw fromNative(e);
     }
@@ -317,7 +383,7 @@ export class InferenceSession {
       let list: NativeTensor[];
       if (value === null) {
         if (!isOptional) throw new OneModelError('InvalidInput', `input '${name}' is not optional; null is not a value for it`);
-        kind = 2;
+        kind = ValueCode.emptyOptional;
         list = [];
       } else if (Array.isArray(value)) {
         if (!wantsSequence && info.kind !== 'unknown' && !(isOptional && info.elementKind === 'unknown')) {
@@ -326,11 +392,11 @@ export class InferenceSession {
         list = value.map((t, k) => checkTensor(`${name}[${k}]`, t, { ...info, hasShape: false }));
         const types = new Set(list.map((t) => t.dtype));
         if (types.size > 1) throw new OneModelError('InvalidInput', `sequence input '${name}' mixes element types`);
-        kind = isOptional ? 4 : 1;
+        kind = isOptional ? ValueCode.optionalSequence : ValueCode.sequence;
       } else {
         if (wantsSequence) throw new OneModelError('InvalidInput', `input '${name}' is a sequence; pass an array of Tensors`);
         list = [checkTensor(name, value, info.kind === 'tensor' ? info : { ...info, hasShape: false })];
-        kind = isOptional ? 3 : 0;
+        kind = isOptional ? ValueCode.optionalTensor : ValueCode.tensor;
       }
       names.push(name);
       kinds.push(kind);
@@ -344,7 +410,7 @@ export class InferenceSession {
     const wanted = this.#checkFetches(fetches);
     let results;
     try {
-      results = native.runValues(names, kinds, elems, items, wanted);
+      results = await native.runValues(names, kinds, elems, items, wanted);
     } catch (e) {
       throw fromNative(e);
     }

@@ -1,0 +1,740 @@
+// The Node-API addon of the npm package (bindings/README.md): the native engine, with its AVX-512/AVX2/SSE4
+// kernels and thread pool, behind the same NativeSession interface as the wasm binding (web/src/native.ts).
+//
+// The thin-binding rule holds here as in embind.cc: values are converted, nothing is defaulted, only the
+// checks that keep memory safe are made (bindings/core.h holds them, shared with the wasm binding), and every
+// C++ exception becomes the plain JS error object {kind, message, operators, node, source, offset, fieldPath}.
+//
+// Loading and running happen off the JS thread: create() and run() copy their arguments out of JS values on
+// the JS thread, do the engine work on a libuv worker (napi_async_work), and settle a promise back on the JS
+// thread, where the results are copied into fresh typed arrays. Each job holds its own Session handle, so a
+// session released or garbage-collected while a run is pending stays alive until that run ends (the engine
+// frees the model once no run uses it: Session::release).
+#define NAPI_VERSION 8
+#include <node_api.h>
+
+#include <malloc.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core.h"
+#include "onemodel/onemodel.h"
+
+namespace {
+
+namespace binding = onemodel::binding;
+using onemodel::DType;
+using onemodel::Error;
+using onemodel::ErrorKind;
+using onemodel::Session;
+using onemodel::Tensor;
+
+// A Node-API call that did not return napi_ok. When it left a JS exception pending, that exception is what
+// JS sees; otherwise the failure becomes an Internal error.
+struct NapiFailure {
+  std::string message;
+};
+
+void check(napi_env env, napi_status status) {
+  if (status == napi_ok) return;
+  const napi_extended_error_info* info = nullptr;
+  napi_get_last_error_info(env, &info);
+  throw NapiFailure{info != nullptr && info->error_message != nullptr ? info->error_message : "unknown failure"};
+}
+
+// Small typed wrappers over the Node-API calls this file uses; every one throws NapiFailure on failure.
+struct Js {
+  napi_env env;
+
+  napi_value str(const std::string& s) const {
+    napi_value v;
+    check(env, napi_create_string_utf8(env, s.data(), s.size(), &v));
+    return v;
+  }
+  napi_value num(double d) const {
+    napi_value v;
+    check(env, napi_create_double(env, d, &v));
+    return v;
+  }
+  napi_value boolean(bool b) const {
+    napi_value v;
+    check(env, napi_get_boolean(env, b, &v));
+    return v;
+  }
+  napi_value null() const {
+    napi_value v;
+    check(env, napi_get_null(env, &v));
+    return v;
+  }
+  napi_value undefined() const {
+    napi_value v;
+    check(env, napi_get_undefined(env, &v));
+    return v;
+  }
+  napi_value object() const {
+    napi_value v;
+    check(env, napi_create_object(env, &v));
+    return v;
+  }
+  napi_value array(size_t n) const {
+    napi_value v;
+    check(env, napi_create_array_with_length(env, n, &v));
+    return v;
+  }
+  void set(napi_value obj, const char* key, napi_value value) const {
+    check(env, napi_set_named_property(env, obj, key, value));
+  }
+  void set_at(napi_value arr, uint32_t i, napi_value value) const { check(env, napi_set_element(env, arr, i, value)); }
+  napi_value get(napi_value obj, const char* key) const {
+    napi_value v;
+    check(env, napi_get_named_property(env, obj, key, &v));
+    return v;
+  }
+  napi_value at(napi_value arr, uint32_t i) const {
+    napi_value v;
+    check(env, napi_get_element(env, arr, i, &v));
+    return v;
+  }
+  uint32_t length(napi_value arr, const char* what) const {
+    bool is_array = false;
+    check(env, napi_is_array(env, arr, &is_array));
+    if (!is_array) throw Error(ErrorKind::InvalidArgument, std::string(what) + " must be an array");
+    uint32_t n = 0;
+    check(env, napi_get_array_length(env, arr, &n));
+    return n;
+  }
+  std::string string_of(napi_value v, const char* what) const {
+    napi_valuetype type;
+    check(env, napi_typeof(env, v, &type));
+    if (type != napi_string) throw Error(ErrorKind::InvalidArgument, std::string(what) + " must be a string");
+    size_t n = 0;
+    check(env, napi_get_value_string_utf8(env, v, nullptr, 0, &n));
+    std::string s(n, '\0');
+    check(env, napi_get_value_string_utf8(env, v, s.data(), n + 1, &n));
+    return s;
+  }
+  double number_of(napi_value v, const char* what) const {
+    napi_valuetype type;
+    check(env, napi_typeof(env, v, &type));
+    if (type != napi_number) throw Error(ErrorKind::InvalidArgument, std::string(what) + " must be a number");
+    double d = 0;
+    check(env, napi_get_value_double(env, v, &d));
+    return d;
+  }
+  int int_of(napi_value v, const char* what) const {
+    const double d = number_of(v, what);
+    if (!(d >= -2147483648.0 && d <= 2147483647.0) || d != static_cast<double>(static_cast<int>(d))) {
+      throw Error(ErrorKind::InvalidArgument, std::string(what) + " must be a 32-bit integer");
+    }
+    return static_cast<int>(d);
+  }
+  std::vector<std::string> strings_of(napi_value arr, const char* what) const {
+    const uint32_t n = length(arr, what);
+    std::vector<std::string> out;
+    out.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) out.push_back(string_of(at(arr, i), what));
+    return out;
+  }
+  // The bytes a typed array views (any element type, ArrayBuffer or SharedArrayBuffer behind it).
+  std::pair<const void*, size_t> bytes_of(napi_value v, const std::string& what) const {
+    bool is_typed = false;
+    check(env, napi_is_typedarray(env, v, &is_typed));
+    if (!is_typed) throw Error(ErrorKind::InvalidInput, what + " is not a typed array");
+    napi_typedarray_type type;
+    size_t length = 0;
+    void* data = nullptr;
+    check(env, napi_get_typedarray_info(env, v, &type, &length, &data, nullptr, nullptr));
+    return {data, length * element_size(type)};
+  }
+  static size_t element_size(napi_typedarray_type t) {
+    switch (t) {
+      case napi_int8_array: case napi_uint8_array: case napi_uint8_clamped_array: return 1;
+      case napi_int16_array: case napi_uint16_array: return 2;
+      case napi_int32_array: case napi_uint32_array: case napi_float32_array: return 4;
+      default: return 8;  // float64, bigint64, biguint64
+    }
+  }
+
+  // A typed array over a contiguous engine tensor's bytes. The tensor's buffer itself becomes the ArrayBuffer
+  // (an external one, which keeps a reference to the buffer until V8 collects it): copying a 3 MiB output
+  // into a fresh ArrayBuffer cost more than the convolution that made it (ResNet-50's 1x1 64->256 at 56x56:
+  // 1.26 ms in the engine, 2.7 ms per call with the copy). Where the runtime refuses external buffers (a V8
+  // sandbox), the bytes are copied.
+  napi_value typed_array(const Tensor& t) const {
+    const binding::JsArray kind = binding::js_array_of(t.dtype());
+    const size_t nbytes = t.nbytes();
+    napi_value buffer = nullptr;
+    if (nbytes > 0) {
+      auto* owner = new Tensor(t);
+      const napi_status status = napi_create_external_arraybuffer(
+          env, const_cast<void*>(owner->raw()), nbytes, [](napi_env, void*, void* hint) { delete static_cast<Tensor*>(hint); },
+          owner, &buffer);
+      if (status != napi_ok) {
+        delete owner;
+        buffer = nullptr;
+      }
+    }
+    if (buffer == nullptr) {
+      void* data = nullptr;
+      check(env, napi_create_arraybuffer(env, nbytes, &data, &buffer));
+      if (nbytes > 0) std::memcpy(data, t.raw(), nbytes);
+    }
+    napi_value array;
+    check(env, napi_create_typedarray(env, napi_type(kind), static_cast<size_t>(t.numel()), buffer, 0, &array));
+    return array;
+  }
+  static napi_typedarray_type napi_type(binding::JsArray a) {
+    switch (a) {
+      case binding::JsArray::Float32: return napi_float32_array;
+      case binding::JsArray::Float64: return napi_float64_array;
+      case binding::JsArray::Int8: return napi_int8_array;
+      case binding::JsArray::Uint8: return napi_uint8_array;
+      case binding::JsArray::Int16: return napi_int16_array;
+      case binding::JsArray::Uint16: return napi_uint16_array;
+      case binding::JsArray::Int32: return napi_int32_array;
+      case binding::JsArray::Uint32: return napi_uint32_array;
+      case binding::JsArray::BigInt64: return napi_bigint64_array;
+      case binding::JsArray::BigUint64: return napi_biguint64_array;
+    }
+    return napi_uint8_array;
+  }
+
+  // {dtype, dims, data} of an engine tensor.
+  napi_value tensor(const Tensor& t) const {
+    const Tensor c = t.contiguous();
+    napi_value obj = object();
+    set(obj, "dtype", num(static_cast<double>(static_cast<int>(c.dtype()))));
+    const auto& dims = c.shape().dims();
+    napi_value shape = array(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) set_at(shape, static_cast<uint32_t>(d), num(static_cast<double>(dims[d])));
+    set(obj, "dims", shape);
+    set(obj, "data", typed_array(c));
+    return obj;
+  }
+
+  // An engine tensor from a {dtype code, dims, typed array} triple: checked and copied on the JS thread.
+  Tensor tensor_from(const std::string& name, napi_value code, napi_value dims_js, napi_value data) const {
+    const uint32_t rank = length(dims_js, "dims");
+    std::vector<double> dims(rank);
+    for (uint32_t d = 0; d < rank; ++d) dims[d] = number_of(at(dims_js, d), "a dimension");
+    const binding::InputSpec spec = binding::input_spec(name, int_of(code, "an element type code"), dims);
+    const auto [bytes, nbytes] = bytes_of(data, "input '" + name + "' data");
+    binding::check_byte_length(name, static_cast<double>(nbytes), spec.nbytes);
+    return Tensor::copy_of(spec.dtype, spec.shape, bytes, nbytes);
+  }
+};
+
+// The JS error object of an exception (never throws: a failure while building it gives a plain Error).
+napi_value error_value(napi_env env, std::exception_ptr e) {
+  const binding::ErrorInfo info = binding::error_info(std::move(e), "out of memory");
+  try {
+    const Js js{env};
+    napi_value obj = js.object();
+    js.set(obj, "kind", js.str(info.kind));
+    js.set(obj, "message", js.str(info.message));
+    napi_value ops = js.array(info.operators.size());
+    for (size_t i = 0; i < info.operators.size(); ++i) js.set_at(ops, static_cast<uint32_t>(i), js.str(info.operators[i]));
+    js.set(obj, "operators", ops);
+    js.set(obj, "node", js.str(info.node));
+    js.set(obj, "source", js.str(info.source));
+    js.set(obj, "fieldPath", js.str(info.field_path));
+    js.set(obj, "offset", info.offset >= 0 ? js.num(static_cast<double>(info.offset)) : js.null());
+    return obj;
+  } catch (...) {
+    napi_value message, err;
+    napi_create_string_utf8(env, info.message.data(), info.message.size(), &message);
+    napi_create_error(env, nullptr, message, &err);
+    return err;
+  }
+}
+
+// The exception a failed callback leaves for JS: a pending JS exception as it is, else the error object.
+napi_value pending_or(napi_env env, std::exception_ptr e) {
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (pending) {
+    napi_value exc;
+    napi_get_and_clear_last_exception(env, &exc);
+    return exc;
+  }
+  return error_value(env, std::move(e));
+}
+
+// Runs a callback body; any exception is thrown into JS once the C++ handler has ended.
+template <class F>
+napi_value guarded(napi_env env, F&& f) {
+  std::exception_ptr failure;
+  try {
+    return f();
+  } catch (const NapiFailure& n) {
+    failure = std::make_exception_ptr(Error(ErrorKind::Internal, "Node-API call failed: " + n.message));
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  napi_throw(env, pending_or(env, std::move(failure)));
+  return nullptr;
+}
+
+struct Args {
+  napi_value self = nullptr;
+  std::vector<napi_value> argv;
+  void* data = nullptr;
+};
+
+Args args_of(napi_env env, napi_callback_info info, size_t expected) {
+  Args a;
+  size_t argc = expected;
+  a.argv.resize(expected);
+  check(env, napi_get_cb_info(env, info, &argc, a.argv.data(), &a.self, &a.data));
+  if (argc < expected) {
+    throw Error(ErrorKind::InvalidArgument, "expected " + std::to_string(expected) + " arguments, got " + std::to_string(argc));
+  }
+  return a;
+}
+
+// One promise settled by work done on a libuv worker. `execute` runs there and must not touch JS;
+// `finish` runs on the JS thread afterwards and builds the value the promise resolves to.
+struct Job {
+  napi_async_work work = nullptr;
+  napi_deferred deferred = nullptr;
+  std::function<void()> execute;
+  std::function<napi_value(napi_env)> finish;
+  std::exception_ptr error;
+};
+
+void job_execute(napi_env, void* data) {
+  Job* job = static_cast<Job*>(data);
+  try {
+    job->execute();
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+}
+
+void job_complete(napi_env env, napi_status status, void* data) {
+  std::unique_ptr<Job> job(static_cast<Job*>(data));
+  if (job->work != nullptr) napi_delete_async_work(env, job->work);
+  if (status != napi_ok && job->error == nullptr) {
+    job->error = std::make_exception_ptr(Error(ErrorKind::Internal, "the run was cancelled"));
+  }
+  if (job->error == nullptr) {
+    try {
+      napi_value result = job->finish(env);
+      job->finish = nullptr;  // drops the job's session handle before the promise settles
+      napi_resolve_deferred(env, job->deferred, result);
+      return;
+    } catch (const NapiFailure& n) {
+      job->error = std::make_exception_ptr(Error(ErrorKind::Internal, "Node-API call failed: " + n.message));
+    } catch (...) {
+      job->error = std::current_exception();
+    }
+  }
+  napi_reject_deferred(env, job->deferred, pending_or(env, job->error));
+}
+
+// Starts `job` and returns its promise. With `on_js_thread` the work runs right here and the promise is
+// settled before this returns (its callbacks still run later, as for any promise).
+napi_value start_job(napi_env env, std::unique_ptr<Job> job, const char* name, bool on_js_thread = false) {
+  const Js js{env};
+  napi_value promise;
+  check(env, napi_create_promise(env, &job->deferred, &promise));
+  if (on_js_thread) {
+    Job* j = job.release();
+    job_execute(env, j);
+    job_complete(env, napi_ok, j);
+    return promise;
+  }
+  check(env, napi_create_async_work(env, nullptr, js.str(name), job_execute, job_complete, job.get(), &job->work));
+  check(env, napi_queue_async_work(env, job->work));
+  job.release();  // owned by job_complete from here
+  return promise;
+}
+
+// Per-addon-instance data: the NativeSession constructor (instances are made only by create()).
+struct AddonData {
+  napi_ref session_class = nullptr;
+};
+
+// What a NativeSession JS object wraps. release() frees the model for every holder; delete() drops this
+// handle (the garbage collector would do the same later).
+//
+// `last_run_us` is the engine time of the session's latest run. A run expected to be shorter than
+// kInlineRunUs runs on the JS thread: handing it to a libuv worker and back costs more than the run (Silero
+// VAD, 0.13 ms in the engine, took 0.26 ms per call through a worker and 0.18 ms inline), and blocking the
+// event loop for well under a millisecond is what any synchronous JS computation does. Longer runs, and the
+// first run of a session (its plan may be built then), go to a worker.
+constexpr double kInlineRunUs = 1000.0;
+
+struct Handle {
+  std::optional<Session> session;
+  std::shared_ptr<std::atomic<double>> last_run_us = std::make_shared<std::atomic<double>>(1e30);
+  const Session& get() const {
+    if (!session) throw Error(ErrorKind::Disposed, "the session was released");
+    return *session;
+  }
+};
+
+// Gives the freed pages of a released model back to the system. glibc raises its mmap threshold after the
+// first large free, so later weights come from the heap, where freed blocks stay resident: without this, 100
+// garbage-collected sessions of a 4 MiB model left RSS 170 MiB higher; with it, RSS returns to where it was
+// (tests/js/engines.test.mjs). A model is freed rarely, so the trim's cost (a walk of the free lists) is small.
+void return_freed_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+Handle& handle_of(napi_env env, napi_value self) {
+  void* p = nullptr;
+  check(env, napi_unwrap(env, self, &p));
+  return *static_cast<Handle*>(p);
+}
+
+napi_value value_infos(const Js& js, const std::vector<onemodel::ValueInfo>& infos) {
+  napi_value out = js.array(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const auto& info = infos[i];
+    napi_value obj = js.object();
+    js.set(obj, "name", js.str(info.name));
+    js.set(obj, "dtype", js.num(static_cast<int>(info.dtype)));
+    js.set(obj, "hasShape", js.boolean(info.has_shape));
+    js.set(obj, "kind", js.str(binding::kind_name(info.kind)));
+    js.set(obj, "elementKind", js.str(binding::kind_name(info.element_kind)));
+    napi_value dims = js.array(info.dims.size());
+    for (size_t d = 0; d < info.dims.size(); ++d) {
+      const auto& dim = info.dims[d];
+      js.set_at(dims, static_cast<uint32_t>(d),
+                dim.is_fixed() ? js.num(static_cast<double>(dim.value)) : !dim.param.empty() ? js.str(dim.param) : js.null());
+    }
+    js.set(obj, "dims", dims);
+    js.set_at(out, static_cast<uint32_t>(i), obj);
+  }
+  return out;
+}
+
+// new NativeSession(external Session*): only create() calls it.
+napi_value session_construct(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 1);
+    napi_valuetype type;
+    check(env, napi_typeof(env, a.argv[0], &type));
+    if (type != napi_external) throw Error(ErrorKind::InvalidArgument, "NativeSession is made by create(), not new");
+    void* p = nullptr;
+    check(env, napi_get_value_external(env, a.argv[0], &p));
+    auto handle = std::make_unique<Handle>();
+    handle->session = std::move(*static_cast<Session*>(p));
+    check(env, napi_wrap(env, a.self, handle.get(),
+                         [](napi_env, void* data, void*) {
+                           delete static_cast<Handle*>(data);
+                           return_freed_memory();
+                         },
+                         nullptr, nullptr));
+    handle.release();
+    return a.self;
+  });
+}
+
+napi_value session_inputs(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    return value_infos(Js{env}, handle_of(env, a.self).get().inputs());
+  });
+}
+
+napi_value session_outputs(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    return value_infos(Js{env}, handle_of(env, a.self).get().outputs());
+  });
+}
+
+napi_value session_kernel_path(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    return Js{env}.str(std::string(handle_of(env, a.self).get().kernel_path()));
+  });
+}
+
+napi_value session_opsets(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    const Js js{env};
+    const auto& opsets = handle_of(env, a.self).get().opsets();
+    napi_value out = js.array(opsets.size());
+    for (size_t i = 0; i < opsets.size(); ++i) {
+      napi_value obj = js.object();
+      js.set(obj, "domain", js.str(opsets[i].first));
+      js.set(obj, "version", js.num(static_cast<double>(opsets[i].second)));
+      js.set_at(out, static_cast<uint32_t>(i), obj);
+    }
+    return out;
+  });
+}
+
+// run(names, dtypeCodes, dims, data, outputNames) -> Promise<[{name, dtype, dims, data}]>.
+napi_value session_run(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 5);
+    const Js js{env};
+    const Handle& handle = handle_of(env, a.self);
+    const Session session = handle.get();
+    const std::vector<std::string> names = js.strings_of(a.argv[0], "input names");
+    if (js.length(a.argv[1], "type codes") != names.size() || js.length(a.argv[2], "dims") != names.size() ||
+        js.length(a.argv[3], "data") != names.size()) {
+      throw Error(ErrorKind::InvalidArgument, "names, type codes, dims and data differ in length");
+    }
+    auto feeds = std::make_shared<std::vector<onemodel::NamedTensor>>();
+    feeds->reserve(names.size());
+    for (uint32_t i = 0; i < names.size(); ++i) {
+      feeds->push_back({names[i], js.tensor_from(names[i], js.at(a.argv[1], i), js.at(a.argv[2], i), js.at(a.argv[3], i))});
+    }
+    const std::vector<std::string> wanted = js.strings_of(a.argv[4], "output names");
+    auto results = std::make_shared<std::vector<Tensor>>();
+    auto result_names = std::make_shared<std::vector<std::string>>();
+    auto job = std::make_unique<Job>();
+    job->execute = [session, feeds, wanted, results, result_names, last = handle.last_run_us]() {
+      const auto t0 = std::chrono::steady_clock::now();
+      *results = session.run(*feeds, wanted);
+      last->store(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      feeds->clear();  // the inputs' memory goes back before the JS thread takes the results
+      *result_names = binding::result_names(session, wanted, results->size());
+    };
+    job->finish = [results, result_names](napi_env e) {
+      const Js j{e};
+      napi_value out = j.array(results->size());
+      for (size_t k = 0; k < results->size(); ++k) {
+        napi_value obj = j.tensor((*results)[k]);
+        j.set(obj, "name", j.str((*result_names)[k]));
+        j.set_at(out, static_cast<uint32_t>(k), obj);
+      }
+      return out;
+    };
+    return start_job(env, std::move(job), "onemodel.run", handle.last_run_us->load() < kInlineRunUs);
+  });
+}
+
+// runValues(names, kinds, elemCodes, items, outputNames) -> Promise<[{name, kind, contentKind?, present,
+// elemType, items}]> (the value form: sequences and optionals; kinds are binding::InputKind codes).
+napi_value session_run_values(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 5);
+    const Js js{env};
+    const Handle& handle = handle_of(env, a.self);
+    const Session session = handle.get();
+    const std::vector<std::string> names = js.strings_of(a.argv[0], "input names");
+    if (js.length(a.argv[1], "kinds") != names.size() || js.length(a.argv[2], "element codes") != names.size() ||
+        js.length(a.argv[3], "items") != names.size()) {
+      throw Error(ErrorKind::InvalidArgument, "names, kinds, element codes and items differ in length");
+    }
+    auto feeds = std::make_shared<std::vector<onemodel::NamedValue>>();
+    for (uint32_t i = 0; i < names.size(); ++i) {
+      const napi_value list = js.at(a.argv[3], i);
+      const uint32_t n = js.length(list, "items");
+      std::vector<Tensor> tensors;
+      for (uint32_t k = 0; k < n; ++k) {
+        const napi_value item = js.at(list, k);
+        tensors.push_back(js.tensor_from(names[i], js.get(item, "dtype"), js.get(item, "dims"), js.get(item, "data")));
+      }
+      feeds->push_back({names[i], binding::input_value(names[i], js.int_of(js.at(a.argv[1], i), "a kind code"),
+                                                       static_cast<DType>(js.int_of(js.at(a.argv[2], i), "an element code")),
+                                                       std::move(tensors))});
+    }
+    const std::vector<std::string> wanted = js.strings_of(a.argv[4], "output names");
+    auto results = std::make_shared<std::vector<binding::ValueResult>>();
+    auto result_names = std::make_shared<std::vector<std::string>>();
+    auto job = std::make_unique<Job>();
+    job->execute = [session, feeds, wanted, results, result_names, last = handle.last_run_us]() {
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<onemodel::Value> values = session.run_values(*feeds, wanted);
+      last->store(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      feeds->clear();
+      *result_names = binding::result_names(session, wanted, values.size());
+      for (const onemodel::Value& v : values) results->push_back(binding::value_result(v));
+    };
+    job->finish = [results, result_names](napi_env e) {
+      const Js j{e};
+      napi_value out = j.array(results->size());
+      for (size_t k = 0; k < results->size(); ++k) {
+        const binding::ValueResult& r = (*results)[k];
+        napi_value obj = j.object();
+        j.set(obj, "name", j.str((*result_names)[k]));
+        j.set(obj, "kind", j.str(r.kind));
+        if (r.content_kind != nullptr) j.set(obj, "contentKind", j.str(r.content_kind));
+        j.set(obj, "present", j.boolean(r.present));
+        j.set(obj, "elemType", j.num(static_cast<int>(r.elem)));
+        napi_value list = j.array(r.items.size());
+        for (size_t t = 0; t < r.items.size(); ++t) j.set_at(list, static_cast<uint32_t>(t), j.tensor(r.items[t]));
+        j.set(obj, "items", list);
+        j.set_at(out, static_cast<uint32_t>(k), obj);
+      }
+      return out;
+    };
+    return start_job(env, std::move(job), "onemodel.runValues", handle.last_run_us->load() < kInlineRunUs);
+  });
+}
+
+napi_value session_start_profiling(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    handle_of(env, a.self).get().start_profiling();
+    return Js{env}.undefined();
+  });
+}
+
+// The Profile as a plain object (docs/profiling.md); web/src shapes it into the JS API's type.
+napi_value session_end_profiling(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    const Js js{env};
+    const onemodel::Profile p = handle_of(env, a.self).get().end_profiling();
+    napi_value out = js.object();
+    js.set(out, "runs", js.num(static_cast<double>(p.runs)));
+    js.set(out, "runMs", js.num(p.run_ms));
+    js.set(out, "nodesMs", js.num(p.nodes_ms));
+    js.set(out, "overheadMs", js.num(p.overhead_ms));
+    napi_value nodes = js.array(p.nodes.size());
+    for (size_t i = 0; i < p.nodes.size(); ++i) {
+      const onemodel::NodeProfile& n = p.nodes[i];
+      napi_value o = js.object();
+      js.set(o, "node", js.str(n.node));
+      js.set(o, "opType", js.str(n.op_type));
+      js.set(o, "depth", js.num(n.depth));
+      js.set(o, "calls", js.num(static_cast<double>(n.calls)));
+      js.set(o, "totalMs", js.num(n.total_ms));
+      js.set(o, "selfMs", js.num(n.self_ms));
+      js.set(o, "share", js.num(n.share));
+      js.set_at(nodes, static_cast<uint32_t>(i), o);
+    }
+    js.set(out, "nodes", nodes);
+    napi_value types = js.array(p.op_types.size());
+    for (size_t i = 0; i < p.op_types.size(); ++i) {
+      const onemodel::OpTypeProfile& t = p.op_types[i];
+      napi_value o = js.object();
+      js.set(o, "opType", js.str(t.op_type));
+      js.set(o, "calls", js.num(static_cast<double>(t.calls)));
+      js.set(o, "selfMs", js.num(t.self_ms));
+      js.set(o, "share", js.num(t.share));
+      js.set_at(types, static_cast<uint32_t>(i), o);
+    }
+    js.set(out, "opTypes", types);
+    js.set(out, "text", js.str(p.to_text(0)));
+    return out;
+  });
+}
+
+napi_value session_release(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    Handle& h = handle_of(env, a.self);
+    if (h.session) h.session->release();
+    return_freed_memory();
+    return Js{env}.undefined();
+  });
+}
+
+napi_value session_delete(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    handle_of(env, a.self).session.reset();
+    return Js{env}.undefined();
+  });
+}
+
+// create(model, sourceName, mode, threads, level, maxCachedPlans, externalDataDir) -> Promise<NativeSession>.
+// `model` is the model's bytes (a typed array, copied before this returns) or a file path, which the engine
+// reads itself (its directory then holds any external data).
+napi_value create_session(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 7);
+    const Js js{env};
+    napi_valuetype model_type;
+    check(env, napi_typeof(env, a.argv[0], &model_type));
+    std::string path;
+    auto bytes = std::make_shared<std::vector<std::byte>>();
+    if (model_type == napi_string) {
+      path = js.string_of(a.argv[0], "the model path");
+    } else {
+      const auto [data, n] = js.bytes_of(a.argv[0], "the model");
+      bytes->assign(static_cast<const std::byte*>(data), static_cast<const std::byte*>(data) + n);
+    }
+    const std::string source = js.string_of(a.argv[1], "the source name");
+    const onemodel::SessionOptions options = binding::session_options(
+        js.int_of(a.argv[2], "mode"), js.int_of(a.argv[3], "threads"), js.int_of(a.argv[4], "level"),
+        js.int_of(a.argv[5], "maxCachedPlans"), js.string_of(a.argv[6], "externalDataDir"));
+    auto* addon = static_cast<AddonData*>(a.data);
+    auto session = std::make_shared<std::optional<Session>>();
+    auto job = std::make_unique<Job>();
+    job->execute = [path, bytes, source, options, session]() {
+      if (!path.empty()) {
+        session->emplace(Session::load(path, options));
+      } else {
+        session->emplace(Session::load_bytes(*bytes, options, source));
+        bytes->clear();
+        bytes->shrink_to_fit();
+      }
+    };
+    job->finish = [addon, session](napi_env e) {
+      napi_value ctor, external, instance;
+      check(e, napi_get_reference_value(e, addon->session_class, &ctor));
+      check(e, napi_create_external(e, &session->value(), nullptr, nullptr, &external));
+      check(e, napi_new_instance(e, ctor, 1, &external, &instance));
+      return instance;
+    };
+    return start_job(env, std::move(job), "onemodel.create");
+  });
+}
+
+napi_value engine_version(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() { return Js{env}.str(onemodel::version()); });
+}
+
+napi_value init(napi_env env, napi_value exports) {
+  return guarded(env, [&]() {
+    auto addon = std::make_unique<AddonData>();
+    const napi_property_descriptor methods[] = {
+        {"inputs", nullptr, session_inputs, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"outputs", nullptr, session_outputs, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"kernelPath", nullptr, session_kernel_path, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"opsets", nullptr, session_opsets, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"run", nullptr, session_run, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"runValues", nullptr, session_run_values, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"startProfiling", nullptr, session_start_profiling, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"endProfiling", nullptr, session_end_profiling, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"release", nullptr, session_release, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"delete", nullptr, session_delete, nullptr, nullptr, nullptr, napi_default, nullptr},
+    };
+    napi_value session_class;
+    check(env, napi_define_class(env, "NativeSession", NAPI_AUTO_LENGTH, session_construct, nullptr,
+                                 sizeof(methods) / sizeof(methods[0]), methods, &session_class));
+    check(env, napi_create_reference(env, session_class, 1, &addon->session_class));
+    const Js js{env};
+    napi_value create, version;
+    check(env, napi_create_function(env, "create", NAPI_AUTO_LENGTH, create_session, addon.get(), &create));
+    check(env, napi_create_function(env, "version", NAPI_AUTO_LENGTH, engine_version, nullptr, &version));
+    js.set(exports, "create", create);
+    js.set(exports, "version", version);
+    check(env, napi_set_instance_data(
+                   env, addon.get(),
+                   [](napi_env e, void* data, void*) {
+                     auto* d = static_cast<AddonData*>(data);
+                     napi_delete_reference(e, d->session_class);
+                     delete d;
+                   },
+                   nullptr));
+    addon.release();
+    return exports;
+  });
+}
+
+}  // namespace
+
+NAPI_MODULE_INIT() { return init(env, exports); }
