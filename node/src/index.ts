@@ -17,13 +17,15 @@ import type { AddonModule, Engine, NativeModule } from '../../web/src/native.js'
 import { setPlatform } from '../../web/src/session.js';
 
 export { OneModelError } from '../../web/src/errors.js';
+export { env } from '../../web/src/env.js';
+export type { Env, WasmEnv } from '../../web/src/env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/errors.js';
 export { Tensor } from '../../web/src/tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from '../../web/src/tensor.js';
 export { InferenceSession } from '../../web/src/session.js';
 export type { Profile } from '../../web/src/native.js';
 export type {
-  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
+  SessionOptions, RunOptions, FetchesType, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from '../../web/src/session.js';
 
 // This file runs from dist/node/cjs/node/src/; the builds are in dist/wasm/ and dist/native/.

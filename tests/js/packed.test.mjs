@@ -85,16 +85,20 @@ const typed: Float32Array = t.data;
 async function main(): Promise<number> {
   const s: InferenceSession = await InferenceSession.create('m.onnx', { mode: 'exact', graphOptimizationLevel: 'basic' });
   const out: Record<string, Tensor> = await s.run({ x: t }, ['probs']);
+  const all: Record<string, Tensor> = await s.run({ x: t }, { logSeverityLevel: 3, tag: 'ort-style' });
+  const into: Record<string, Tensor> = await s.run({ x: t }, { probs: null }, {});
+  env.wasm.numThreads = 1;
+  env.logLevel = 'error';
   const names: readonly string[] = s.inputNames;
   try { await s.release(); } catch (e) { if (e instanceof OneModelError) { const k: string = e.kind; const ops: string[] = e.operators; return k.length + ops.length; } }
-  return out.probs.size + names.length + typed.length;
+  return out.probs.size + names.length + typed.length + Object.keys(all).length + Object.keys(into).length;
 }
 void main;
 `;
-    writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError } from 'onemodel';\n${consumer}`);
+    writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError, env } from 'onemodel';\n${consumer}`);
     const cjsHeader = [
       "import onemodel = require('onemodel');",
-      'const { InferenceSession, Tensor, OneModelError } = onemodel;',
+      'const { InferenceSession, Tensor, OneModelError, env } = onemodel;',
       'type InferenceSession = onemodel.InferenceSession;',
       'type Tensor = onemodel.Tensor;',
     ].join('\n');

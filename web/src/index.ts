@@ -6,13 +6,15 @@ import type { NativeModule } from './native.js';
 import { setPlatform } from './session.js';
 
 export { OneModelError } from './errors.js';
+export { env } from './env.js';
+export type { Env, WasmEnv } from './env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap } from './tensor.js';
 export { InferenceSession } from './session.js';
 export type { Profile } from './native.js';
 export type {
-  SessionOptions, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
+  SessionOptions, RunOptions, FetchesType, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
 } from './session.js';
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;

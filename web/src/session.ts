@@ -1,6 +1,7 @@
 // InferenceSession: the public API over one engine session, shaped like onnxruntime-common's so that code
 // written for onnxruntime-web/-node moves over with an import change. All option defaults and all argument
 // checks live here; the wasm binding only converts values (bindings/README.md).
+import { noticesEnabled, wasmEnvNotices } from './env.js';
 import { OneModelError, fromNative } from './errors.js';
 import { ValueCode } from './native.js';
 import type { Engine, NativeSession, NativeTensor, NativeValueInfo, Platform, Profile } from './native.js';
@@ -67,6 +68,24 @@ export type OnnxValue = Tensor | Tensor[] | null;
 
 export type ValueMetadata = TensorValueMetadata | NonTensorValueMetadata;
 
+/**
+ * ORT's per-run options. Accepted and checked to be an object; OneModel has no per-run logging or
+ * cancellation, so the fields are ignored (documented in web/README.md).
+ */
+export interface RunOptions {
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+  logVerbosityLevel?: number;
+  terminate?: boolean;
+  tag?: string;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * ORT's fetches: output names, or an object of output name -> null (return it) or a Tensor of the output's
+ * type and dims that receives the result (and is what run() returns for that name).
+ */
+export type FetchesType = readonly string[] | { readonly [name: string]: Tensor | null };
+
 const DEFAULTS = {
   mode: 'fast' as ExecutionMode,
   intraOpNumThreads: 0,
@@ -94,7 +113,7 @@ function getPlatform(): Platform {
 }
 
 function warnOnce(key: string, message: string): void {
-  if (warned.has(key)) return;
+  if (warned.has(key) || !noticesEnabled()) return;
   warned.add(key);
   console.warn(`onemodel: ${message}`);
 }
@@ -300,6 +319,7 @@ export class InferenceSession {
       throw invalidArgument('a model must be given as a path or URL string, a Uint8Array or an ArrayBuffer');
     }
     const engine = await chooseEngine(opts.executionProviders);
+    if (engine.provider === 'wasm') for (const n of wasmEnvNotices()) warnOnce(n.key, n.message);
     let input: Uint8Array | string;
     let source: string;
     if (typeof model === 'string') {
@@ -326,14 +346,17 @@ export class InferenceSession {
   }
 
   /**
-   * Runs the model. `feeds` holds every model input by name; `fetches` names the outputs wanted (all, in
-   * model order, when omitted). Resolves to the outputs by name.
+   * Runs the model, with ORT's signatures: run(feeds, options?) or run(feeds, fetches, options?). `feeds` holds
+   * every model input by name; `fetches` names the outputs wanted (all, in model order, when omitted) as an
+   * array, or as an object of name -> null | preallocated Tensor (filled in place and returned). Resolves to
+   * the outputs by name.
    */
-  async run(feeds: Readonly<Record<string, Tensor>>, fetches?: readonly string[]): Promise<Record<string, Tensor>> {
+  async run(feeds: Readonly<Record<string, Tensor>>, fetchesOrOptions?: FetchesType | RunOptions,
+    options?: RunOptions): Promise<Record<string, Tensor>> {
     const native = this.#native;
     if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
     const { names, codes, dims, data } = this.#checkFeeds(feeds);
-    const wanted = this.#checkFetches(fetches);
+    const { wanted, into } = this.#runArguments(fetchesOrOptions, options);
     for (const o of wanted.length > 0 ? wanted : this.outputNames) {
       const kind = this.#outputKinds.get(o);
       if (kind === 'sequence' || kind === 'optional') {
@@ -350,7 +373,17 @@ export class InferenceSession {
     for (const r of results) {
       const type = typeName(r.dtype);
       if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
-      out[r.name] = new Tensor(type, r.data as never, r.dims);
+      const target = into.get(r.name);
+      if (target === undefined) {
+        out[r.name] = new Tensor(type, r.data as never, r.dims);
+        continue;
+      }
+      if (target.type !== type || target.dims.length !== r.dims.length || target.dims.some((d, i) => d !== r.dims[i])) {
+        throw new OneModelError('InvalidInput', `the tensor given for output '${r.name}' is ${target.type} ` +
+          `[${target.dims.join(',')}], the output is ${type} [${r.dims.join(',')}]`);
+      }
+      (target.data as unknown as { set(a: ArrayLike<number | bigint>): void }).set(r.data as unknown as ArrayLike<number | bigint>);
+      out[r.name] = target;
     }
     return out;
   }
@@ -499,6 +532,39 @@ export class InferenceSession {
       throw new OneModelError('InvalidInput', `missing input${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
     }
     return { names, codes, dims, data };
+  }
+
+  // ORT's reading of run()'s second and third arguments: an array is fetches (then options); an object with
+  // an output name mapped to null or a Tensor is fetches (then options); any other object is the options.
+  #runArguments(arg1: unknown, arg2: unknown): { wanted: string[]; into: Map<string, Tensor> } {
+    const into = new Map<string, Tensor>();
+    const checkOptions = (o: unknown, which: string) => {
+      if (o !== undefined && (typeof o !== 'object' || o === null || Array.isArray(o))) {
+        throw new OneModelError('InvalidArgument', `${which} must be a RunOptions object`);
+      }
+    };
+    if (arg1 === undefined || arg1 === null) {
+      checkOptions(arg2, 'the third argument');
+      return { wanted: [], into };
+    }
+    if (Array.isArray(arg1)) {
+      if (arg1.length === 0) throw new OneModelError('InvalidArgument', "'fetches' cannot be an empty array");
+      checkOptions(arg2, 'the third argument');
+      return { wanted: this.#checkFetches(arg1), into };
+    }
+    if (typeof arg1 !== 'object' || arg1 instanceof Tensor) {
+      throw new OneModelError('InvalidArgument', "the second argument must be 'fetches' (an array or object of output names) or RunOptions");
+    }
+    const record = arg1 as Record<string, unknown>;
+    const named = this.outputNames.filter((n) => Object.prototype.hasOwnProperty.call(record, n) &&
+      (record[n] === null || record[n] instanceof Tensor));
+    if (named.length === 0) {
+      if (arg2 !== undefined) throw new OneModelError('InvalidArgument', 'the third argument is not expected after RunOptions');
+      return { wanted: [], into };
+    }
+    checkOptions(arg2, 'the third argument');
+    for (const n of named) if (record[n] instanceof Tensor) into.set(n, record[n] as Tensor);
+    return { wanted: this.#checkFetches(named), into };
   }
 
   #checkFetches(fetches: unknown): string[] {

@@ -1,0 +1,43 @@
+// ORT's `env`: process-wide settings, so that `import { env } from 'onemodel'` links and ORT-style set-up code
+// (`env.wasm.numThreads = 1`, `env.logLevel = 'error'`) runs unchanged. OneModel reads what it can honour
+// and says once, at the first session that would be affected, when a setting cannot be honoured
+// (web/README.md lists each field).
+export interface WasmEnv {
+  /** Threads of the wasm engine. The wasm build is single-threaded: values above 1 get a one-time notice. */
+  numThreads?: number;
+  /** ORT's switch between SIMD and non-SIMD builds; the OneModel wasm build always uses SIMD128. */
+  simd?: boolean;
+  /** ORT's worker mode; not available yet (a one-time notice when set). */
+  proxy?: boolean;
+  /** ORT's override of where the .wasm files are served from; not available yet (a one-time notice when set). */
+  wasmPaths?: string | Record<string, string>;
+  /** ORT's timeout for loading the wasm module, in ms; ignored. */
+  initTimeout?: number;
+  trace?: boolean;
+}
+
+export interface Env {
+  wasm: WasmEnv;
+  /** ORT's log level; OneModel logs only its one-time notices, which `'error'` and `'fatal'` silence. */
+  logLevel?: 'verbose' | 'info' | 'warning' | 'error' | 'fatal';
+  debug?: boolean;
+}
+
+export const env: Env = { wasm: { numThreads: 0, simd: true, proxy: false }, logLevel: 'warning', debug: false };
+
+/** The notices the wasm settings call for when a wasm session is made. */
+export function wasmEnvNotices(): { key: string; message: string }[] {
+  const out: { key: string; message: string }[] = [];
+  const w = env.wasm ?? {};
+  if (typeof w.numThreads === 'number' && w.numThreads > 1) {
+    out.push({ key: 'env.wasm.numThreads', message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread` });
+  }
+  if (w.proxy) out.push({ key: 'env.wasm.proxy', message: 'env.wasm.proxy (worker mode) is not available; sessions run on this thread' });
+  if (w.wasmPaths !== undefined) out.push({ key: 'env.wasm.wasmPaths', message: 'env.wasm.wasmPaths is not available; the .wasm is loaded from beside the package entry' });
+  return out;
+}
+
+/** false when env.logLevel asks for errors only. */
+export function noticesEnabled(): boolean {
+  return env.logLevel !== 'error' && env.logLevel !== 'fatal';
+}
