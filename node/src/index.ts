@@ -21,7 +21,7 @@ export { env } from '../../web/src/env.js';
 export type { Env, WasmEnv } from '../../web/src/env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/errors.js';
 export { Tensor } from '../../web/src/tensor.js';
-export type { TensorType, TensorData, TensorDataTypeMap } from '../../web/src/tensor.js';
+export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from '../../web/src/tensor.js';
 export { InferenceSession } from '../../web/src/session.js';
 export type { Profile } from '../../web/src/native.js';
 export type {

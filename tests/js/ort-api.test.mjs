@@ -1,6 +1,8 @@
 // onnxruntime-common's argument forms that ORT-written clients use: run(feeds, runOptions),
 // run(feeds, fetches, runOptions) with fetches as names or as an object of name -> null | preallocated Tensor,
 // and the `env` object. Expected values: tests/js/expected.mjs (numpy-computed in tools/make_testdata.py).
+import { readFileSync } from 'node:fs';
+
 import { afterEach, describe, expect, test, vi } from 'vitest';
 
 import { InferenceSession, OneModelError, Tensor, env } from 'onemodel';
@@ -79,5 +81,104 @@ describe('env', () => {
     }
     expect(warn.mock.calls.filter((c) => String(c[0]).includes('numThreads'))).toHaveLength(1);
     env.wasm.numThreads = 1;
+  });
+});
+
+describe('Tensor: ORT members and conversions', () => {
+  test("float16 from numbers stores the rounded bits (numpy's float64 -> float16 values)", () => {
+    // np.array(x, dtype=np.float64).astype(np.float16).view(np.uint16) for each x.
+    const cases = [[1.5, 0x3e00], [-2, 0xc000], [65504, 0x7bff], [65519.99, 0x7bff], [65520, 0x7c00], [1e-8, 0],
+      [5.960464477539063e-8, 0x0001], [0.1, 0x2e66], [2049, 0x6800], [2051, 0x6802],
+      // 1 + 2^-11 + 2^-30 rounds up directly; through float32 it would be a tie rounded down to 1.0.
+      [1 + 2 ** -11 + 2 ** -30, 0x3c01], [NaN, 0x7e00], [-0, 0x8000], [Infinity, 0x7c00]];
+    const t = new Tensor('float16', cases.map((c) => c[0]));
+    expect(Array.from(t.data)).toEqual(cases.map((c) => c[1]));
+  });
+
+  test('bfloat16 from numbers: float32 first, then ties to even', () => {
+    // 0.1 is 0x3DCCCCCD as float32; its low half 0xCCCD rounds up.
+    const t = new Tensor('bfloat16', [1.5, 0.1, -3, NaN]);
+    expect(Array.from(t.data)).toEqual([0x3fc0, 0x3dcd, 0xc040, 0x7fc0]);
+  });
+
+  test.skipIf(typeof globalThis.Float16Array !== 'function')('a Float16Array is a float16 tensor', () => {
+    const t = new Tensor(new globalThis.Float16Array([1.5, -2]), [2]);
+    expect(t.type).toBe('float16');
+    expect(Array.from(t.data)).toEqual([0x3e00, 0xc000]);
+  });
+
+  test('plain arrays without a type: numbers float32, booleans bool; strings are refused by name', () => {
+    expect(new Tensor([1, 2.5]).type).toBe('float32');
+    const b = new Tensor([true, false, true], [3]);
+    expect(b.type).toBe('bool');
+    expect(Array.from(b.data)).toEqual([1, 0, 1]);
+    for (const make of [() => new Tensor('string', ['a']), () => new Tensor(['a', 'b'])]) {
+      let e;
+      try { make(); } catch (x) { e = x; }
+      expect(e).toBeInstanceOf(OneModelError);
+      expect(e.kind).toBe('Unsupported');
+      expect(e.message).toContain('string');
+    }
+  });
+
+  test('location, getData, dispose and reshape', async () => {
+    const t = new Tensor('float32', Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3]);
+    expect(t.location).toBe('cpu');
+    expect(await t.getData()).toBe(t.data);
+    const r = t.reshape([3, 2]);
+    expect(r.dims).toEqual([3, 2]);
+    expect(r.data).toBe(t.data);
+    t.dispose();
+    let e;
+    try { t.reshape([4]); } catch (x) { e = x; }
+    expect(e.kind).toBe('InvalidInput');
+  });
+});
+
+describe('InferenceSession.create and options: ORT forms', () => {
+  const scorerBytes = () => new Uint8Array(readFileSync(model('scorer.onnx')));
+
+  test('create(buffer, byteOffset, byteLength) and a SharedArrayBuffer model', async () => {
+    const bytes = scorerBytes();
+    const big = new ArrayBuffer(bytes.length + 24);
+    new Uint8Array(big, 16, bytes.length).set(bytes);
+    const a = await InferenceSession.create(big, 16, bytes.length, { graphOptimizationLevel: 'layout' });
+    expect(Array.from((await a.run(feeds())).score.data)).toEqual(SCORER_SCORE);
+    await a.release();
+    const sab = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(sab).set(bytes);
+    const b = await InferenceSession.create(sab);
+    const f = feeds();
+    const shared = new Float32Array(new SharedArrayBuffer(24));
+    shared.set(f.features.data);
+    expect(Array.from((await b.run({ features: new Tensor('float32', shared, [2, 3]), bias: f.bias })).score.data)).toEqual(SCORER_SCORE);
+    await b.release();
+    for (const [off, len] of [[-1, 4], [bytes.length + 25, undefined], [16, bytes.length + 9]]) {
+      const e = await rejection(InferenceSession.create(big, off, len));
+      expect(e.kind, `${off} ${len}`).toBe('InvalidArgument');
+    }
+  });
+
+  test('an unknown option key gets one notice naming it; ORT keys are accepted', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const s = await InferenceSession.create(model('scorer.onnx'), {
+      graphOptimisationLevel: 'all', executionMode: 'sequential', interOpNumThreads: 1, logSeverityLevel: 3,
+    });
+    await s.release();
+    const notes = warn.mock.calls.map((c) => String(c[0]));
+    expect(notes.filter((m) => m.includes("'graphOptimisationLevel'"))).toHaveLength(1);
+    expect(notes.filter((m) => m.includes('executionMode') || m.includes('interOpNumThreads'))).toHaveLength(0);
+  });
+
+  test('freeDimensionOverrides fixes a symbolic dimension', async () => {
+    const s = await InferenceSession.create(model('scorer.onnx'), { freeDimensionOverrides: { batch: 2 } });
+    expect(Array.from((await s.run(feeds())).best.data)).toEqual(SCORER_BEST);
+    const three = { features: new Tensor('float32', new Float32Array(9), [3, 3]), bias: feeds().bias };
+    const e = await rejection(s.run(three));
+    expect(e.kind).toBe('InvalidInput');
+    expect(e.message).toContain('freeDimensionOverrides');
+    await s.release();
+    const bad = await rejection(InferenceSession.create(model('scorer.onnx'), { freeDimensionOverrides: { batch: -1 } }));
+    expect(bad.kind).toBe('InvalidArgument');
   });
 });

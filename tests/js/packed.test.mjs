@@ -89,18 +89,29 @@ async function main(): Promise<number> {
   const into: Record<string, Tensor> = await s.run({ x: t }, { probs: null }, {});
   env.wasm.numThreads = 1;
   env.logLevel = 'error';
+  // ORT's type names, as ORT-typed code writes them.
+  const options: InferenceSession.SessionOptions = { executionProviders: ['cpu'], graphOptimizationLevel: 'layout', freeDimensionOverrides: { batch: 1 } };
+  const feeds: InferenceSession.FeedsType = { x: t };
+  const ret: InferenceSession.ReturnType = await (await InferenceSession.create(new ArrayBuffer(8), 0, 8, options)).run(feeds);
+  const kind: Tensor.Type = t.type;
+  const typedT: TypedTensor<'float32'> = new Tensor('float32', [1, 2]);
+  const reshaped: Tensor = typedT.reshape([2, 1]);
+  void ret; void kind; void reshaped;
   const names: readonly string[] = s.inputNames;
   try { await s.release(); } catch (e) { if (e instanceof OneModelError) { const k: string = e.kind; const ops: string[] = e.operators; return k.length + ops.length; } }
   return out.probs.size + names.length + typed.length + Object.keys(all).length + Object.keys(into).length;
 }
 void main;
 `;
-    writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError, env } from 'onemodel';\n${consumer}`);
+    writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError, env, type TypedTensor } from 'onemodel';\n${consumer}`);
     const cjsHeader = [
       "import onemodel = require('onemodel');",
       'const { InferenceSession, Tensor, OneModelError, env } = onemodel;',
       'type InferenceSession = onemodel.InferenceSession;',
       'type Tensor = onemodel.Tensor;',
+      'type TypedTensor<T extends onemodel.Tensor.Type> = onemodel.TypedTensor<T>;',
+      'namespace InferenceSession { export type SessionOptions = onemodel.InferenceSession.SessionOptions; export type FeedsType = onemodel.InferenceSession.FeedsType; export type ReturnType = onemodel.InferenceSession.ReturnType; }',
+      'namespace Tensor { export type Type = onemodel.Tensor.Type; }',
     ].join('\n');
     writeFileSync(join(app, 'cjs.cts'), `${cjsHeader}\n${consumer}`);
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({

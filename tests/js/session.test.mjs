@@ -61,6 +61,7 @@ describe('classifier.onnx', () => {
     expect(session.opsets).toEqual([{ domain: '', version: 17 }]);
     expect(session.options).toEqual({
       mode: 'fast', intraOpNumThreads: 0, graphOptimizationLevel: 'all', maxCachedPlans: 16, executionProviders: [],
+      freeDimensionOverrides: {},
     });
     await session.release();
   });

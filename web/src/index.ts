@@ -10,7 +10,7 @@ export { env } from './env.js';
 export type { Env, WasmEnv } from './env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
-export type { TensorType, TensorData, TensorDataTypeMap } from './tensor.js';
+export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
 export { InferenceSession } from './session.js';
 export type { Profile } from './native.js';
 export type {

@@ -8,7 +8,7 @@ import type { Engine, NativeSession, NativeTensor, NativeValueInfo, Platform, Pr
 import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
 
 export type ExecutionMode = 'fast' | 'exact';
-export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'all';
+export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'layout' | 'all';
 
 export interface SessionOptions {
   /** 'fast' (default) or 'exact': exact mode gives the same bits on every platform. */
@@ -36,6 +36,25 @@ export interface SessionOptions {
   graphOptimizationLevel?: GraphOptimizationLevel;
   /** Execution plans kept per session, one per set of input types and shapes (default 16, at least 1). */
   maxCachedPlans?: number;
+  /**
+   * ORT's fixing of symbolic dimensions by name ({ batch: 1 }): feeds must then have that extent there
+   * (InvalidInput otherwise). Plans are per input shape anyway, so nothing else changes.
+   */
+  freeDimensionOverrides?: { readonly [dimension: string]: number };
+  /** ORT's options that OneModel accepts and ignores (web/README.md says why for each). */
+  executionMode?: 'sequential' | 'parallel';
+  interOpNumThreads?: number;
+  enableCpuMemArena?: boolean;
+  enableMemPattern?: boolean;
+  enableProfiling?: boolean;
+  profileFilePrefix?: string;
+  logId?: string;
+  logSeverityLevel?: 0 | 1 | 2 | 3 | 4;
+  logVerbosityLevel?: number;
+  optimizedModelFilePath?: string;
+  preferredOutputLocation?: string | { readonly [name: string]: string };
+  enableGraphCapture?: boolean;
+  extra?: Record<string, unknown>;
 }
 
 export interface TensorValueMetadata {
@@ -92,10 +111,17 @@ const DEFAULTS = {
   graphOptimizationLevel: 'all' as GraphOptimizationLevel,
   maxCachedPlans: 16,
   executionProviders: [] as readonly string[],  // empty: the platform's default order
+  freeDimensionOverrides: {} as { readonly [dimension: string]: number },
 };
+// Option keys read above, and ORT's keys accepted without effect (no notice: they change nothing a user can
+// observe, or ORT itself treats them as hints). Any other key gets a one-time notice naming it.
+const OPTION_KEYS = new Set([...Object.keys(DEFAULTS), 'executionMode', 'interOpNumThreads', 'enableCpuMemArena',
+  'enableMemPattern', 'logId', 'logSeverityLevel', 'logVerbosityLevel', 'preferredOutputLocation', 'enableGraphCapture',
+  'extra', 'enableProfiling', 'profileFilePrefix', 'optimizedModelFilePath', 'externalData']);
 const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
-// Engine OptimizationLevel: None = 0, Basic = 1, All = 2.
-const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = { disabled: 0, basic: 1, extended: 2, all: 2 };
+// Engine OptimizationLevel: None = 0, Basic = 1, All = 2. ORT's 'layout' (basic plus its layout transforms,
+// which OneModel does not have) is basic.
+const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = { disabled: 0, basic: 1, layout: 1, extended: 2, all: 2 };
 const MAX_THREADS = 256;
 
 let platform: Platform | undefined;
@@ -165,14 +191,38 @@ function invalidArgument(message: string): OneModelError {
 }
 
 /** Options after checking: every field set, execution providers as names. */
-export type CheckedSessionOptions = Required<Omit<SessionOptions, 'executionProviders'>> & {
+export type CheckedSessionOptions = {
+  readonly mode: ExecutionMode;
+  readonly intraOpNumThreads: number;
+  readonly graphOptimizationLevel: GraphOptimizationLevel;
+  readonly maxCachedPlans: number;
   readonly executionProviders: readonly string[];
+  readonly freeDimensionOverrides: { readonly [dimension: string]: number };
 };
 
 function checkOptions(options: unknown): CheckedSessionOptions {
   if (options === undefined || options === null) return { ...DEFAULTS };
   if (typeof options !== 'object') throw invalidArgument('session options must be an object');
   const o = options as SessionOptions;
+  for (const key of Object.keys(o)) {
+    if (!OPTION_KEYS.has(key)) warnOnce(`option:${key}`, `session option '${key}' is not known to OneModel; it is ignored`);
+  }
+  if (o.enableProfiling) {
+    warnOnce('option:enableProfiling', 'enableProfiling writes no trace file here; use session.startProfiling() and endProfiling()');
+  }
+  if (o.optimizedModelFilePath !== undefined) warnOnce('option:optimizedModelFilePath', 'optimizedModelFilePath is ignored: OneModel writes no optimized model');
+  if ((o as { externalData?: unknown }).externalData !== undefined) {
+    warnOnce('option:externalData', 'externalData is not supported yet; the native engine in Node reads external data files beside a model path');
+  }
+  const overrides = o.freeDimensionOverrides ?? DEFAULTS.freeDimensionOverrides;
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
+    throw invalidArgument('freeDimensionOverrides must be an object of dimension name -> extent');
+  }
+  for (const [name, v] of Object.entries(overrides)) {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      throw invalidArgument(`freeDimensionOverrides['${name}'] = ${String(v)} is not a non-negative integer`);
+    }
+  }
   const mode = o.mode ?? DEFAULTS.mode;
   if (!Object.prototype.hasOwnProperty.call(MODE_CODES, mode)) {
     throw invalidArgument(`mode '${String(mode)}' is not 'fast' or 'exact'`);
@@ -198,7 +248,7 @@ function checkOptions(options: unknown): CheckedSessionOptions {
   });
   return {
     mode, graphOptimizationLevel: level, intraOpNumThreads: threads, maxCachedPlans: plans,
-    executionProviders: Object.freeze(providers),
+    executionProviders: Object.freeze(providers), freeDimensionOverrides: Object.freeze({ ...overrides }),
   };
 }
 
@@ -223,7 +273,8 @@ function toMetadata(info: NativeValueInfo): ValueMetadata {
  * Checks one tensor fed for input `name` against its declared element type and (when `info.hasShape`) dims;
  * returns what crosses the binding.
  */
-function checkTensor(name: string, value: unknown, info: NativeValueInfo): NativeTensor {
+function checkTensor(name: string, value: unknown, info: NativeValueInfo,
+  overrides: { readonly [dimension: string]: number } = {}): NativeTensor {
   const t = value as Partial<Tensor>;
   if (typeof t !== 'object' || t === null || !isTensorType(t.type) || !Array.isArray(t.dims)) {
     throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
@@ -250,6 +301,10 @@ function checkTensor(name: string, value: unknown, info: NativeValueInfo): Nativ
       if (typeof d === 'number' && t.dims![i] !== d) {
         throw new OneModelError('InvalidInput',
           `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
+      }
+      if (typeof d === 'string' && Object.prototype.hasOwnProperty.call(overrides, d) && t.dims![i] !== overrides[d]) {
+        throw new OneModelError('InvalidInput', `input '${name}' dimension ${i} ('${d}') is fixed to ${overrides[d]} by ` +
+          `freeDimensionOverrides, got dims [${t.dims!.join(',')}]`);
       }
     });
   }
@@ -313,11 +368,34 @@ export class InferenceSession {
    * Bytes are copied into the engine; the caller may reuse the buffer afterwards. The native engine reads a
    * path itself, with any external data files beside the model.
    */
-  static async create(model: string | Uint8Array | ArrayBuffer, options?: SessionOptions): Promise<InferenceSession> {
-    const opts = checkOptions(options);
-    if (typeof model !== 'string' && !(model instanceof Uint8Array) && !(model instanceof ArrayBuffer)) {
-      throw invalidArgument('a model must be given as a path or URL string, a Uint8Array or an ArrayBuffer');
+  static async create(model: string | Uint8Array | ArrayBufferLike, options?: SessionOptions): Promise<InferenceSession>;
+  /** ORT's form: the model is `byteLength` bytes (default: to the end) of `buffer` from `byteOffset`. */
+  static async create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
+  static async create(arg0: unknown, arg1?: unknown, arg2?: unknown, arg3?: unknown): Promise<InferenceSession> {
+    const isBuffer = (b: unknown): b is ArrayBufferLike => b instanceof ArrayBuffer ||
+      (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer);
+    let model: string | Uint8Array;
+    let options: unknown = arg1;
+    if (typeof arg1 === 'number') {
+      if (!isBuffer(arg0)) throw invalidArgument('with a byteOffset the model must be an ArrayBuffer or SharedArrayBuffer');
+      const total = arg0.byteLength;
+      if (!Number.isSafeInteger(arg1) || arg1 < 0 || arg1 > total) {
+        throw invalidArgument(`byteOffset ${arg1} is out of range [0, ${total}]`);
+      }
+      const length = arg2 === undefined ? total - arg1 : arg2;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0 || arg1 + length > total) {
+        throw invalidArgument(`byteLength ${String(arg2)} is out of range [0, ${total - arg1}]`);
+      }
+      model = new Uint8Array(arg0, arg1, length);
+      options = arg3;
+    } else if (typeof arg0 === 'string' || arg0 instanceof Uint8Array) {
+      model = arg0;
+    } else if (isBuffer(arg0)) {
+      model = new Uint8Array(arg0);
+    } else {
+      throw invalidArgument('a model must be given as a path or URL string, a Uint8Array, an ArrayBuffer or a SharedArrayBuffer');
     }
+    const opts = checkOptions(options);
     const engine = await chooseEngine(opts.executionProviders);
     if (engine.provider === 'wasm') for (const n of wasmEnvNotices()) warnOnce(n.key, n.message);
     let input: Uint8Array | string;
@@ -326,7 +404,7 @@ export class InferenceSession {
       input = engine.readsFiles ? model : await getPlatform().readModel(model);
       source = model;
     } else {
-      input = model instanceof Uint8Array ? model : new Uint8Array(model);
+      input = model;
       source = '<bytes>';
     }
     let native: NativeSession;
@@ -428,7 +506,7 @@ export class InferenceSession {
         kind = isOptional ? ValueCode.optionalSequence : ValueCode.sequence;
       } else {
         if (wantsSequence) throw new OneModelError('InvalidInput', `input '${name}' is a sequence; pass an array of Tensors`);
-        list = [checkTensor(name, value, info.kind === 'tensor' ? info : { ...info, hasShape: false })];
+        list = [checkTensor(name, value, info.kind === 'tensor' ? info : { ...info, hasShape: false }, this.options.freeDimensionOverrides)];
         kind = isOptional ? ValueCode.optionalTensor : ValueCode.tensor;
       }
       names.push(name);
@@ -521,7 +599,7 @@ export class InferenceSession {
       if (info.kind === 'sequence' || info.kind === 'optional') {
         throw new OneModelError('InvalidInput', `input '${name}' is ${info.kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
       }
-      const checked = checkTensor(name, value, info);
+      const checked = checkTensor(name, value, info, this.options.freeDimensionOverrides);
       names.push(name);
       codes.push(checked.dtype);
       dims.push(checked.dims);
@@ -581,4 +659,19 @@ export class InferenceSession {
     if (wanted.length === 0) throw new OneModelError('InvalidInput', 'fetches names no output');
     return wanted;
   }
+}
+
+// ORT's type names on the class (InferenceSession.SessionOptions, .FeedsType, ...), so ORT-typed code compiles.
+type SessionOptionsType = SessionOptions;
+type RunOptionsType = RunOptions;
+type FetchesTypeAlias = FetchesType;
+// eslint-disable-next-line @typescript-eslint/no-namespace
+export declare namespace InferenceSession {
+  type SessionOptions = SessionOptionsType;
+  type RunOptions = RunOptionsType;
+  type FetchesType = FetchesTypeAlias;
+  type FeedsType = { readonly [name: string]: Tensor };
+  type ReturnType = { readonly [name: string]: Tensor };
+  type OnnxValueMapType = { readonly [name: string]: Tensor };
+  type NullableOnnxValueMapType = { readonly [name: string]: Tensor | null };
 }

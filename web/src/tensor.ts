@@ -63,8 +63,26 @@ export function typeName(code: number): string {
   return NAMES_BY_CODE.get(code) ?? `unknown(${code})`;
 }
 
+const Float16ArrayCtor = (globalThis as { Float16Array?: Function }).Float16Array;
+
+/** A Float16Array (where the runtime has one) viewed as the raw bits the tensor stores. */
+function float16View(data: unknown): Uint16Array | undefined {
+  if (Float16ArrayCtor === undefined || !(data instanceof Float16ArrayCtor)) return undefined;
+  const v = data as unknown as ArrayBufferView & { length: number };
+  return new Uint16Array(v.buffer, v.byteOffset, v.length);
+}
+
+/** Element type of a plain array for `new Tensor(values, dims)` (ORT's rule: numbers are float32). */
+function typeOfPlainArray(values: readonly unknown[]): TensorType {
+  if (values.every((v) => typeof v === 'boolean')) return 'bool';
+  if (values.every((v) => typeof v === 'bigint')) return 'int64';
+  if (values.some((v) => typeof v === 'string')) throw new OneModelError('Unsupported', 'string tensors are not supported');
+  return 'float32';
+}
+
 /** Element type inferred from a typed array, for `new Tensor(data, dims)` (Uint8Array means uint8). */
 function typeOfArray(data: unknown): TensorType | undefined {
+  if (float16View(data) !== undefined) return 'float16';
   if (data instanceof Float32Array) return 'float32';
   if (data instanceof Float64Array) return 'float64';
   if (data instanceof Int8Array) return 'int8';
@@ -80,6 +98,48 @@ function typeOfArray(data: unknown): TensorType | undefined {
 
 function invalid(message: string): OneModelError {
   return new OneModelError('InvalidInput', message);
+}
+
+const f64 = new Float64Array(1);
+const f64Words = new Uint32Array(f64.buffer);  // little-endian: [low, high]
+const f32 = new Float32Array(1);
+const f32Bits = new Uint32Array(f32.buffer);
+
+/** Rounds x to the nearest integer, ties to even (x >= 0). */
+function roundHalfEven(x: number): number {
+  const f = Math.floor(x);
+  const r = x - f;
+  return r > 0.5 || (r === 0.5 && f % 2 === 1) ? f + 1 : f;
+}
+
+/**
+ * IEEE binary16 bits of a JS number, rounded once from the double with ties to even (what a Float16Array
+ * stores). NaN becomes the quiet NaN 0x7E00.
+ */
+export function float16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7e00;
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  if (a >= 65520) return sign | 0x7c00;  // 65520 is halfway between 65504 and 2^16: even rounds up to infinity
+  if (a < 2 ** -14) return sign | roundHalfEven(a * 2 ** 24);  // subnormal (1024 carries into the normals)
+  f64[0] = a;
+  const hi = f64Words[1]!;
+  const lo = f64Words[0]!;
+  const e = ((hi >>> 20) & 0x7ff) - 1023;
+  const m = (hi >>> 10) & 0x3ff;  // the top 10 of the 52 mantissa bits
+  const rest = (hi & 0x3ff) * 4294967296 + lo;  // the other 42, exact in a double
+  const halfway = 2 ** 41;
+  let bits = ((e + 15) << 10) | m;
+  if (rest > halfway || (rest === halfway && (m & 1) === 1)) bits += 1;  // a carry moves into the exponent
+  return sign | bits;
+}
+
+/** bfloat16 bits of a JS number: rounded to float32 first, then to bfloat16 with ties to even; NaN 0x7FC0. */
+export function bfloat16Bits(x: number): number {
+  if (Number.isNaN(x)) return 0x7fc0;
+  f32[0] = x;
+  const b = f32Bits[0]!;
+  return ((b + 0x7fff + ((b >>> 16) & 1)) >>> 16) & 0xffff;
 }
 
 /** Converts a plain JS array to the typed array of `type`; numbers for 64-bit types must be safe integers. */
@@ -100,6 +160,9 @@ function fromPlainArray(type: TensorType, values: readonly unknown[]): TensorDat
     if (typeof v !== 'number') throw invalid(`element ${i} of a ${type} tensor is not a number`);
     return v;
   });
+  // Numbers are values: a float16/bfloat16 tensor stores their rounded bits, never the numbers truncated.
+  if (type === 'float16') return new ctor(nums.map(float16Bits));
+  if (type === 'bfloat16') return new ctor(nums.map(bfloat16Bits));
   return new ctor(nums);
 }
 
@@ -132,10 +195,15 @@ export class Tensor<T extends TensorType = TensorType> {
     let data: unknown;
     let dims: unknown;
     if (typeof a === 'string') {
+      if (a === 'string') throw new OneModelError('Unsupported', 'string tensors are not supported');
       if (!isTensorType(a)) throw invalid(`unknown tensor type '${a}'`);
       type = a;
       data = b;
       dims = c;
+    } else if (Array.isArray(a)) {
+      type = typeOfPlainArray(a);
+      data = a;
+      dims = b;
     } else {
       const inferred = typeOfArray(a);
       if (inferred === undefined) throw invalid('tensor data must be a typed array when no type is given');
@@ -144,8 +212,11 @@ export class Tensor<T extends TensorType = TensorType> {
       dims = b;
     }
     let typed: TensorData;
+    const half = type === 'float16' ? float16View(data) : undefined;
     if (Array.isArray(data)) {
       typed = fromPlainArray(type, data);
+    } else if (half !== undefined) {
+      typed = half;
     } else if (data instanceof TYPES[type].ctor) {
       typed = data as TensorData;
     } else {
@@ -162,7 +233,41 @@ export class Tensor<T extends TensorType = TensorType> {
     this.dims = Object.freeze([...(dims as number[])]);
     this.size = size;
   }
+
+  /** Where the data lives (ORT's field): always 'cpu' here. */
+  get location(): 'cpu' {
+    return 'cpu';
+  }
+
+  /** ORT's accessor: resolves to `data` (the data is always in JS memory here). */
+  async getData(_releaseData?: boolean): Promise<TensorDataTypeMap[T]> {
+    return this.data;
+  }
+
+  /** ORT's release of GPU data; a CPU tensor holds nothing to release, so this does nothing. */
+  dispose(): void {}
+
+  /** A tensor of the same type over the same data with other dims (same element count). */
+  reshape(dims: readonly number[]): Tensor<T> {
+    if (!Array.isArray(dims)) throw invalid('dims must be an array of integers');
+    const size = elementCount(dims);
+    if (size !== this.size) {
+      throw invalid(`cannot reshape [${this.dims.join(',')}] (${this.size} elements) to [${dims.join(',')}] (${size})`);
+    }
+    return new Tensor(this.type, this.data as never, dims);
+  }
 }
+
+// ORT's type names on the class (Tensor.Type, Tensor.DataType, Tensor.ElementTypeMap), so ORT-typed code compiles.
+// eslint-disable-next-line @typescript-eslint/no-namespace
+export declare namespace Tensor {
+  type Type = TensorType;
+  type DataType = TensorData;
+  type DataTypeMap = TensorDataTypeMap;
+}
+
+/** ORT's name for a tensor of a known element type. */
+export type TypedTensor<T extends TensorType> = Tensor<T>;
 
 /** The typed-array constructor of a type (used when validating feeds that are not Tensor instances). */
 export function arrayConstructor(t: TensorType): Function {
