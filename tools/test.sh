@@ -7,7 +7,8 @@
 #   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
 #   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
 #      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md),
-#      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs)
+#      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs); then two npm packages
+#      written for onnxruntime-node run unmodified on this package, native addon and wasm (tests/clients/)
 #   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
 #      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
@@ -118,6 +119,12 @@ else
   echo "fetching the models or installing onnxruntime-node into bench/ failed"
   failed=$((failed + 1)); suite_failed+=("models")
 fi
+
+# 5b. Real clients: npm packages written for onnxruntime-node, run with their ORT imports resolved to this
+# package (tests/clients/run.mjs; installs into ~/.cache/onemodel/clients from the npm registry).
+note "Real clients against ONNX Runtime (tests/clients/run.mjs)"
+node tests/clients/run.mjs | tee build/clients.log
+tally clients build/clients.log clients
 
 # 6. Golden hashes -------------------------------------------------------------------------------------
 note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"

@@ -70,6 +70,10 @@ void check_input(const ValueInfo& info, DType dtype, const Shape& shape) {
     invalid("input '" + info.name + "' must be " + std::string(dtype_short_name(info.dtype)) + ", got " +
             std::string(dtype_short_name(dtype)));
   if (!info.has_shape) return;
+  // A declared scalar takes a tensor of any shape, as ONNX Runtime does (graph-runtime.md section 4,
+  // "Inputs"): exporters declare scalars loosely, and clients written for ORT feed them as [1] (Silero VAD's
+  // `sr` in @ricky0123/vad-node). The graph then runs on the shape fed.
+  if (info.dims.empty()) return;
   if (static_cast<size_t>(shape.rank()) != info.dims.size())
     invalid("input '" + info.name + "' must have rank " + std::to_string(info.dims.size()) + " " +
             dims_to_string(info.dims) + ", got shape " + shape.to_string());

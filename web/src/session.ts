@@ -292,7 +292,8 @@ function checkTensor(name: string, value: unknown, info: NativeValueInfo,
     throw new OneModelError('InvalidInput',
       `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
   }
-  if (info.hasShape) {
+  // A declared scalar takes any shape, as in ORT and the engine (docs/graph-runtime.md section 4, "Inputs").
+  if (info.hasShape && info.dims.length > 0) {
     if (t.dims.length !== info.dims.length) {
       throw new OneModelError('InvalidInput',
         `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
