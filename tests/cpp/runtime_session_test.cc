@@ -11,6 +11,7 @@
 #include "onemodel/model.h"
 #include "onemodel/session.h"
 #include "runtime/session_impl.h"
+#include "runtime_fake_ops.h"
 #include "test_util.h"
 
 namespace onemodel {
@@ -73,6 +74,31 @@ TEST(RuntimeSession, InvalidInputTypesAndShapes) {
   Tensor bias2 = Tensor::zeros(DType::F32, Shape{2, 2});
   e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features, bias2}); });
   EXPECT_EQ(e.message(), "input 'bias' dimension 0 must be 1 [1, 2], got shape [2,2]");
+}
+
+// A declared scalar takes any shape, as in ONNX Runtime (docs/graph-runtime.md section 4, "Inputs"); the graph
+// runs on the shape fed. A declared rank-1 input still refuses rank 2.
+TEST(RuntimeSession, DeclaredScalarInputTakesAnyShape) {
+  rt::fake::Builder b;
+  b.input("s", DType::F32, {}).input("x", DType::F32, {3}).node("Add", {"x", "s"}, {"y"}).output("y");
+  b.g().nodes.back().opset = 14;  // numpy broadcasting (Add-1 needed a broadcast attribute)
+  auto model = std::make_shared<ir::Model>(*b.model());
+  model->opset_imports = {{"", 14}};
+  Session s = make_session(model, SessionOptions{});
+  const Tensor x = Tensor::from_values<float>({1, 2, 3}, Shape{3});
+  const std::vector<std::string> names = {"s", "x"}, outs = {"y"};
+  for (const Shape& shape : {Shape{}, Shape{1}, Shape{1, 1}}) {
+    std::vector<Tensor> out(1);
+    std::vector<Tensor> ins = {Tensor::from_values<float>({10}, shape), x};
+    s.run(names, ins, outs, out);
+    std::vector<float> want = {11, 12, 13};
+    ASSERT_EQ(out[0].numel(), 3) << shape.to_string();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(out[0].data<float>()[i], want[static_cast<size_t>(i)]) << shape.to_string();
+  }
+  std::vector<Tensor> out(1);
+  std::vector<Tensor> ins = {Tensor::from_values<float>({10}, Shape{1}), Tensor::zeros(DType::F32, Shape{1, 3})};
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { s.run(names, ins, outs, out); });
+  EXPECT_EQ(e.message(), "input 'x' must have rank 1 [3], got shape [1,3]");
 }
 
 TEST(RuntimeSession, InvalidOutputs) {
