@@ -195,6 +195,46 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 template <bool kExact>
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable<kExact>(std::make_index_sequence<kMR>());
 
+// One row of A against kRowStrips consecutive full B strips (stride `strip` floats apart) at once: C[1 x
+// kRowStrips*NR] at c. The one-row microkernel keeps only kNV accumulator chains, so a product with m = 1 (a
+// classifier's Gemm) waited on the multiply-add latency and kept few loads in flight; 8 chains over 4 strips
+// hide both. Each output still sums k in increasing order in one accumulator: the same bits as Micro<1>.
+constexpr int64_t kRowStrips = 4;
+template <bool kExact>
+HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t strip,
+                           float* HWY_RESTRICT c, bool first, bool last) {
+  const DF d;
+  VF acc[kRowStrips][kNV];
+  HWY_UNROLL(4)
+  for (int64_t s = 0; s < kRowStrips; ++s) {
+    HWY_UNROLL(4)
+    for (int v = 0; v < kNV; ++v) acc[s][v] = first ? hn::Zero(d) : hn::LoadU(d, c + s * kNR + v * kLanes);
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const VF a = hn::Set(d, ap[p * kMR]);
+    HWY_UNROLL(4)
+    for (int64_t s = 0; s < kRowStrips; ++s) {
+      HWY_UNROLL(4)
+      for (int v = 0; v < kNV; ++v) {
+        const VF b = hn::Load(d, bp + s * strip + p * kNR + v * kLanes);
+        if constexpr (kExact) {
+          acc[s][v] = hn::Add(acc[s][v], hn::Mul(a, b));
+        } else {
+          acc[s][v] = hn::MulAdd(a, b, acc[s][v]);
+        }
+      }
+    }
+  }
+  HWY_UNROLL(4)
+  for (int64_t s = 0; s < kRowStrips; ++s) {
+    HWY_UNROLL(4)
+    for (int v = 0; v < kNV; ++v) {
+      if (kExact && last) acc[s][v] = CanonicalNaN(d, acc[s][v]);
+      hn::StoreU(acc[s][v], d, c + s * kNR + v * kLanes);
+    }
+  }
+}
+
 // One register tile of C at cp: the microkernel straight into C when the B strip is full width; for a
 // ragged right edge (cols < NR) the full-width microkernel on the scratch tile `edge`, then the valid
 // columns out (loaded in first when later k-blocks accumulate onto them).
@@ -426,7 +466,11 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
       const int64_t rows = std::min<int64_t>(kMR, mc - ii);
       const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
       const float* astrip = ablk + (i0 + ii) * kc;
-      for (int64_t jj = 0; jj < nc; jj += kNR) {
+      int64_t jj = 0;
+      if (rows == 1)
+        for (; jj + kRowStrips * kNR <= nc; jj += kRowStrips * kNR)
+          MicroRow<kExact>(kc, astrip, panel + (jj / kNR) * kc * kNR, kc * kNR, c + (i0 + ii) * ldc + j0 + jj, first, last);
+      for (; jj < nc; jj += kNR) {
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;

@@ -218,6 +218,8 @@ TEST(KernelGemm, BlockBoundaries) {
     if (HasFatalFailure()) return;
   }
   check_shape(65, 70, 600, 0.002, rng);
+  // One row against whole groups of strips (MicroRow), with NaN and infinities, over several k-blocks.
+  check_shape(1, 520, 300, 0.05, rng);
 }
 
 TEST(KernelGemm, ZeroKGivesPositiveZero) {
