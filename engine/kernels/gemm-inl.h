@@ -406,9 +406,9 @@ inline void PackAAll(int64_t m, int64_t k, MatrixView a, float* dst) {
   }
 }
 
-inline float* PanelScratch() {
+inline float* PanelScratch(int64_t nt) {
   thread_local ThreadScratch scratch;
-  return scratch.get(kKC * kNC);
+  return scratch.get(kKC * nt);
 }
 
 // One chunk: rows [i0, i0 + mb) of C and columns [j0, j0 + NC), all of k. Each k-block fills its B panel
@@ -426,7 +426,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   const int64_t mc = std::min(mb, m - i0), nc = std::min(nt, n - j0);
   const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
   const int64_t n_pad = (n + kNR - 1) / kNR * kNR;
-  float* scratch = full_b ? nullptr : PanelScratch();
+  float* scratch = full_b ? nullptr : PanelScratch(nt);
   const auto& micro = kMicro<kExact>;
   const auto& micro_strided = kMicroStrided<kExact>;
   const auto& micro_in_place = kMicroInPlace<kExact>;
@@ -503,6 +503,12 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   int64_t nt = kNC;
   if ((n + kNC - 1) / kNC < 8 && k >= 128 && m_pad * k * static_cast<int64_t>(sizeof(float)) <= 192 * 1024)
     nt = std::clamp<int64_t>(((n + 7) / 8 + kNR - 1) / kNR * kNR, kNR, kNC);
+  else if (src.direct && k <= 64 && n >= 8 * kNC)
+    // B read in place with short k (a 1x1 convolution from few channels): the products are cheap and the
+    // epilogue's fixed cost per strip row dominated; tiles of up to 8 x NC columns cut its calls 8-fold
+    // (MobileNetV3's 16 -> 64 expansion at 112 x 112: 0.81 -> 0.40 ms; the whole model 10.06 -> 9.24 ms at one
+    // thread, 6.93 -> 6.35 at two; alternated minima, AVX-512). B's rows are read in place, so no panel grows.
+    nt = kNC * std::clamp<int64_t>(256 / std::max<int64_t>(k, 1), 1, 8);
   const int64_t tiles_n = (n + nt - 1) / nt;
   const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
   const int64_t strips = (m + kMR - 1) / kMR;
