@@ -51,9 +51,17 @@ void collect(const ir::Graph& g, const ir::Model& model, std::map<OpKey, OpStats
     bool is_function = false;
     for (const auto& f : model.functions)
       if (f.name == n.op_type && domain_name(f.domain) == domain_name(n.domain)) is_function = true;
+    // Control flow (If, Loop, Scan) compiles its bodies only inside a session, so its factory cannot be
+    // tried here; what decides whether it runs, and in exact mode, is its bodies' nodes, which are
+    // collected below like any others.
+    bool has_body = false;
+    for (const ir::Attribute& a : n.attributes) has_body = has_body || a.g || !a.graphs.empty();
+    const rt::OpDef* def = is_function ? nullptr : rt::find_op(n.domain, n.op_type, n.opset);
     if (is_function) {
       s.function = true;
-    } else if (const rt::OpDef* def = rt::find_op(n.domain, n.op_type, n.opset)) {
+    } else if (def && has_body) {
+      s.exact = s.count == 1 || s.exact;
+    } else if (def) {
       // Building the exact flavour tells whether one exists; a node with bad attributes makes the
       // factory throw, which info reports instead of failing.
       try {
