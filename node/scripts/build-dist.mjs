@@ -15,6 +15,8 @@ for (const f of ['index.cjs', 'index.mjs', 'index.d.cts', 'index.d.mts']) {
   copyFileSync(join(root, 'node', 'entry', f), join(dist, 'node', f));
 }
 writeFileSync(join(dist, 'node', 'cjs', 'package.json'), '{\n  "type": "commonjs"\n}\n');
+// The package's API notes (web/README.md: options, engines, the migration table from ONNX Runtime) ship in it.
+copyFileSync(join(root, 'web', 'README.md'), join(dist, 'README.md'));
 
 mkdirSync(join(dist, 'wasm'), { recursive: true });
 const artifacts = ['onemodel-node.cjs', 'onemodel-node.wasm', 'onemodel-web.mjs', 'onemodel-web.wasm'];

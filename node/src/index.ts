@@ -18,6 +18,7 @@ import { setPlatform } from '../../web/src/session.js';
 
 export { OneModelError } from '../../web/src/errors.js';
 export { env } from '../../web/src/env.js';
+export type { ImageToTensorOptions, TensorToImageOptions, ImageNormalization, ImageChannels } from '../../web/src/image.js';
 export type { Env, WasmEnv } from '../../web/src/env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/errors.js';
 export { Tensor } from '../../web/src/tensor.js';

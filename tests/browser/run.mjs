@@ -92,6 +92,16 @@ function page(entry) {
       };
       w.postMessage('run');
     }));
+    await report('image', async () => {
+      // A 2x1 image: through ImageData and a canvas-drawn bitmap to a tensor, back to ImageData and a PNG.
+      const px = new Uint8ClampedArray([10, 20, 30, 255, 250, 0, 128, 255]);
+      const t = await Tensor.fromImage(new ImageData(px, 2, 1));
+      const back = t.toImageData();
+      const bitmap = await createImageBitmap(new ImageData(px, 2, 1));
+      const fromBitmap = await Tensor.fromImage(bitmap, {});
+      return { dims: t.dims, data: Array.from(t.data), back: Array.from(back.data), isImageData: back instanceof ImageData,
+        bitmap: Array.from(fromBitmap.data), url: t.toDataURL().slice(0, 22) };
+    });
     await report('unsupported', async () => {
       try {
         await InferenceSession.create('/testdata/unsupported.onnx');
@@ -256,6 +266,15 @@ async function main() {
     const worker = byName.get('worker');
     check('module worker runs classifier.onnx', worker?.ok && near(worker.value.probs, CLASSIFIER_PROBS),
       worker?.ok ? `probs ${JSON.stringify(worker.value.probs)}` : worker?.error);
+
+    const image = byName.get('image');
+    const iv = image?.value;
+    const want = [10, 250, 20, 0, 30, 128].map((v) => Math.fround(v / 255));  // R plane, G plane, B plane
+    check('Tensor.fromImage / toImageData / toDataURL with ORT\'s conventions', image?.ok &&
+      JSON.stringify(iv.dims) === '[1,3,1,2]' && JSON.stringify(iv.data) === JSON.stringify(want) &&
+      JSON.stringify(iv.back) === '[10,20,30,255,250,0,128,255]' && iv.isImageData &&
+      JSON.stringify(iv.bitmap) === JSON.stringify(want) && iv.url === 'data:image/png;base64,',
+      image?.ok ? JSON.stringify(iv) : image?.error);
 
     const unsupported = byName.get('unsupported');
     const u = unsupported?.value;

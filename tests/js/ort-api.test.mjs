@@ -182,3 +182,43 @@ describe('InferenceSession.create and options: ORT forms', () => {
     expect(bad.kind).toBe('InvalidArgument');
   });
 });
+
+describe('images (ORT conventions: value = (pixel + bias) / mean, pixel = (value - bias) * mean)', () => {
+  const f = (v) => Math.fround(v);
+  const image = { data: new Uint8ClampedArray([10, 20, 30, 255, 250, 0, 128, 7]), width: 2, height: 1 };
+
+  test('fromImage: RGBA pixels to an RGB [1,3,H,W] tensor, default and with norm and channel order', async () => {
+    const t = await Tensor.fromImage(image);
+    expect(t.type).toBe('float32');
+    expect(t.dims).toEqual([1, 3, 1, 2]);
+    expect(Array.from(t.data)).toEqual([10, 250, 20, 0, 30, 128].map((v) => f(v / 255)));
+    const bgr = await Tensor.fromImage(image, { tensorFormat: 'BGR', norm: { mean: [1, 2, 4], bias: [-10, 0, 0] } });
+    // B plane (b + 0) / 4, G plane (g + 0) / 2, R plane (r - 10) / 1.
+    expect(Array.from(bgr.data)).toEqual([30 / 4, 128 / 4, 20 / 2, 0, 0, 240]);
+    const rgba = await Tensor.fromImage(image, { tensorFormat: 'RGBA', norm: { mean: 1, bias: 0 } });
+    expect(rgba.dims).toEqual([1, 4, 1, 2]);
+    expect(Array.from(rgba.data)).toEqual([10, 250, 20, 0, 30, 128, 255, 7]);
+  });
+
+  test('fromImage: an RGB pixel buffer with width and height', async () => {
+    const t = await Tensor.fromImage(new Uint8Array([1, 2, 3, 4, 5, 6]), { width: 1, height: 2, format: 'RGB', norm: { mean: 1 } });
+    expect(t.dims).toEqual([1, 3, 2, 1]);
+    expect(Array.from(t.data)).toEqual([1, 4, 2, 5, 3, 6]);
+  });
+
+  test('toImageData inverts fromImage; alpha 255 for 3 channels; bad shapes and NHWC input refused', async () => {
+    const t = await Tensor.fromImage(image);
+    const back = t.toImageData();
+    expect([back.width, back.height]).toEqual([2, 1]);
+    expect(Array.from(back.data)).toEqual([10, 20, 30, 255, 250, 0, 128, 255]);
+    const half = new Tensor('float32', new Float32Array([0.5, 0.5, 0.5]), [1, 3, 1, 1]).toImageData();
+    expect(Array.from(half.data)).toEqual([128, 128, 128, 255]);  // 127.5 clamped-rounded like an ImageData
+    let e;
+    try { new Tensor('float32', new Float32Array(4), [1, 4, 1, 1]).toImageData(); } catch (x) { e = x; }
+    expect(e.kind).toBe('InvalidArgument');
+    e = await rejection(Tensor.fromImage(image, { tensorLayout: 'NHWC' }));
+    expect(e.kind).toBe('Unsupported');
+    e = await rejection(Tensor.fromImage('http://example.invalid/x.png'));
+    expect(e.kind).toBe('Unsupported');  // Node has no Image element
+  });
+});

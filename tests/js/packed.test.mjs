@@ -50,7 +50,7 @@ describe('packed package', () => {
     for (const f of ['package.json', 'dist/node/index.mjs', 'dist/node/index.cjs', 'dist/node/index.d.mts',
       'dist/node/index.d.cts', 'dist/node/cjs/package.json', 'dist/web/index.js', 'dist/web/index.d.ts',
       'dist/wasm/onemodel-node.cjs', 'dist/wasm/onemodel-node.wasm', 'dist/wasm/onemodel-web.mjs',
-      'dist/wasm/onemodel-web.wasm', `dist/native/${process.platform}-${process.arch}/onemodel.node`]) {
+      'dist/wasm/onemodel-web.wasm', `dist/native/${process.platform}-${process.arch}/onemodel.node`, 'dist/README.md']) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([]);

@@ -7,6 +7,7 @@ import { setPlatform } from './session.js';
 
 export { OneModelError } from './errors.js';
 export { env } from './env.js';
+export type { ImageToTensorOptions, TensorToImageOptions, ImageNormalization, ImageChannels } from './image.js';
 export type { Env, WasmEnv } from './env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';

@@ -2,6 +2,8 @@
 // written against that API ports with an import change. Data is row-major; nothing is copied on construction
 // when a typed array is given (the caller's array is the tensor's data).
 import { OneModelError } from './errors.js';
+import { canvas, floatToPixels, pixelsToFloat, sourcePixels } from './image.js';
+import type { ImageToTensorOptions, TensorToImageOptions } from './image.js';
 
 export type TensorType =
   | 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
@@ -246,6 +248,39 @@ export class Tensor<T extends TensorType = TensorType> {
 
   /** ORT's release of GPU data; a CPU tensor holds nothing to release, so this does nothing. */
   dispose(): void {}
+
+  /**
+   * ORT's Tensor.fromImage: a float32 [1, C, H, W] tensor of an image, value = (pixel + bias) / mean per
+   * channel (defaults 255 and 0). Takes ImageData or any {data, width, height} of RGBA bytes, a pixel buffer with
+   * `options.width` / `height` (and `format` 'RGBA' or 'RGB'), and in browsers an image element, bitmap or URL.
+   */
+  static async fromImage(source: unknown, options: ImageToTensorOptions = {}): Promise<Tensor<'float32'>> {
+    const { pixels, width, height, format } = await sourcePixels(source, options);
+    const { data, dims } = pixelsToFloat(pixels, width, height, { ...options, format });
+    return new Tensor('float32', data, dims);
+  }
+
+  /**
+   * ORT's toImageData: the RGBA pixels of a float32 image tensor, pixel = (value - bias) * mean per channel
+   * (alpha 255 when the tensor has 3 channels). An ImageData where the runtime has one, else an object with
+   * the same fields ({data, width, height, colorSpace}).
+   */
+  toImageData(options: TensorToImageOptions = {}): { data: Uint8ClampedArray; width: number; height: number } {
+    if (this.type !== 'float32') throw invalid(`toImageData needs a float32 tensor, this one is ${this.type}`);
+    const { rgba, width, height } = floatToPixels(this.data as unknown as Float32Array, this.dims, options);
+    const ImageDataCtor = (globalThis as { ImageData?: new (d: Uint8ClampedArray, w: number, h: number) => { data: Uint8ClampedArray; width: number; height: number } }).ImageData;
+    if (ImageDataCtor !== undefined) return new ImageDataCtor(rgba, width, height);
+    return { data: rgba, width, height, colorSpace: 'srgb' } as { data: Uint8ClampedArray; width: number; height: number };
+  }
+
+  /** ORT's toDataURL: the image as a PNG data URL (needs a canvas: browsers). */
+  toDataURL(options: TensorToImageOptions = {}): string {
+    const image = this.toImageData(options);
+    const { canvas: c, ctx } = canvas(image.width, image.height);
+    ctx.putImageData(image, 0, 0);
+    if (typeof c.toDataURL !== 'function') throw new OneModelError('Unsupported', 'this canvas cannot make a data URL (an OffscreenCanvas in a worker)');
+    return c.toDataURL();
+  }
 
   /** A tensor of the same type over the same data with other dims (same element count). */
   reshape(dims: readonly number[]): Tensor<T> {
