@@ -8,8 +8,8 @@
 //
 // This file is compiled to CommonJS only (dist/node/cjs); the ES-module entry dist/node/index.mjs re-exports
 // it, so `import` and `require` users share one module instance and one set of classes.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 import { OneModelError } from '../../web/src/errors.js';
 import { wasmEngine } from '../../web/src/native.js';
@@ -36,6 +36,9 @@ const nativeAddonPath = join(DIST, 'native', `${process.platform}-${process.arch
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 
+// Bytes per read when load progress is reported.
+const READ_PIECE = 1 << 20;
+
 function loadAddon(): Engine {
   let addon: AddonModule;
   try {
@@ -49,7 +52,7 @@ function loadAddon(): Engine {
     provider: 'cpu',
     threaded: true,
     readsFiles: true,
-    create: (model, sourceName, mode, threads, level, plans) => addon.create(model, sourceName, mode, threads, level, plans, ''),
+    create: (model, sourceName, mode, threads, level, plans, dataDir) => addon.create(model, sourceName, mode, threads, level, plans, dataDir),
   };
 }
 
@@ -67,10 +70,30 @@ setPlatform({
     const factory = require(join(DIST, 'wasm', 'onemodel-node.cjs')) as Factory;
     return wasmEngine(await factory({ wasmBinary }));
   },
-  async readModel(location: string) {
+  directoryOf: (location: string) => dirname(resolve(location)),
+  async readModel(location: string, onProgress?: (loaded: number, total: number) => void) {
     try {
-      const data = await readFile(location);
-      return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (onProgress === undefined) {
+        const data = await readFile(location);
+        return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      }
+      // In pieces, reporting each (a large model takes seconds to read from a slow disk).
+      const file = await open(location, 'r');
+      try {
+        const total = (await file.stat()).size;
+        const out = new Uint8Array(total);
+        let loaded = 0;
+        onProgress(0, total);
+        while (loaded < total) {
+          const { bytesRead } = await file.read(out, loaded, Math.min(READ_PIECE, total - loaded), loaded);
+          if (bytesRead === 0) break;
+          loaded += bytesRead;
+          onProgress(loaded, total);
+        }
+        return loaded === total ? out : out.subarray(0, loaded);
+      } finally {
+        await file.close();
+      }
     } catch (e) {
       const code = (e as { code?: string }).code;
       throw new OneModelError('Io', `cannot read the model file${code ? ` (${code})` : ''}`, { source: location, cause: e });

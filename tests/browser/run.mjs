@@ -65,10 +65,11 @@ function page(entry) {
     const { InferenceSession, Tensor, OneModelError } = await import('onemodel');
     const input = ${JSON.stringify(CLASSIFIER_INPUT)};
     await report('fast', async () => {
-      const s = await InferenceSession.create('/testdata/classifier.onnx');
+      const progress = [];
+      const s = await InferenceSession.create('/testdata/classifier.onnx', { onProgress: (l, t) => progress.push([l, t]) });
       const out = await s.run({ x: new Tensor('float32', Float32Array.from(input), [1, 4]) });
       await s.release();
-      return { probs: Array.from(out.probs.data), dims: out.probs.dims, kernelPath: s.kernelPath };
+      return { probs: Array.from(out.probs.data), dims: out.probs.dims, kernelPath: s.kernelPath, progress };
     });
     await report('exact', async () => {
       const bytes = new Uint8Array(await (await fetch('/testdata/classifier.onnx')).arrayBuffer());
@@ -242,6 +243,13 @@ async function main() {
     check('fast mode classifier.onnx', fast?.ok && near(fast.value.probs, CLASSIFIER_PROBS) &&
       JSON.stringify(fast.value.dims) === '[1,3]',
       fast?.ok ? `probs ${JSON.stringify(fast.value.probs)} dims ${JSON.stringify(fast.value.dims)} (${fast.value.kernelPath})` : fast?.error);
+
+    const pr = fast?.value?.progress ?? [];
+    const size = statSync(join(root, 'testdata', 'classifier.onnx')).size;
+    // The test server sends no Content-Length, so the first report's total is 0 ("not known").
+    check('load progress of a URL: from (0, total or 0) to (total, total)', fast?.ok && pr.length >= 2 &&
+      pr[0][0] === 0 && (pr[0][1] === 0 || pr[0][1] === size) && JSON.stringify(pr[pr.length - 1]) === JSON.stringify([size, size]),
+      JSON.stringify(pr));
 
     const exact = byName.get('exact');
     check('exact mode classifier.onnx, identical bytes across two sessions', exact?.ok &&

@@ -222,3 +222,42 @@ describe('images (ORT conventions: value = (pixel + bias) / mean, pixel = (value
     expect(e.kind).toBe('Unsupported');  // Node has no Image element
   });
 });
+
+describe('load progress (onProgress)', () => {
+  test('a model path is read in pieces, reported from (0, total) to (total, total); the session is the same', async () => {
+    const { mkdtempSync, writeFileSync, rmSync, statSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { oneNodeModel } = await import('./onnx-writer.mjs');
+    const dir = mkdtempSync(join(tmpdir(), 'onemodel-progress-'));
+    try {
+      const w = new Float32Array(1024 * 1024).map((_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+      const file = join(dir, 'big.onnx');
+      writeFileSync(file, oneNodeModel({
+        opType: 'MatMul', inputs: [{ name: 'x', elemType: 1, dims: [1, 1024] }],
+        initializers: [{ name: 'w', dims: [1024, 1024], data: w }], outputs: [{ name: 'y', elemType: 1, dims: [1, 1024] }],
+      }));
+      const size = statSync(file).size;
+      const calls = [];
+      const s = await InferenceSession.create(file, { onProgress: (loaded, total) => calls.push([loaded, total]) });
+      expect(calls[0]).toEqual([0, size]);
+      expect(calls[calls.length - 1]).toEqual([size, size]);
+      expect(calls.length).toBeGreaterThanOrEqual(4);  // 4 MiB in 1 MiB pieces
+      for (let i = 1; i < calls.length; i++) expect(calls[i][0]).toBeGreaterThan(calls[i - 1][0]);
+      const x = { x: new Tensor('float32', new Float32Array(1024).fill(0.25), [1, 1024]) };
+      const plain = await InferenceSession.create(file);
+      expect(Array.from((await s.run(x)).y.data)).toEqual(Array.from((await plain.run(x)).y.data));
+      await s.release();
+      await plain.release();
+      const once = [];
+      const b = await InferenceSession.create(new Uint8Array(readFileSync(model('scorer.onnx'))), { onProgress: (l, t) => once.push([l, t]) });
+      const n = readFileSync(model('scorer.onnx')).length;
+      expect(once).toEqual([[n, n]]);
+      await b.release();
+      const e = await rejection(InferenceSession.create(file, { onProgress: 5 }));
+      expect(e.kind).toBe('InvalidArgument');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

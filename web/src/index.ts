@@ -32,7 +32,8 @@ setPlatform({
       locateFile: (file: string) => new URL(`../wasm/${file}`, import.meta.url).href,
     }));
   },
-  async readModel(location: string) {
+  directoryOf: () => '',
+  async readModel(location: string, onProgress?: (loaded: number, total: number) => void) {
     let response: Response;
     try {
       response = await fetch(location);
@@ -42,6 +43,30 @@ setPlatform({
     if (!response.ok) {
       throw new OneModelError('Io', `fetching the model failed with HTTP ${response.status}`, { source: location });
     }
-    return new Uint8Array(await response.arrayBuffer());
+    if (onProgress === undefined || response.body === null) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      onProgress?.(bytes.length, bytes.length);
+      return bytes;
+    }
+    // Streamed, reporting each piece; total is Content-Length (0 when the server does not send it).
+    const total = Number(response.headers.get('content-length') ?? 0) || 0;
+    const pieces: Uint8Array[] = [];
+    let loaded = 0;
+    onProgress(0, total);
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      pieces.push(value);
+      loaded += value.length;
+      onProgress(loaded, Math.max(total, loaded));
+    }
+    const bytes = new Uint8Array(loaded);
+    let at = 0;
+    for (const p of pieces) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    return bytes;
   },
 });

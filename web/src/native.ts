@@ -108,8 +108,9 @@ export interface Engine {
   readonly threaded: boolean;
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
+  /** `externalDataDir`: where external data files are looked up for a model given as bytes ('' = none). */
   create(model: Uint8Array | string, sourceName: string, mode: number, threads: number, optimizationLevel: number,
-    maxCachedPlans: number): NativeSession | Promise<NativeSession>;
+    maxCachedPlans: number, externalDataDir: string): NativeSession | Promise<NativeSession>;
 }
 
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */
@@ -120,8 +121,10 @@ export interface Platform {
   engineFor(provider: string): 'wasm' | 'cpu' | undefined;
   /** Loads an engine (called once per engine, lazily). */
   loadEngine(engine: 'wasm' | 'cpu'): Promise<Engine>;
-  /** Reads a model given by path (Node) or URL (browser). */
-  readModel(location: string): Promise<Uint8Array>;
+  /** Reads a model given by path (Node) or URL (browser), reporting bytes read so far when asked. */
+  readModel(location: string, onProgress?: (loaded: number, total: number) => void): Promise<Uint8Array>;
+  /** The directory of a model path, for its external data (Node); '' where there is none. */
+  directoryOf(location: string): string;
 }
 
 /** The wasm module as an Engine. */
@@ -130,7 +133,7 @@ export function wasmEngine(mod: NativeModule): Engine {
     provider: 'wasm',
     threaded: false,
     readsFiles: false,
-    create(model, sourceName, mode, _threads, level, plans) {
+    create(model, sourceName, mode, _threads, level, plans, _externalDataDir) {
       if (typeof model === 'string') throw new Error('the wasm engine takes model bytes');
       // The wasm build has no threads: one thread whatever was asked (results never depend on it).
       return mod.WasmSession.create(model, sourceName, mode, 1, level, plans);

@@ -37,6 +37,11 @@ export interface SessionOptions {
   /** Execution plans kept per session, one per set of input types and shapes (default 16, at least 1). */
   maxCachedPlans?: number;
   /**
+   * Called as the model is read (a path or URL): `loaded` bytes so far of `total` (0 when a server does not
+   * say). Starts with (0, total) and ends with (total, total); a model given as bytes reports once, complete.
+   */
+  onProgress?: (loaded: number, total: number) => void;
+  /**
    * ORT's fixing of symbolic dimensions by name ({ batch: 1 }): feeds must then have that extent there
    * (InvalidInput otherwise). Plans are per input shape anyway, so nothing else changes.
    */
@@ -115,7 +120,7 @@ const DEFAULTS = {
 };
 // Option keys read above, and ORT's keys accepted without effect (no notice: they change nothing a user can
 // observe, or ORT itself treats them as hints). Any other key gets a one-time notice naming it.
-const OPTION_KEYS = new Set([...Object.keys(DEFAULTS), 'executionMode', 'interOpNumThreads', 'enableCpuMemArena',
+const OPTION_KEYS = new Set([...Object.keys(DEFAULTS), 'onProgress', 'executionMode', 'interOpNumThreads', 'enableCpuMemArena',
   'enableMemPattern', 'logId', 'logSeverityLevel', 'logVerbosityLevel', 'preferredOutputLocation', 'enableGraphCapture',
   'extra', 'enableProfiling', 'profileFilePrefix', 'optimizedModelFilePath', 'externalData']);
 const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
@@ -397,21 +402,32 @@ export class InferenceSession {
       throw invalidArgument('a model must be given as a path or URL string, a Uint8Array, an ArrayBuffer or a SharedArrayBuffer');
     }
     const opts = checkOptions(options);
+    const onProgress = (options as SessionOptions | undefined)?.onProgress;
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw invalidArgument('onProgress must be a function');
     const engine = await chooseEngine(opts.executionProviders);
     if (engine.provider === 'wasm') for (const n of wasmEnvNotices()) warnOnce(n.key, n.message);
     let input: Uint8Array | string;
     let source: string;
+    let dataDir = '';
     if (typeof model === 'string') {
-      input = engine.readsFiles ? model : await getPlatform().readModel(model);
+      // An engine that reads files reads the path itself, unless progress is wanted: then the bytes are read
+      // here, in pieces, and the engine gets the model's directory for its external data.
+      if (engine.readsFiles && onProgress === undefined) {
+        input = model;
+      } else {
+        input = await getPlatform().readModel(model, onProgress);
+        if (engine.readsFiles) dataDir = getPlatform().directoryOf(model);
+      }
       source = model;
     } else {
       input = model;
       source = '<bytes>';
+      onProgress?.(model.length, model.length);
     }
     let native: NativeSession;
     try {
       native = await engine.create(input, source, MODE_CODES[opts.mode], opts.intraOpNumThreads,
-        LEVEL_CODES[opts.graphOptimizationLevel], opts.maxCachedPlans);
+        LEVEL_CODES[opts.graphOptimizationLevel], opts.maxCachedPlans, dataDir);
     } catch (e) {
       throw fromNative(e);
     }
