@@ -2,7 +2,7 @@
 // artifacts of `npm run build:wasm` and the Node addon of the native build (build/native/node/onemodel.node,
 // into dist/native/<platform>-<arch>/; without it the package runs wasm in Node), and marks dist/node/cjs as
 // CommonJS (the package is "type": "module").
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,7 +25,16 @@ if (missing.length > 0) {
   console.error(`build-dist: missing wasm artifacts in ${wasmBuild}: ${missing.join(', ')} (run npm run build:wasm first)`);
   process.exit(1);
 }
-for (const f of artifacts) copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));
+// The two links of the same objects give the same .wasm (only the JS loaders differ): the package ships one,
+// dist/wasm/onemodel.wasm, which both loaders are pointed at. Half the tarball was a second copy.
+const wasmA = readFileSync(join(wasmBuild, 'onemodel-node.wasm'));
+const wasmB = readFileSync(join(wasmBuild, 'onemodel-web.wasm'));
+if (!wasmA.equals(wasmB)) {
+  console.error('build-dist: onemodel-node.wasm and onemodel-web.wasm differ; the package assumes one .wasm for both loaders');
+  process.exit(1);
+}
+for (const f of ['onemodel-node.cjs', 'onemodel-web.mjs']) copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));
+writeFileSync(join(dist, 'wasm', 'onemodel.wasm'), wasmB);
 let native = 'no native addon';
 if (existsSync(addon)) {
   const dir = join(dist, 'native', `${process.platform}-${process.arch}`);

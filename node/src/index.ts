@@ -66,7 +66,7 @@ setPlatform({
   engineFor: (provider) => (provider === 'cpu' || provider === 'wasm' ? provider : undefined),
   async loadEngine(engine) {
     if (engine === 'cpu') return loadAddon();
-    const wasmBinary = await readFile(join(DIST, 'wasm', 'onemodel-node.wasm'));
+    const wasmBinary = await readFile(join(DIST, 'wasm', 'onemodel.wasm'));
     const factory = require(join(DIST, 'wasm', 'onemodel-node.cjs')) as Factory;
     return wasmEngine(await factory({ wasmBinary }));
   },

@@ -46,14 +46,15 @@ function runNode(file, source) {
 }
 
 describe('packed package', () => {
-  test('ships the entries, declarations, both wasm builds and the native addon, and nothing from the source tree', () => {
+  test('ships the entries, declarations, both wasm loaders with one .wasm, the native addon, and nothing from the source tree', () => {
     for (const f of ['package.json', 'dist/node/index.mjs', 'dist/node/index.cjs', 'dist/node/index.d.mts',
       'dist/node/index.d.cts', 'dist/node/cjs/package.json', 'dist/web/index.js', 'dist/web/index.d.ts',
-      'dist/wasm/onemodel-node.cjs', 'dist/wasm/onemodel-node.wasm', 'dist/wasm/onemodel-web.mjs',
-      'dist/wasm/onemodel-web.wasm', `dist/native/${process.platform}-${process.arch}/onemodel.node`, 'dist/README.md']) {
+      'dist/wasm/onemodel-node.cjs', 'dist/wasm/onemodel-web.mjs', 'dist/wasm/onemodel.wasm',
+      `dist/native/${process.platform}-${process.arch}/onemodel.node`, 'dist/README.md']) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/wasm/onemodel.wasm']);  // one copy
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules', 'onemodel', 'package.json'), 'utf8'));
     expect(pkg.dependencies ?? {}).toEqual({});
   });

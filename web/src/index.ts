@@ -29,7 +29,8 @@ setPlatform({
     const url = new URL('../wasm/onemodel-web.mjs', import.meta.url);
     const imported = (await import(/* @vite-ignore */ url.href)) as { default: Factory };
     return wasmEngine(await imported.default({
-      locateFile: (file: string) => new URL(`../wasm/${file}`, import.meta.url).href,
+      // One .wasm serves both loaders (node/scripts/build-dist.mjs).
+      locateFile: (file: string) => new URL(`../wasm/${file.endsWith('.wasm') ? 'onemodel.wasm' : file}`, import.meta.url).href,
     }));
   },
   directoryOf: () => '',
