@@ -4,7 +4,8 @@
 #   1. C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, preset native-asan)
 #   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
 #   3. JS tests of the npm package in Node (Vitest)
-#   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core)
+#   4. the browser test (npm pack tarball served locally, headless Chromium via playwright-core), and the
+#      package in pages built by Vite (dev server and build) and esbuild (tests/bundlers/)
 #   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
 #      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md),
 #      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs); then two npm packages
@@ -102,6 +103,11 @@ passed=$((passed + j_pass)); failed=$((failed + j_fail))
 note "Browser test (headless Chromium)"
 npm run --silent test:browser | tee build/browser.log
 tally browser build/browser.log browser
+
+# 4b. Bundlers: Vite (dev server and build) and esbuild, each page checked in headless Chromium.
+note "Bundlers (tests/bundlers/run.mjs)"
+node tests/bundlers/run.mjs | tee build/bundlers.log
+tally bundlers build/bundlers.log bundlers
 
 # 5. Real models --------------------------------------------------------------------------------------------
 # onnxruntime-node is the oracle: a dev tool installed into bench/ only, never a dependency of the package.

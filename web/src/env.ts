@@ -9,8 +9,13 @@ export interface WasmEnv {
   simd?: boolean;
   /** ORT's worker mode; not available yet (a one-time notice when set). */
   proxy?: boolean;
-  /** ORT's override of where the .wasm files are served from; not available yet (a one-time notice when set). */
-  wasmPaths?: string | Record<string, string>;
+  /**
+   * Where the wasm files are served from (ORT's option): a URL prefix holding `onemodel-web.mjs` and
+   * `onemodel.wasm`, or `{ mjs, wasm }` URLs of each. Browser entry only; Node reads them from the package.
+   */
+  wasmPaths?: string | { mjs?: string; wasm?: string };
+  /** The .wasm's bytes, fetched by the application (ORT's option); browser entry only. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
   /** ORT's timeout for loading the wasm module, in ms; ignored. */
   initTimeout?: number;
   trace?: boolean;
@@ -33,7 +38,6 @@ export function wasmEnvNotices(): { key: string; message: string }[] {
     out.push({ key: 'env.wasm.numThreads', message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread` });
   }
   if (w.proxy) out.push({ key: 'env.wasm.proxy', message: 'env.wasm.proxy (worker mode) is not available; sessions run on this thread' });
-  if (w.wasmPaths !== undefined) out.push({ key: 'env.wasm.wasmPaths', message: 'env.wasm.wasmPaths is not available; the .wasm is loaded from beside the package entry' });
   return out;
 }
 

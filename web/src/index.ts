@@ -1,5 +1,6 @@
 // Browser (and worker) entry of the package: loads the ES-module wasm build that sits beside this file in the
 // package (dist/wasm/onemodel-web.mjs + .wasm) and reads models given as URLs with fetch.
+import { env } from './env.js';
 import { OneModelError } from './errors.js';
 import { wasmEngine } from './native.js';
 import type { NativeModule } from './native.js';
@@ -20,17 +21,42 @@ export type {
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 
+// Where the wasm loader and the .wasm are: env.wasm.wasmPaths when set (ORT's option: a URL prefix, or
+// { mjs, wasm } URLs), else beside this file in the package. Vite's dev server pre-bundles dependencies
+// into /node_modules/.vite/deps/ without the files they reference by URL (vitejs/vite#8427); this file then
+// runs from there, and the package's own copy, which the dev server still serves, is used instead.
+function wasmUrls(): { mjs: string; wasm: string } {
+  const paths = env.wasm.wasmPaths;
+  if (typeof paths === 'string') {
+    const base = new URL(paths.endsWith('/') ? paths : `${paths}/`, globalThis.location?.href ?? import.meta.url);
+    return { mjs: new URL('onemodel-web.mjs', base).href, wasm: new URL('onemodel.wasm', base).href };
+  }
+  // The two `new URL('../wasm/...', import.meta.url)` literals are what bundlers (Vite, webpack 5) recognise
+  // to emit the files with a build: keep them literal.
+  let mjs = new URL('../wasm/onemodel-web.mjs', import.meta.url).href;
+  let wasm = new URL('../wasm/onemodel.wasm', import.meta.url).href;
+  const here = new URL(import.meta.url);
+  const vite = here.pathname.indexOf('/node_modules/.vite/');
+  if (vite >= 0) {
+    const dir = new URL(`${here.pathname.slice(0, vite)}/node_modules/onemodel/dist/wasm/`, here);
+    mjs = new URL('onemodel-web.mjs', dir).href;
+    wasm = new URL('onemodel.wasm', dir).href;
+  }
+  return { mjs: paths?.mjs ?? mjs, wasm: paths?.wasm ?? wasm };
+}
+
 setPlatform({
   // ORT-web's names: 'cpu' is its wasm backend too.
   defaultProviders: () => ['wasm'],
   engineFor: (provider) => (provider === 'wasm' || provider === 'cpu' ? 'wasm' : undefined),
   async loadEngine() {
-    // Resolved against this file so it works from any server path and from bundlers that keep the layout.
-    const url = new URL('../wasm/onemodel-web.mjs', import.meta.url);
-    const imported = (await import(/* @vite-ignore */ url.href)) as { default: Factory };
+    const { mjs, wasm } = wasmUrls();
+    const imported = (await import(/* @vite-ignore */ mjs)) as { default: Factory };
+    const binary = env.wasm.wasmBinary;
     return wasmEngine(await imported.default({
       // One .wasm serves both loaders (node/scripts/build-dist.mjs).
-      locateFile: (file: string) => new URL(`../wasm/${file.endsWith('.wasm') ? 'onemodel.wasm' : file}`, import.meta.url).href,
+      locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
+      ...(binary !== undefined ? { wasmBinary: binary instanceof Uint8Array ? binary : new Uint8Array(binary) } : {}),
     }));
   },
   directoryOf: () => '',
