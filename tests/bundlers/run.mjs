@@ -6,7 +6,8 @@
 //   vite build    `vite build` with default settings, served by `vite preview`
 //   esbuild       `esbuild --bundle` with default settings plus the one documented line
 //                 (env.wasm.wasmPaths pointing at the package's dist/wasm/, served beside the page)
-// Vite and esbuild are the root package's dev tools. Prints one line per check and `bundlers: N passed, M failed`.
+//   webpack       `webpack --mode production` with default settings (no configuration file)
+// Vite, esbuild and webpack are the root package's dev tools. Prints one line per check and `bundlers: N passed, M failed`.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -116,6 +117,15 @@ async function main() {
         // Any static file server; vite preview serves a directory as it is.
         return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5303', '--strictPort'], app, 5303);
       }, 5303],
+      ['webpack 5 (default settings)', async () => {
+        const out = join(app, 'wp');
+        rmSync(out, { recursive: true, force: true });
+        execFileSync(bin('webpack'), ['--mode', 'production', '--entry', './main.js', '--output-path', out, '--output-filename', 'main.js'],
+          { cwd: app, stdio: 'ignore', timeout: 300_000 });
+        cpSync(join(app, 'index.html'), join(out, 'index.html'));
+        cpSync(join(app, 'public', 'classifier.onnx'), join(out, 'classifier.onnx'));
+        return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5304', '--strictPort'], app, 5304);
+      }, 5304],
     ];
     for (const [name, start, port] of runs) {
       let server;

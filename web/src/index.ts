@@ -51,7 +51,7 @@ setPlatform({
   engineFor: (provider) => (provider === 'wasm' || provider === 'cpu' ? 'wasm' : undefined),
   async loadEngine() {
     const { mjs, wasm } = wasmUrls();
-    const imported = (await import(/* @vite-ignore */ mjs)) as { default: Factory };
+    const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs)) as { default: Factory };
     const binary = env.wasm.wasmBinary;
     return wasmEngine(await imported.default({
       // One .wasm serves both loaders (node/scripts/build-dist.mjs).
