@@ -18,6 +18,7 @@ import { chromium } from 'playwright-core';
 
 import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE, UNSUPPORTED_OPERATORS } from '../js/expected.mjs';
 import { cliExactHashes, findCli, tensorSha256, writeNpy } from '../js/native-cli.mjs';
+import { oneNodeModel } from '../js/onnx-writer.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -49,13 +50,16 @@ function browserEntry(pkgDir) {
   return target.replace(/^\.\//, '');
 }
 
+// A page importing the package by name (an import map to the tarball's browser entry) and running `script`.
+const pageOf = (title, entry, script) => `<!doctype html>
+<meta charset="utf-8">
+<title>${title}</title>
+<script type="importmap">{"imports": {"onemodel": "/pkg/${entry}"}}</script>
+<script type="module">${script}</script>`;
+
 function page(entry) {
   // Runs in the browser. Each check reports {name, ok, detail}; values go back as plain arrays.
-  return `<!doctype html>
-<meta charset="utf-8">
-<title>onemodel browser test</title>
-<script type="importmap">{"imports": {"onemodel": "/pkg/${entry}"}}</script>
-<script type="module">
+  return pageOf('onemodel browser test', entry, `
   const results = [];
   const report = (name, fn) => fn().then(
     (value) => results.push({ name, ok: true, value }),
@@ -115,7 +119,7 @@ function page(entry) {
     results.push({ name: 'import', ok: false, error: String(e && e.stack || e) });
   }
   window.__results = results;
-</script>`;
+`);
 }
 
 function workerScript(entry) {
@@ -133,6 +137,34 @@ self.onmessage = async () => {
 };`;
 }
 
+// Worker mode (env.wasm.proxy = true) in a page of its own: the setting is read when the wasm engine first
+// loads. A 1024^3 MatMul (about 1 G multiply-adds) runs in the worker while the page's timer keeps firing.
+function proxyPage(entry) {
+  return pageOf('onemodel worker mode', entry, `
+  try {
+    const { InferenceSession, Tensor, env } = await import('onemodel');
+    env.wasm.proxy = true;
+    const s = await InferenceSession.create('/testdata/classifier.onnx');
+    const out = await s.run({ x: new Tensor('float32', Float32Array.from(${JSON.stringify(CLASSIFIER_INPUT)}), [1, 4]) });
+    const n = 1024;
+    const big = await InferenceSession.create('/big.onnx');
+    const a = new Tensor('float32', new Float32Array(n * n).fill(0.5), [n, n]);
+    const b = new Tensor('float32', new Float32Array(n * n).fill(0.25), [n, n]);
+    let ticks = 0;
+    const timer = setInterval(() => { ticks++; }, 10);
+    const t0 = performance.now();
+    const y = await big.run({ a, b });
+    const ms = performance.now() - t0;
+    clearInterval(timer);
+    await s.release();
+    await big.release();
+    window.__proxy = { ok: true, probs: Array.from(out.probs.data), kernelPath: s.kernelPath, ticks, ms, y0: y.y.data[0], yn: y.y.data.length };
+  } catch (e) {
+    window.__proxy = { ok: false, error: String(e && e.stack || e) };
+  }
+`);
+}
+
 function serve(pkgDir, entry) {
   const mounts = { '/pkg/': pkgDir, '/testdata/': join(root, 'testdata') };
   const server = createServer((req, res) => {
@@ -140,6 +172,18 @@ function serve(pkgDir, entry) {
     if (url.pathname === '/worker.mjs') {
       res.writeHead(200, { 'content-type': MIME['.mjs'] });
       res.end(workerScript(entry));
+      return;
+    }
+    if (url.pathname === '/proxy.html') {
+      res.writeHead(200, { 'content-type': MIME['.html'] });
+      res.end(proxyPage(entry));
+      return;
+    }
+    if (url.pathname === '/big.onnx') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.from(oneNodeModel({ opType: 'MatMul',
+        inputs: [{ name: 'a', elemType: 1, dims: [1024, 1024] }, { name: 'b', elemType: 1, dims: [1024, 1024] }],
+        outputs: [{ name: 'y', elemType: 1, dims: [1024, 1024] }] })));
       return;
     }
     if (url.pathname === '/' || url.pathname === '/index.html') {
@@ -290,6 +334,17 @@ async function main() {
       u.isOneModelError && u.kind === 'UnsupportedOperator' &&
       JSON.stringify(u.operators) === JSON.stringify(UNSUPPORTED_OPERATORS),
       unsupported?.ok ? JSON.stringify(u) : unsupported?.error);
+
+    const proxyTab = await context.newPage();
+    proxyTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    await proxyTab.goto(`http://127.0.0.1:${port}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
+    await proxyTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
+    const px = await proxyTab.evaluate(() => window.__proxy);
+    // 1024 x 0.5 x 0.25 = 128 in every element; a blocked page would fire the 10 ms timer at most once.
+    check('worker mode (env.wasm.proxy): results, and timers keep firing during a long run', px.ok &&
+      near(px.probs, CLASSIFIER_PROBS) && px.kernelPath === 'Wasm128' && px.y0 === 128 && px.yn === 1024 * 1024 &&
+      px.ms > 50 && px.ticks >= Math.min(10, Math.floor(px.ms / 10 / 2)),
+      px.ok ? `ticks ${px.ticks} in ${px.ms.toFixed(0)} ms` : px.error);
     await context.close();
   } catch (e) {
     check('browser run', false, String(e?.stack ?? e));

@@ -101,6 +101,15 @@ async function main() {
   try {
     const runs = [
       ['vite dev server (default settings)', async () => serve(bin('vite'), ['--port', '5301', '--strictPort'], app, 5301), 5301],
+      ['vite dev server, worker mode (env.wasm.proxy)', async () => {
+        writeFileSync(join(app, 'main.js'), MAIN('env.wasm.proxy = true;'));
+        return serve(bin('vite'), ['--port', '5305', '--strictPort'], app, 5305);
+      }, 5305],
+      ['vite build, worker mode, served by vite preview', async () => {
+        execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
+        writeFileSync(join(app, 'main.js'), MAIN(''));
+        return serve(bin('vite'), ['preview', '--port', '5306', '--strictPort'], app, 5306);
+      }, 5306],
       ['vite build (default settings), served by vite preview', async () => {
         execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
         return serve(bin('vite'), ['preview', '--port', '5302', '--strictPort'], app, 5302);

@@ -7,7 +7,10 @@ export interface WasmEnv {
   numThreads?: number;
   /** ORT's switch between SIMD and non-SIMD builds; the OneModel wasm build always uses SIMD128. */
   simd?: boolean;
-  /** ORT's worker mode; not available yet (a one-time notice when set). */
+  /**
+   * ORT's worker mode: sessions made after this is set run in a Web Worker, so run() never blocks the page
+   * (browser pages; read when the wasm engine is first loaded). Elsewhere (Node, inside a worker) a notice.
+   */
   proxy?: boolean;
   /**
    * Where the wasm files are served from (ORT's option): a URL prefix holding `onemodel-web.mjs` and
@@ -37,7 +40,10 @@ export function wasmEnvNotices(): { key: string; message: string }[] {
   if (typeof w.numThreads === 'number' && w.numThreads > 1) {
     out.push({ key: 'env.wasm.numThreads', message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread` });
   }
-  if (w.proxy) out.push({ key: 'env.wasm.proxy', message: 'env.wasm.proxy (worker mode) is not available; sessions run on this thread' });
+  const g = globalThis as { Worker?: unknown; document?: unknown };
+  if (w.proxy && (typeof g.Worker !== 'function' || g.document === undefined)) {
+    out.push({ key: 'env.wasm.proxy', message: 'env.wasm.proxy (worker mode) needs a browser page; sessions run on this thread' });
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 import { env } from './env.js';
 import { OneModelError } from './errors.js';
 import { wasmEngine } from './native.js';
+import { proxyEngine } from './proxy.js';
 import type { NativeModule } from './native.js';
 import { setPlatform } from './session.js';
 
@@ -51,6 +52,22 @@ setPlatform({
   engineFor: (provider) => (provider === 'wasm' || provider === 'cpu' ? 'wasm' : undefined),
   async loadEngine() {
     const { mjs, wasm } = wasmUrls();
+    const binary0 = env.wasm.wasmBinary;
+    if (env.wasm.proxy && typeof Worker === 'function' && typeof document !== 'undefined') {
+      // Worker mode: the literal `new Worker(new URL(...))` is what bundlers recognise to emit the worker.
+      return proxyEngine(() => {
+        const vite = new URL(import.meta.url).pathname.indexOf('/node_modules/.vite/');
+        if (vite >= 0) {  // the Vite dev server's pre-bundled copy: the worker file is in the package (wasmUrls)
+          // Made apart from `new Worker(...)`: bundlers analyse only a literal inside it.
+          const here = new URL(import.meta.url).pathname;
+          const inPackage = new URL(`${here.slice(0, vite)}/node_modules/onemodel/dist/web/proxy-worker.js`, import.meta.url);
+          return new Worker(inPackage, { type: 'module' });
+        }
+        return new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module' });
+      }, {
+        mjs, wasm, ...(binary0 !== undefined ? { wasmBinary: binary0 instanceof Uint8Array ? binary0 : new Uint8Array(binary0) } : {}),
+      });
+    }
     const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs)) as { default: Factory };
     const binary = env.wasm.wasmBinary;
     return wasmEngine(await imported.default({
