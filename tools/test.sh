@@ -132,6 +132,11 @@ note "Real clients against ONNX Runtime (tests/clients/run.mjs)"
 node tests/clients/run.mjs | tee build/clients.log
 tally clients build/clients.log clients
 
+# 5c. The demo page (web/demo/): PP-OCRv4 detection in Chromium, boxes drawn, exact hash equal to native.
+note "Demo page (tests/demo/run.mjs)"
+node tests/demo/run.mjs | tee build/demo.log
+tally demo build/demo.log demo
+
 # 6. Golden hashes -------------------------------------------------------------------------------------
 note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
 ./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log

@@ -19,6 +19,7 @@ import { chromium } from 'playwright-core';
 import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE, UNSUPPORTED_OPERATORS } from '../js/expected.mjs';
 import { cliExactHashes, findCli, tensorSha256, writeNpy } from '../js/native-cli.mjs';
 import { oneNodeModel } from '../js/onnx-writer.mjs';
+import { checks } from '../checks.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -248,13 +249,7 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-browser-'));
   let server;
   let browser;
-  let passed = 0;
-  let failed = 0;
-  const check = (name, ok, detail) => {
-    if (ok) passed++;
-    else failed++;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-  };
+  const { check, summary } = checks('browser');
   try {
     const pkgDir = packAndUnpack(tmp);
     const entry = browserEntry(pkgDir);
@@ -353,8 +348,7 @@ async function main() {
     if (server) await close(server);
     rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`browser: ${passed} passed, ${failed} failed`);
-  return failed === 0 && passed > 0 ? 0 : 1;
+  return summary() ? 0 : 1;
 }
 
 const watchdog = setTimeout(() => {

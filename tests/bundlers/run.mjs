@@ -16,19 +16,15 @@ import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
+import { checks } from '../checks.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const app = join(process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel'), 'bundlers', 'app');
 const EXPECTED = [0.2323, 0.2813, 0.4864];  // tests/js/expected.mjs CLASSIFIER_PROBS to 4 digits
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-}
+const { check, summary } = checks('bundlers');
 
 const MAIN = (setup) => `import { InferenceSession, Tensor, env } from 'onemodel';
 ${setup}
@@ -158,5 +154,4 @@ try {
 } catch (e) {
   check('bundler harness', false, String(e && e.stack ? e.stack : e).slice(0, 400));
 }
-console.log(`bundlers: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(summary() ? 0 : 1);

@@ -17,6 +17,8 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { checks } from '../checks.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const cache = join(process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel'), 'clients');
@@ -27,13 +29,7 @@ const CLIENTS = [
   { name: 'ocr-node', pkg: '@gutenye/ocr-node', version: '1.4.8', driver: 'ocr-driver.mjs', input: 'text.png' },
 ];
 
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
-}
+const { check, summary } = checks('clients');
 
 const npm = (cwd, args) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
 
@@ -176,5 +172,4 @@ try {
 } catch (e) {
   check('client harness', false, String(e && e.stack ? e.stack : e).slice(0, 400));
 }
-console.log(`clients: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+process.exit(summary() ? 0 : 1);
