@@ -13,6 +13,14 @@ size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 }  // namespace
 
 Tensor BumpArena::allocate(DType dtype, const Shape& shape) {
+  Tensor t = allocate_workspace(dtype, shape);
+  // Zero-filled like every other fresh tensor, so a kernel that reads before writing is at least
+  // deterministic across runs and modes.
+  if (t.nbytes()) std::memset(t.raw_mut(), 0, t.nbytes());
+  return t;
+}
+
+Tensor BumpArena::allocate_workspace(DType dtype, const Shape& shape) {
   size_t es = dtype_size(dtype);
   if (es == 0)
     throw Error(ErrorKind::Unsupported, "element type " + std::string(dtype_name(dtype)) + " is not stored");
@@ -37,9 +45,6 @@ Tensor BumpArena::allocate(DType dtype, const Shape& shape) {
   Chunk& c = chunks_[current_];
   size_t offset = c.used;
   c.used += need;
-  // Zero-filled like every other fresh tensor, so a kernel that reads before writing is at least
-  // deterministic across runs and modes.
-  if (bytes) std::memset(c.storage.data.get() + offset, 0, bytes);
   return Tensor::view_of(c.storage, offset, dtype, shape);
 }
 

@@ -21,6 +21,8 @@ class BumpArena final : public Arena {
   // A contiguous tensor of `shape`, 64-byte aligned, zero-filled. The tensor shares ownership of its chunk,
   // so it stays valid memory even after reset(); its contents are only meaningful until the next reset().
   Tensor allocate(DType dtype, const Shape& shape) override;
+  // The same without the zero fill (kernel workspaces written before they are read).
+  Tensor allocate_workspace(DType dtype, const Shape& shape) override;
   // Starts a new run: every chunk becomes free again (nothing is returned to the system).
   void reset();
 

@@ -123,6 +123,9 @@ class Arena {
  public:
   virtual ~Arena() = default;
   virtual Tensor allocate(DType dtype, const Shape& shape) = 0;
+  // Like allocate, without the zero fill: for a kernel's workspace that it writes before it reads, on every
+  // path (graph-runtime.md section 5). By default the same as allocate.
+  virtual Tensor allocate_workspace(DType dtype, const Shape& shape) { return allocate(dtype, shape); }
 };
 
 struct RunContext {
@@ -146,6 +149,8 @@ struct RunContext {
   const Tensor& input(size_t i) const { return inputs[i]; }
   Tensor& output(size_t i) const { return outputs[i]; }
   Tensor scratch(DType t, const Shape& s) const { return arena->allocate(t, s); }
+  // Uninitialized scratch (Arena::allocate_workspace): only for memory every path writes before reading it.
+  Tensor workspace(DType t, const Shape& s) const { return arena->allocate_workspace(t, s); }
   // For OutputsDataDependent kernels: allocates output i from the run's arena.
   Tensor& allocate_output(size_t i, DType t, const Shape& s) const {
     outputs[i] = arena->allocate(t, s);
