@@ -191,7 +191,8 @@ describe('concurrency and lifetime', () => {
       await s.release();
     }
     const growth = rssMiB() - before;
-    expect(growth, `RSS grew ${growth.toFixed(1)} MiB`).toBeLessThan(60);
+    // Leaked, 200 sessions would hold 800 MiB; the margin is for the wasm heap's and malloc's own slack.
+    expect(growth, `RSS grew ${growth.toFixed(1)} MiB`).toBeLessThan(100);
   });
 
   test.skipIf(typeof globalThis.gc !== 'function')('sessions dropped without release() are freed by the garbage collector', async () => {
@@ -217,6 +218,6 @@ describe('concurrency and lifetime', () => {
     const growth = rssMiB() - before;
     // Leaked, they would hold 400 MiB or more; before the addon trimmed the heap after freeing a model, glibc
     // kept about 170 MiB resident (bindings/node/addon.cc return_freed_memory).
-    expect(growth, `RSS grew ${growth.toFixed(1)} MiB over 100 dropped sessions`).toBeLessThan(60);
+    expect(growth, `RSS grew ${growth.toFixed(1)} MiB over 100 dropped sessions`).toBeLessThan(100);
   });
 });
