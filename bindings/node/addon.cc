@@ -377,6 +377,7 @@ constexpr double kInlineRunUs = 1000.0;
 struct Handle {
   std::optional<Session> session;
   std::shared_ptr<std::atomic<double>> last_run_us = std::make_shared<std::atomic<double>>(1e30);
+  bool run_inline() const { return last_run_us->load() < kInlineRunUs; }
   const Session& get() const {
     if (!session) throw Error(ErrorKind::Disposed, "the session was released");
     return *session;
@@ -397,6 +398,15 @@ Handle& handle_of(napi_env env, napi_value self) {
   void* p = nullptr;
   check(env, napi_unwrap(env, self, &p));
   return *static_cast<Handle*>(p);
+}
+
+// Calls f() and records its wall time in `last` (Handle::last_run_us).
+template <class F>
+auto timed_run(std::atomic<double>& last, F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto result = f();
+  last.store(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  return result;
 }
 
 napi_value value_infos(const Js& js, const std::vector<onemodel::ValueInfo>& infos) {
@@ -502,9 +512,7 @@ napi_value session_run(napi_env env, napi_callback_info info) {
     auto result_names = std::make_shared<std::vector<std::string>>();
     auto job = std::make_unique<Job>();
     job->execute = [session, feeds, wanted, results, result_names, last = handle.last_run_us]() {
-      const auto t0 = std::chrono::steady_clock::now();
-      *results = session.run(*feeds, wanted);
-      last->store(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      *results = timed_run(*last, [&] { return session.run(*feeds, wanted); });
       feeds->clear();  // the inputs' memory goes back before the JS thread takes the results
       *result_names = binding::result_names(session, wanted, results->size());
     };
@@ -518,7 +526,7 @@ napi_value session_run(napi_env env, napi_callback_info info) {
       }
       return out;
     };
-    return start_job(env, std::move(job), "onemodel.run", handle.last_run_us->load() < kInlineRunUs);
+    return start_job(env, std::move(job), "onemodel.run", handle.run_inline());
   });
 }
 
@@ -553,9 +561,7 @@ napi_value session_run_values(napi_env env, napi_callback_info info) {
     auto result_names = std::make_shared<std::vector<std::string>>();
     auto job = std::make_unique<Job>();
     job->execute = [session, feeds, wanted, results, result_names, last = handle.last_run_us]() {
-      const auto t0 = std::chrono::steady_clock::now();
-      const std::vector<onemodel::Value> values = session.run_values(*feeds, wanted);
-      last->store(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      const std::vector<onemodel::Value> values = timed_run(*last, [&] { return session.run_values(*feeds, wanted); });
       feeds->clear();
       *result_names = binding::result_names(session, wanted, values.size());
       for (const onemodel::Value& v : values) results->push_back(binding::value_result(v));
@@ -578,7 +584,7 @@ napi_value session_run_values(napi_env env, napi_callback_info info) {
       }
       return out;
     };
-    return start_job(env, std::move(job), "onemodel.runValues", handle.last_run_us->load() < kInlineRunUs);
+    return start_job(env, std::move(job), "onemodel.runValues", handle.run_inline());
   });
 }
 

@@ -108,17 +108,23 @@ function encoderFeeds(batch, seq, seed) {
   };
 }
 
+// Chunk k of `n` samples at 16 kHz: a 220 Hz tone, amplitude-modulated at 3 Hz, from chunk `from` on, plus noise.
+function voiceChunk(k, n, from, rand) {
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; ++i) {
+    const t = (k * n + i) / 16000;
+    const voice = k >= from ? 0.4 * Math.sin(2 * Math.PI * 220 * t) * (1 + 0.5 * Math.sin(2 * Math.PI * 3 * t)) : 0;
+    data[i] = voice + 0.01 * (rand() - 0.5);
+  }
+  return data;
+}
+
 // Silero VAD: 512-sample chunks at 16 kHz (a tone that starts in chunk 3, plus noise), state carried along.
 function vadSteps(chunks) {
   const rand = generator(99);
   const steps = [];
   for (let k = 0; k < chunks; ++k) {
-    const data = new Float32Array(512);
-    for (let i = 0; i < 512; ++i) {
-      const t = (k * 512 + i) / 16000;
-      const voice = k >= 3 ? 0.4 * Math.sin(2 * Math.PI * 220 * t) * (1 + 0.5 * Math.sin(2 * Math.PI * 3 * t)) : 0;
-      data[i] = voice + 0.01 * (rand() - 0.5);
-    }
+    const data = voiceChunk(k, 512, 3, rand);
     const feeds = { input: { type: 'float32', data, dims: [1, 512] }, sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] } };
     if (k === 0) feeds.state = { type: 'float32', data: new Float32Array(2 * 128), dims: [2, 1, 128] };
     steps.push({ feeds, carry: (out) => ({ state: { type: out.stateN.type, data: out.stateN.data, dims: out.stateN.dims } }) });
@@ -135,12 +141,7 @@ function vadLegacySteps(chunks) {
   const rand = generator(101);
   const steps = [];
   for (let k = 0; k < chunks; ++k) {
-    const data = new Float32Array(1536);
-    for (let i = 0; i < 1536; ++i) {
-      const t = (k * 1536 + i) / 16000;
-      const voice = k >= 1 ? 0.4 * Math.sin(2 * Math.PI * 220 * t) * (1 + 0.5 * Math.sin(2 * Math.PI * 3 * t)) : 0;
-      data[i] = voice + 0.01 * (rand() - 0.5);
-    }
+    const data = voiceChunk(k, 1536, 1, rand);
     const feeds = { input: { type: 'float32', data, dims: [1, 1536] }, sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] } };
     if (k === 0) {
       feeds.h = { type: 'float32', data: new Float32Array(128), dims: [2, 1, 64] };

@@ -26,6 +26,13 @@ type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 // { mjs, wasm } URLs), else beside this file in the package. Vite's dev server pre-bundles dependencies
 // into /node_modules/.vite/deps/ without the files they reference by URL (vitejs/vite#8427); this file then
 // runs from there, and the package's own copy, which the dev server still serves, is used instead.
+// The package's own dist/ when this file runs from Vite's pre-bundled copy, else undefined.
+function packageDistInViteDev(): URL | undefined {
+  const here = new URL(import.meta.url);
+  const at = here.pathname.indexOf('/node_modules/.vite/');
+  return at < 0 ? undefined : new URL(`${here.pathname.slice(0, at)}/node_modules/onemodel/dist/`, here);
+}
+
 function wasmUrls(): { mjs: string; wasm: string } {
   const paths = env.wasm.wasmPaths;
   if (typeof paths === 'string') {
@@ -36,12 +43,10 @@ function wasmUrls(): { mjs: string; wasm: string } {
   // to emit the files with a build: keep them literal.
   let mjs = new URL('../wasm/onemodel-web.mjs', import.meta.url).href;
   let wasm = new URL('../wasm/onemodel.wasm', import.meta.url).href;
-  const here = new URL(import.meta.url);
-  const vite = here.pathname.indexOf('/node_modules/.vite/');
-  if (vite >= 0) {
-    const dir = new URL(`${here.pathname.slice(0, vite)}/node_modules/onemodel/dist/wasm/`, here);
-    mjs = new URL('onemodel-web.mjs', dir).href;
-    wasm = new URL('onemodel.wasm', dir).href;
+  const dist = packageDistInViteDev();
+  if (dist !== undefined) {
+    mjs = new URL('wasm/onemodel-web.mjs', dist).href;
+    wasm = new URL('wasm/onemodel.wasm', dist).href;
   }
   return { mjs: paths?.mjs ?? mjs, wasm: paths?.wasm ?? wasm };
 }
@@ -56,13 +61,9 @@ setPlatform({
     if (env.wasm.proxy && typeof Worker === 'function' && typeof document !== 'undefined') {
       // Worker mode: the literal `new Worker(new URL(...))` is what bundlers recognise to emit the worker.
       return proxyEngine(() => {
-        const vite = new URL(import.meta.url).pathname.indexOf('/node_modules/.vite/');
-        if (vite >= 0) {  // the Vite dev server's pre-bundled copy: the worker file is in the package (wasmUrls)
-          // Made apart from `new Worker(...)`: bundlers analyse only a literal inside it.
-          const here = new URL(import.meta.url).pathname;
-          const inPackage = new URL(`${here.slice(0, vite)}/node_modules/onemodel/dist/web/proxy-worker.js`, import.meta.url);
-          return new Worker(inPackage, { type: 'module' });
-        }
+        const dist = packageDistInViteDev();
+        // Made apart from `new Worker(...)`: bundlers analyse only a literal inside it.
+        if (dist !== undefined) return new Worker(new URL('web/proxy-worker.js', dist), { type: 'module' });
         return new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module' });
       }, {
         mjs, wasm, ...(binary0 !== undefined ? { wasmBinary: binary0 instanceof Uint8Array ? binary0 : new Uint8Array(binary0) } : {}),

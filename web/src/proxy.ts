@@ -36,10 +36,12 @@ class ProxyWorker {
 
   call(message: Record<string, unknown>): Promise<unknown> {
     const id = this.#next++;
+    // The engine's location (and a .wasm given as bytes) goes with the first message only: the worker loads
+    // the engine then, and messages arrive in order.
+    const first = id === 1 ? this.#urls : {};
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      // The engine's location rides along until the worker has loaded it (it ignores them afterwards).
-      this.#worker.postMessage({ ...message, id, ...this.#urls });
+      this.#worker.postMessage({ ...message, id, ...first });
     });
   }
 }
