@@ -87,6 +87,8 @@ struct ConvEpilogue {
   void (*apply)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y);
   const void* ctx;
   void (*apply_points)(const void* ctx, int64_t n, int64_t oc0, int64_t channels, float* y) = nullptr;
+  // Optional: starts bringing what apply(ctx, n, oc, j0, count, y) reads besides y into the cache.
+  void (*prefetch)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count) = nullptr;
 };
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
               float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr,
@@ -112,20 +114,25 @@ struct DepthwisePlane {
   int64_t in_h, in_w, out_h, out_w;
   int64_t k_h, k_w, s_h, s_w, d_h, d_w, pad_t, pad_l;
   // Derived by conv_driver.cc: rows and columns of the zero-padded plane that taps reach, and the layout of the
-  // phase planes (s_w planes of padded_h rows of phase_w columns; phase p holds padded columns p, p+s_w, ...).
-  int64_t padded_h, padded_w, phase_w;
-  bool in_place;  // stride-1 width and no padding: taps read the input plane directly (row stride in_w)
+  // phase planes: s_w column phases times ph_h row phases, each phase_h rows of phase_w columns; phase (a, b)
+  // holds padded rows a, a + ph_h, ... and columns b, b + s_w, ... (ph_h is 1, or s_h for flat planes).
+  int64_t padded_h, padded_w, phase_w, ph_h, phase_h;
+  bool in_place;  // stride-1 width and height and no padding: taps read the input plane directly (row stride in_w)
+  // Outputs walked as one run j = oy * row_stride + ox over the phase planes (the columns ox >= out_w are
+  // computed and dropped), so narrow planes fill whole vectors (kernels-depthwise.md section 3).
+  bool flat;
 };
 
 struct DepthwiseFns {
-  // Writes the phase planes of one input plane into `phases` (s_w * padded_h * phase_w floats) using `row`
+  // Writes the phase planes of one input plane into `phases` (s_w * ph_h * phase_h * phase_w floats) using `row`
   // (phase_w * s_w floats) as a temporary. `zeroed`: `phases` holds an earlier plane built for the same
   // geometry, so padding that never changes need not be written again.
   void (*build_phases)(const DepthwisePlane& p, const float* x, float* phases, float* row, bool zeroed);
   // One output plane from its source (`src`, rows of `row_stride`); `tap_off[t]` is tap t's offset from an
-  // output position's base, `w` the plane's taps in (kh, kw) order.
+  // output position's base, `w` the plane's taps in (kh, kw) order. A flat plane whose row stride is not out_w
+  // is computed into `tmp` ((out_h - 1) * row_stride + out_w floats), then its rows are copied into y.
   void (*compute_plane)(bool exact, const DepthwisePlane& p, const float* src, int64_t row_stride,
-                        const int64_t* tap_off, const float* w, float* y);
+                        const int64_t* tap_off, const float* w, float* y, float* tmp);
 };
 const DepthwiseFns& depthwise_fns(Isa isa);  // depthwise.cc
 

@@ -47,8 +47,29 @@ bool depthwise_shape(const ConvGeometry& g) {
   return g.groups > 1 && g.groups == g.in_channels && g.out_channels % g.in_channels == 0;
 }
 
-// The 2-D depthwise plane of a shape whose depth axis is trivial.
-DepthwisePlane make_plane(const ConvGeometry& g) {
+// Vector lanes of float on a target.
+int64_t float_lanes(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return 16;
+    case Isa::Avx2: return 8;
+    case Isa::Scalar: return 1;
+    default: return 4;
+  }
+}
+
+// Flat planes, on targets of 8 or 16 lanes: rows narrower than 8 (a row at a time ran 4-lane vectors, two per
+// row of 7), and height strides above 1 with rows narrower than two full vectors. Per-node minima in
+// MobileNetV3 on a Zen 4 (AVX-512), flat / rows: 7x7 5x5 0.93-0.97, 28 -> 14 stride 2 0.85, 14 -> 7 5x5
+// stride 2 0.85, 56 -> 28 5x5 stride 2 0.94; but 14x14 3x3 stride 1 1.21-1.25 and 28x28 5x5 1.10, so those
+// keep rows (kernels-depthwise.md section 3).
+bool flat_plane(Isa isa, const ConvGeometry& g) {
+  const int64_t lanes = float_lanes(isa), ow = g.out[2];
+  return lanes >= 8 && (ow < 8 || (g.stride[1] > 1 && ow < 2 * lanes));
+}
+
+// The 2-D depthwise plane of a shape whose depth axis is trivial; `flat`: walked as one run of positions,
+// with row phases when the height stride is above 1.
+DepthwisePlane make_plane(const ConvGeometry& g, bool flat) {
   DepthwisePlane p{};
   p.in_h = g.in[1], p.in_w = g.in[2], p.out_h = g.out[1], p.out_w = g.out[2];
   p.k_h = g.kernel[1], p.k_w = g.kernel[2], p.s_h = g.stride[1], p.s_w = g.stride[2];
@@ -56,12 +77,26 @@ DepthwisePlane make_plane(const ConvGeometry& g) {
   p.padded_h = (p.out_h - 1) * p.s_h + (p.k_h - 1) * p.d_h + 1;
   p.padded_w = (p.out_w - 1) * p.s_w + (p.k_w - 1) * p.d_w + 1;
   p.phase_w = ceil_div(p.padded_w, p.s_w);
-  p.in_place = p.s_w == 1 && p.pad_t == 0 && p.pad_l == 0 && p.padded_h <= p.in_h && p.padded_w <= p.in_w;
+  p.flat = flat;
+  p.ph_h = flat ? p.s_h : 1;
+  p.phase_h = ceil_div(p.padded_h, p.ph_h);
+  p.in_place = p.s_w == 1 && p.ph_h == 1 && p.pad_t == 0 && p.pad_l == 0 && p.padded_h <= p.in_h &&
+               p.padded_w <= p.in_w;
   return p;
 }
 
+DepthwisePlane make_plane(Isa isa, const ConvGeometry& g) { return make_plane(g, flat_plane(isa, g)); }
+
+// Scratch of one slot: the phase planes and the row temporary, then a flat plane's output run.
 int64_t phase_floats(const DepthwisePlane& p) {
-  return p.in_place ? 0 : p.s_w * p.padded_h * p.phase_w + p.s_w * p.phase_w;
+  const int64_t rs = p.in_place ? p.in_w : p.phase_w;
+  const int64_t tmp = p.flat ? (p.out_h - 1) * rs + p.out_w : 0;
+  return (p.in_place ? 0 : p.s_w * p.ph_h * p.phase_h * p.phase_w + p.s_w * p.phase_w) + tmp;
+}
+
+// Enough for whichever layout the target picks (the scratch is sized without knowing it).
+int64_t phase_floats(const ConvGeometry& g) {
+  return std::max(phase_floats(make_plane(g, false)), g.out[2] < 32 ? phase_floats(make_plane(g, true)) : 0);
 }
 
 int64_t planes_per_chunk(const ConvGeometry& g) {
@@ -71,20 +106,22 @@ int64_t planes_per_chunk(const ConvGeometry& g) {
 void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
                       float* scratch, ThreadPool* pool, const ConvEpilogue* ep) {
   const DepthwiseFns& fns = depthwise_fns(isa);
-  const DepthwisePlane p = make_plane(g);
+  const DepthwisePlane p = make_plane(isa, g);
   const int64_t taps = p.k_h * p.k_w;
   int64_t tap_off[kMaxDepthwiseTaps];
   const int64_t rs = p.in_place ? p.in_w : p.phase_w;
+  const int64_t phase_plane = p.phase_h * p.phase_w;
   for (int64_t ky = 0; ky < p.k_h; ++ky)
     for (int64_t kx = 0; kx < p.k_w; ++kx) {
-      const int64_t dx = kx * p.d_w;
-      tap_off[ky * p.k_w + kx] = (dx % p.s_w) * p.padded_h * p.phase_w + ky * p.d_h * rs + dx / p.s_w;
+      const int64_t dx = kx * p.d_w, dy = ky * p.d_h;
+      tap_off[ky * p.k_w + kx] = ((dx % p.s_w) * p.ph_h + dy % p.ph_h) * phase_plane + (dy / p.ph_h) * rs + dx / p.s_w;
     }
   const int64_t planes = g.batch * g.out_channels;
   const int64_t mult = g.out_channels / g.in_channels;
   const int64_t per_chunk = planes_per_chunk(g);
   const int64_t chunks = ceil_div(planes, per_chunk);
-  const int64_t slot_size = phase_floats(p);
+  const int64_t slot_size = phase_floats(g);
+  const int64_t tmp_at = p.in_place ? 0 : p.s_w * p.ph_h * phase_plane + p.s_w * p.phase_w;
   const int threads = pool ? pool->threads() : 1;
   Slots slots(slot_count(threads));
   // A slot whose padding this call has written: the padding is the same for every plane, so later chunks on
@@ -94,8 +131,9 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
   std::array<bool, kMaxSlots> padded{};
   const double work = double(planes) * (double(g.out_size() * taps) / 8.0 + double(p.padded_h * p.padded_w) / 2.0);
   parallel_for(pool, chunks, work, [&](int64_t c) {
-    const int slot = p.in_place ? -1 : slots.acquire();
-    float* phases = p.in_place ? nullptr : scratch + slot * slot_size;
+    const bool own_slot = !p.in_place || p.flat;
+    const int slot = own_slot ? slots.acquire() : -1;
+    float* phases = own_slot ? scratch + slot * slot_size : nullptr;
     int64_t built = -1;  // input plane currently in `phases` (multipliers > 1 reuse it)
     const int64_t end = std::min(planes, (c + 1) * per_chunk);
     for (int64_t q = c * per_chunk; q < end; ++q) {
@@ -105,12 +143,12 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
       const float* src = xin;
       if (!p.in_place) {
         if (built != in_plane)
-          fns.build_phases(p, xin, phases, phases + p.s_w * p.padded_h * p.phase_w, padded[static_cast<size_t>(slot)]);
+          fns.build_phases(p, xin, phases, phases + p.s_w * p.ph_h * phase_plane, padded[static_cast<size_t>(slot)]);
         padded[static_cast<size_t>(slot)] = true;
         built = in_plane;
         src = phases;
       }
-      fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size());
+      fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size(), phases ? phases + tmp_at : nullptr);
       if (ep) ep->apply(ep->ctx, n, oc, 0, g.out_size(), y + q * g.out_size());
     }
     if (slot >= 0) slots.release(slot);
@@ -296,7 +334,7 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
   if (padded_direct(g)) return padded_scratch_floats(g);
   switch (path) {
     case ConvPath::Depthwise:
-      return int64_t{slot_count(threads)} * phase_floats(make_plane(g));
+      return int64_t{slot_count(threads)} * phase_floats(g);
     default:
       return 0;
   }
@@ -517,6 +555,11 @@ void apply_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t j0,
   for (int64_t r = 0; r < rows; ++r) ge.ep->apply(ge.ep->ctx, ge.n, ge.oc0 + i0 + r, j0, cols, c + r * ldc);
 }
 
+void prefetch_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  const auto& ge = *static_cast<const GroupEpilogue*>(vctx);
+  for (int64_t r = 0; r < rows; ++r) ge.ep->prefetch(ge.ep->ctx, ge.n, ge.oc0 + i0 + r, j0, cols);
+}
+
 }  // namespace
 
 namespace {
@@ -594,7 +637,7 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       }
       const PanelCtx pc{&g, xg};
       const GroupEpilogue ge{epilogue, n, gi * mg};
-      const TileEpilogue te{&apply_tile_epilogue, &ge};
+      const TileEpilogue te{&apply_tile_epilogue, &ge, epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr};
       PanelSource src{&fill_panel, &pc};
       if (direct_b) {
         src.direct = xg;

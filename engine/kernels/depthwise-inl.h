@@ -27,15 +27,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 // stride 1 its padding is already +0 where it must be and only the input's rows are copied in (a 7x7 plane
 // padded to 11x11 spent most of its build writing the same zeros again).
 inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases, float* row, bool zeroed) {
-  const int64_t s = p.s_w, pw = p.phase_w, plane = p.padded_h * pw, span = s * pw;
+  const int64_t s = p.s_w, pw = p.phase_w, span = s * pw;
+  // Padded row r of column phase c: row r / ph_h of row phase r % ph_h (ph_h = 1: row r).
+  const int64_t rows_per_phase = p.phase_h * pw, col_phase = p.ph_h * rows_per_phase;
+  auto at = [&](int64_t c, int64_t r) { return phases + c * col_phase + (r % p.ph_h) * rows_per_phase + (r / p.ph_h) * pw; };
   // Padded columns [c0, c1) hold input columns [c0 - pad_l, c1 - pad_l).
   const int64_t c0 = std::min(p.pad_l, span);
   const int64_t c1 = std::clamp(p.pad_l + p.in_w, c0, span);
   if (zeroed && s == 1) {
     for (int64_t ir = 0; ir < p.in_h; ++ir) {
       const int64_t r = ir + p.pad_t;
-      if (r < p.padded_h && c1 > c0)
-        CopyOverlapped(x + ir * p.in_w + (c0 - p.pad_l), phases + r * pw + c0, c1 - c0);
+      if (r < p.padded_h && c1 > c0) CopyOverlapped(x + ir * p.in_w + (c0 - p.pad_l), at(0, r) + c0, c1 - c0);
     }
     return;
   }
@@ -48,7 +50,7 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
       const int64_t r = ir + p.pad_t;
       if (r >= p.padded_h) break;
       const float* src = x + ir * p.in_w;
-      float* rows[2] = {phases + r * pw, phases + plane + r * pw};
+      float* rows[2] = {at(0, r), at(1, r)};
       int64_t ic = c0 - p.pad_l;  // the first input column that lands inside [c0, c1)
       const int64_t end = c1 - p.pad_l;
       for (; ic + 2 * n <= end; ic += 2 * n) {
@@ -68,10 +70,10 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
   for (int64_t r = 0; r < p.padded_h; ++r) {
     const int64_t ir = r - p.pad_t;
     if (ir < 0 || ir >= p.in_h) {
-      for (int64_t ph = 0; ph < s; ++ph) CopyOverlapped(nullptr, phases + ph * plane + r * pw, pw);
+      for (int64_t ph = 0; ph < s; ++ph) CopyOverlapped(nullptr, at(ph, r), pw);
       continue;
     }
-    float* dst = s == 1 ? phases + r * pw : row;
+    float* dst = s == 1 ? at(0, r) : row;
     CopyOverlapped(nullptr, dst, c0);
     if (c1 > c0) CopyOverlapped(x + ir * p.in_w + (c0 - p.pad_l), dst + c0, c1 - c0);
     CopyOverlapped(nullptr, dst + c1, span - c1);
@@ -81,8 +83,8 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
       // Two phases: de-interleave whole vectors (ConcatEven/ConcatOdd), the rest one value at a time.
       const hn::ScalableTag<float> d;
       const int64_t n = static_cast<int64_t>(hn::Lanes(d));
-      float* even = phases + r * pw;
-      float* odd = phases + plane + r * pw;
+      float* even = at(0, r);
+      float* odd = at(1, r);
       for (; j + n <= pw; j += n) {
         hn::Vec<decltype(d)> a, b;
         hn::LoadInterleaved2(d, row + 2 * j, a, b);
@@ -91,7 +93,7 @@ inline void DwBuildPhases(const DepthwisePlane& p, const float* x, float* phases
       }
     }
     for (int64_t ph = 0; ph < s; ++ph) {
-      float* out = phases + ph * plane + r * pw;
+      float* out = at(ph, r);
       for (int64_t jj = j; jj < pw; ++jj) out[jj] = row[ph + jj * s];
     }
   }
@@ -159,15 +161,52 @@ HWY_NOINLINE void DwPlane(D d, const DepthwisePlane& p, const float* src, int64_
   for (int j = 0; j < k; ++j) DwBatch<kExact, 1>(d, src, base + j, tap_off, w, taps, out + j);
 }
 
+// A flat plane: output (oy, ox) at position j = oy * rs + ox of one run over the phase planes, whose tap
+// offsets do not depend on the row (row phases make the height stride 1 there). Vectors of Lanes(d) <= the
+// run's length cover it, the last moved back to end at its end, four at a time; the columns ox >= out_w of
+// each row are computed from whatever the buffer holds there and dropped. Each kept output is the same one
+// chain as in DwPlane.
+template <bool kExact, class D>
+HWY_NOINLINE void DwFlat(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
+                         const float* w, float* y, float* tmp) {
+  constexpr int kBatch = 4;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t ow = p.out_w, oh = p.out_h, taps = p.k_h * p.k_w;
+  const int64_t run = (oh - 1) * rs + ow;
+  float* dst = rs == ow ? y : tmp;
+  const int64_t count = (run + n - 1) / n;
+  int64_t base[kBatch];
+  float* out[kBatch];
+  int k = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    base[k] = std::min(i * n, run - n);
+    out[k] = dst + base[k];
+    if (++k == kBatch) {
+      DwBatch<kExact, kBatch>(d, src, base, tap_off, w, taps, out);
+      k = 0;
+    }
+  }
+  for (int j = 0; j < k; ++j) DwBatch<kExact, 1>(d, src, base + j, tap_off, w, taps, out + j);
+  if (dst != y)
+    for (int64_t oy = 0; oy < oh; ++oy) CopyOverlapped(tmp + oy * rs, y + oy * ow, ow);
+}
+
 // The widest vector that fits in the output width: full, 8, 4 or 1 lanes.
 template <bool kExact>
 void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off, const float* w,
-                float* y) {
+                float* y, float* tmp) {
   const hn::ScalableTag<float> df;
   const hn::CappedTag<float, 8> d8;
   const hn::CappedTag<float, 4> d4;
   const hn::CappedTag<float, 1> d1;
-  if (p.out_w >= static_cast<int64_t>(hn::Lanes(df))) {
+  const int64_t run = (p.out_h - 1) * rs + p.out_w;
+  if (p.flat && run >= static_cast<int64_t>(hn::Lanes(df))) {
+    DwFlat<kExact>(df, p, src, rs, tap_off, w, y, tmp);
+  } else if (p.flat && run >= static_cast<int64_t>(hn::Lanes(d8))) {
+    DwFlat<kExact>(d8, p, src, rs, tap_off, w, y, tmp);
+  } else if (p.flat) {
+    DwFlat<kExact>(d1, p, src, rs, tap_off, w, y, tmp);
+  } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(df))) {
     DwPlane<kExact>(df, p, src, rs, tap_off, w, y);
   } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(d8))) {
     DwPlane<kExact>(d8, p, src, rs, tap_off, w, y);
@@ -179,12 +218,12 @@ void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int
 }
 
 inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src, int64_t rs,
-                           const int64_t* tap_off, const float* w, float* y) {
+                           const int64_t* tap_off, const float* w, float* y, float* tmp) {
   if (p.out_h <= 0 || p.out_w <= 0) return;
   if (exact) {
-    DwComputeT<true>(p, src, rs, tap_off, w, y);
+    DwComputeT<true>(p, src, rs, tap_off, w, y, tmp);
   } else {
-    DwComputeT<false>(p, src, rs, tap_off, w, y);
+    DwComputeT<false>(p, src, rs, tap_off, w, y, tmp);
   }
 }
 

@@ -70,6 +70,9 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 struct TileEpilogue {
   void (*apply)(const void* ctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc);
   const void* ctx;
+  // Optional: called before the products of that block's last k-block, so that what `apply` will read besides C
+  // (a residual) is on its way into the cache while they run.
+  void (*prefetch)(const void* ctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols) = nullptr;
 };
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue = nullptr);
