@@ -15,6 +15,7 @@
 
 #include <malloc.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -490,6 +491,17 @@ napi_value session_opsets(napi_env env, napi_callback_info info) {
   });
 }
 
+// The feed names of run and runValues (argument 0), checked against the three arrays beside them (arguments
+// 1-3, one entry per name; `what` names them in errors).
+std::vector<std::string> feed_names(const Js& js, const Args& a, const std::array<const char*, 3>& what) {
+  std::vector<std::string> names = js.strings_of(a.argv[0], "input names");
+  for (size_t i = 0; i < 3; ++i)
+    if (js.length(a.argv[i + 1], what[i]) != names.size())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string("names, ") + what[0] + ", " + what[1] + " and " + what[2] + " differ in length");
+  return names;
+}
+
 // run(names, dtypeCodes, dims, data, outputNames) -> Promise<[{name, dtype, dims, data}]>.
 napi_value session_run(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() {
@@ -497,11 +509,7 @@ napi_value session_run(napi_env env, napi_callback_info info) {
     const Js js{env};
     const Handle& handle = handle_of(env, a.self);
     const Session session = handle.get();
-    const std::vector<std::string> names = js.strings_of(a.argv[0], "input names");
-    if (js.length(a.argv[1], "type codes") != names.size() || js.length(a.argv[2], "dims") != names.size() ||
-        js.length(a.argv[3], "data") != names.size()) {
-      throw Error(ErrorKind::InvalidArgument, "names, type codes, dims and data differ in length");
-    }
+    const std::vector<std::string> names = feed_names(js, a, {"type codes", "dims", "data"});
     auto feeds = std::make_shared<std::vector<onemodel::NamedTensor>>();
     feeds->reserve(names.size());
     for (uint32_t i = 0; i < names.size(); ++i) {
@@ -538,11 +546,7 @@ napi_value session_run_values(napi_env env, napi_callback_info info) {
     const Js js{env};
     const Handle& handle = handle_of(env, a.self);
     const Session session = handle.get();
-    const std::vector<std::string> names = js.strings_of(a.argv[0], "input names");
-    if (js.length(a.argv[1], "kinds") != names.size() || js.length(a.argv[2], "element codes") != names.size() ||
-        js.length(a.argv[3], "items") != names.size()) {
-      throw Error(ErrorKind::InvalidArgument, "names, kinds, element codes and items differ in length");
-    }
+    const std::vector<std::string> names = feed_names(js, a, {"kinds", "element codes", "items"});
     auto feeds = std::make_shared<std::vector<onemodel::NamedValue>>();
     for (uint32_t i = 0; i < names.size(); ++i) {
       const napi_value list = js.at(a.argv[3], i);

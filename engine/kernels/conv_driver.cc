@@ -59,9 +59,9 @@ int64_t float_lanes(Isa isa) {
 
 // Flat planes, on targets of 8 or 16 lanes: rows narrower than 8 (a row at a time ran 4-lane vectors, two per
 // row of 7), and height strides above 1 with rows narrower than two full vectors. Per-node minima in
-// MobileNetV3 on a Zen 4 (AVX-512), flat / rows: 7x7 5x5 0.93-0.97, 28 -> 14 stride 2 0.85, 14 -> 7 5x5
-// stride 2 0.85, 56 -> 28 5x5 stride 2 0.94; but 14x14 3x3 stride 1 1.21-1.25 and 28x28 5x5 1.10, so those
-// keep rows (kernels-depthwise.md section 3).
+// MobileNetV3 on a Zen 4 (AVX-512), flat / rows: 7x7 5x5 0.85-0.89, 28 -> 14 stride 2 0.80, 14 -> 7 5x5
+// stride 2 0.76, 56 -> 28 5x5 stride 2 0.86; but 14x14 3x3 stride 1 1.2 and 28x28 5x5 1.1, so those keep
+// rows (kernels-depthwise.md section 3).
 bool flat_plane(Isa isa, const ConvGeometry& g) {
   const int64_t lanes = float_lanes(isa), ow = g.out[2];
   return lanes >= 8 && (ow < 8 || (g.stride[1] > 1 && ow < 2 * lanes));
@@ -94,9 +94,11 @@ int64_t phase_floats(const DepthwisePlane& p) {
   return (p.in_place ? 0 : p.s_w * p.ph_h * p.phase_h * p.phase_w + p.s_w * p.phase_w) + tmp;
 }
 
-// Enough for whichever layout the target picks (the scratch is sized without knowing it).
+// Enough for whichever layout the target picks (the scratch is sized without knowing it; the widest target
+// takes flat planes wherever any target does).
 int64_t phase_floats(const ConvGeometry& g) {
-  return std::max(phase_floats(make_plane(g, false)), g.out[2] < 32 ? phase_floats(make_plane(g, true)) : 0);
+  const int64_t rows = phase_floats(make_plane(g, false));
+  return flat_plane(Isa::Avx512, g) ? std::max(rows, phase_floats(make_plane(g, true))) : rows;
 }
 
 int64_t planes_per_chunk(const ConvGeometry& g) {
