@@ -6,48 +6,13 @@
 // families differ only in what a row is and where its scale and bias come from.
 #include <cmath>
 
+#include "kernels/norm.h"
 #include "ops/common.h"
 #include "ops/norm_ops.h"
 #include "ops/reduce_walk.h"
 
 namespace onemodel::rt {
 namespace {
-
-// Mean and 1/sqrt(variance + epsilon) of one row.
-struct RowStats {
-  float mean, inv;
-};
-
-// Steps 1-3 for one row.
-RowStats row_stats(const float* x, int64_t cols, float epsilon, bool rms) {
-  const float n = static_cast<float>(cols);
-  float mean = 0.0f;
-  if (!rms) {
-    Sum16<float> s;
-    for (int64_t j = 0; j < cols; ++j) s.add(x[j]);
-    mean = s.result() / n;
-  }
-  Sum16<float> q;
-  for (int64_t j = 0; j < cols; ++j) {
-    const float d = x[j] - mean;
-    q.add(d * d);
-  }
-  const float v = q.result() / n;
-  return {mean, 1.0f / std::sqrt(v + epsilon)};
-}
-
-// Step 4 with per-element scale and bias (bias may be null).
-void row_apply(const float* x, float* y, int64_t cols, RowStats st, const float* scale, const float* bias) {
-  for (int64_t j = 0; j < cols; ++j) {
-    const float t = ((x[j] - st.mean) * st.inv) * scale[j];
-    y[j] = kernels::canon(bias ? t + bias[j] : t);
-  }
-}
-
-// Step 4 with one scale and bias for the whole row.
-void row_apply_scalar(const float* x, float* y, int64_t cols, RowStats st, float scale, float bias) {
-  for (int64_t j = 0; j < cols; ++j) y[j] = kernels::canon((((x[j] - st.mean) * st.inv) * scale) + bias);
-}
 
 void require_f32(const InferContext& ctx, size_t i) {
   if (ctx.has_input(i) && ctx.input(i).dtype != DType::F32)
@@ -92,10 +57,11 @@ class LayerNormKernel final : public Kernel {
     // Rows are independent (each one's statistics and outputs depend on that row only): fixed chunks of rows
     // on the pool. MiniLM's 13 LayerNorms ran on one thread at either thread count.
     const int64_t per = std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1));
+    const kern::Isa isa = ctx.isa;
     parallel_for(ctx.pool, (rows + per - 1) / per, 2.0 * static_cast<double>(rows * cols), [&](int64_t c) {
       for (int64_t r = c * per; r < std::min(rows, (c + 1) * per); ++r) {
-        const RowStats st = row_stats(px + r * cols, cols, epsilon_, rms_);
-        row_apply(px + r * cols, py + r * cols, cols, st, ps, pb);
+        const kern::NormStats st = kern::norm_row_stats(isa, px + r * cols, cols, epsilon_, rms_);
+        kern::norm_row_apply(isa, px + r * cols, py + r * cols, cols, st, ps, pb);
         if (pmean) pmean[r] = kernels::canon(st.mean);
         if (pinv) pinv[r] = kernels::canon(st.inv);
       }
@@ -174,20 +140,25 @@ class ChannelNormKernel final : public Kernel {
     const float* ps = ctx.input(1).data<float>().data();
     const float* pb = ctx.input(2).data<float>().data();
     const int64_t rows = x.shape()[0] * g;
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* xr = px + r * cols;
-      float* yr = py + r * cols;
-      const RowStats st = row_stats(xr, cols, epsilon_, false);
-      const int64_t grp = r % g;
-      if (!per_channel_) {
-        row_apply_scalar(xr, yr, cols, st, ps[grp], pb[grp]);
-        continue;
+    const kern::Isa isa = ctx.isa;
+    // Rows are independent: fixed chunks of max(1, 16384 / cols) rows on the pool, as LayerNormalization.
+    const int64_t per = std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1));
+    parallel_for(ctx.pool, (rows + per - 1) / per, 2.0 * static_cast<double>(rows * cols), [&](int64_t chunk) {
+      for (int64_t r = chunk * per; r < std::min(rows, (chunk + 1) * per); ++r) {
+        const float* xr = px + r * cols;
+        float* yr = py + r * cols;
+        const kern::NormStats st = kern::norm_row_stats(isa, xr, cols, epsilon_, false);
+        const int64_t grp = r % g;
+        if (!per_channel_) {
+          kern::norm_row_apply_uniform(isa, xr, yr, cols, st, ps[grp], pb[grp]);
+          continue;
+        }
+        for (int64_t k = 0; k < per_group; ++k) {
+          const int64_t ch = grp * per_group + k;
+          kern::norm_row_apply_uniform(isa, xr + k * spatial, yr + k * spatial, spatial, st, ps[ch], pb[ch]);
+        }
       }
-      for (int64_t k = 0; k < per_group; ++k) {
-        const int64_t ch = grp * per_group + k;
-        row_apply_scalar(xr + k * spatial, yr + k * spatial, spatial, st, ps[ch], pb[ch]);
-      }
-    }
+    });
   }
 
  private:
