@@ -81,7 +81,28 @@ inline void MaxPairs(const float* const* rows, int64_t nrows, float* y, int64_t 
   }
 }
 
-inline constexpr PoolFns kPoolFns{&MaxTaps, &MaxPairs};
+inline void SumTaps(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc, int64_t count) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t t = 0; t < taps; ++t) {
+    const float* tap = row + t * dilation;
+    int64_t q = 0;
+    if (stride == 1) {
+      for (; q + lanes <= count; q += lanes)
+        hn::StoreU(hn::Add(hn::LoadU(d, acc + q), hn::LoadU(d, tap + q)), d, acc + q);
+    } else if (stride == 2) {
+      // As MaxTaps: the last pair's odd element is read too, so the vector loop stops one output early.
+      for (; q + lanes < count; q += lanes) {
+        hn::Vec<decltype(d)> v, odd;
+        hn::LoadInterleaved2(d, tap + 2 * q, v, odd);
+        hn::StoreU(hn::Add(hn::LoadU(d, acc + q), v), d, acc + q);
+      }
+    }
+    for (; q < count; ++q) acc[q] = acc[q] + tap[q * stride];
+  }
+}
+
+inline constexpr PoolFns kPoolFns{&MaxTaps, &MaxPairs, &SumTaps};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

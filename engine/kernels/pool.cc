@@ -19,5 +19,10 @@ void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, i
   ONEMODEL_PER_TARGET(kPoolFns, isa)->max_pairs(rows, nrows, y, count);
 }
 
+void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc,
+                  int64_t count) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->sum_taps(row, stride, taps, dilation, acc, count);
+}
+
 }  // namespace onemodel::kern
 #endif

@@ -21,9 +21,16 @@ void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64
 // rows[r][0, 2 * count); y does not overlap them.
 void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, int64_t count);
 
+// Average pooling's inner loop (ops/pool.cc, a row of outputs at a time): acc[q] = acc[q] + row[q * stride +
+// t * dilation] for t in [0, taps) in increasing order, q in [0, count): one rounded addition per tap, the
+// order of the scalar definition, so every target gives its bits. Reads as max_taps_f32.
+void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc,
+                  int64_t count);
+
 struct PoolFns {
   void (*max_taps)(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best, int64_t count);
   void (*max_pairs)(const float* const* rows, int64_t nrows, float* y, int64_t count);
+  void (*sum_taps)(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc, int64_t count);
 };
 
 }  // namespace onemodel::kern

@@ -228,6 +228,78 @@ TEST(OpsSpatialTest, AveragePoolDilationsAndEmptyWindow) {
   EXPECT_EQ(fbits(values<float>(e.outputs[0])[0]), 0x7FC00000u);
 }
 
+// The float32 row path (a row of outputs at a time, the inner run per target) against the definition written
+// here one output at a time: taps inside the input summed in (height, width) order from +0, divided by their
+// count or, with count_include_pad, by the taps inside the declared padding (not the ceil_mode overhang).
+TEST(OpsSpatialTest, AveragePoolRowPathMatchesTheDefinitionOnEveryTarget) {
+  struct Geo {
+    std::vector<int64_t> in, k, s, d, pads;
+    int64_t ceil = 0;
+  };
+  const Geo geos[] = {
+      {{1, 4, 3, 80}, {3, 2}, {3, 2}, {1, 1}, {0, 0, 0, 0}},     // PP-OCRv4 rec's pool: stride-2 vector run
+      {{2, 3, 11, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},    // stride 1 with padded edges
+      {{1, 2, 9, 17}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},  // ceil_mode overhang
+      {{1, 2, 8, 41}, {3, 2}, {1, 3}, {2, 1}, {2, 0, 1, 2}},     // dilation, uneven pads, stride 3
+      {{1, 1, 5, 6}, {2, 5}, {1, 1}, {1, 1}, {1, 4, 0, 4}},      // windows wholly in the padding
+      {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                       // 1-D
+      {{1, 2, 4, 70}, {2, 4}, {1, 2}, {1, 2}, {0, 0, 0, 0}},     // width dilation 2 under stride 2
+  };
+  uint32_t seed = 3;
+  for (const Geo& g : geos)
+    for (int64_t include_pad : {0, 1}) {
+      int64_t n = 1;
+      for (int64_t v : g.in) n *= v;
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) {
+        seed = seed * 1664525u + 1013904223u;
+        v = static_cast<float>(static_cast<int>(seed >> 9) % 2001 - 1000) / 37.0f;
+      }
+      x[5] = kNaN;
+      const std::vector<ir::Attribute> attrs{attr_ints("kernel_shape", g.k), attr_ints("strides", g.s),
+                                             attr_ints("dilations", g.d), attr_ints("pads", g.pads),
+                                             attr_i("ceil_mode", g.ceil), attr_i("count_include_pad", include_pad)};
+      // The definition, with the 1-D case as height 1.
+      const bool one_d = g.in.size() == 3;
+      const int64_t planes = g.in[0] * g.in[1], ih = one_d ? 1 : g.in[2], iw = g.in.back();
+      const int64_t kh = one_d ? 1 : g.k[0], kw = g.k.back(), sh = one_d ? 1 : g.s[0], sw = g.s.back();
+      const int64_t dh = one_d ? 1 : g.d[0], dw = g.d.back();
+      const int64_t pt = one_d ? 0 : g.pads[0], pl = one_d ? g.pads[0] : g.pads[1];
+      const int64_t pbot = one_d ? 0 : g.pads[2], pr = one_d ? g.pads[1] : g.pads[3];
+      auto out_size = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p) {
+        const int64_t span = in + p - (k - 1) * d - 1;
+        return (g.ceil ? (span + s - 1) / s : span / s) + 1;
+      };
+      const int64_t oh = out_size(ih, kh, sh, dh, pt + pbot), ow = out_size(iw, kw, sw, dw, pl + pr);
+      std::vector<float> want;
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            float acc = 0.0f;
+            int64_t inside = 0, declared = 0;
+            for (int64_t a = 0; a < kh; ++a)
+              for (int64_t b = 0; b < kw; ++b) {
+                const int64_t r = y * sh - pt + a * dh, c = xo * sw - pl + b * dw;
+                if (r >= -pt && r < ih + pbot && c >= -pl && c < iw + pr) ++declared;
+                if (r < 0 || r >= ih || c < 0 || c >= iw) continue;
+                acc = acc + x[static_cast<size_t>((p * ih + r) * iw + c)];
+                ++inside;
+              }
+            want.push_back(acc / static_cast<float>(include_pad ? declared : inside));
+          }
+      for (kern::Isa isa : kern::available_isas()) {
+        auto c = pool("AveragePool", f32(x, g.in), attrs, 1);
+        c.isa = isa;
+        const auto got = values<float>(run_op(c).outputs[0]);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          const uint32_t w = std::isnan(want[i]) ? 0x7FC00000u : fbits(want[i]);
+          ASSERT_EQ(fbits(got[i]), w) << kern::isa_name(isa) << " pad " << include_pad << " output " << i;
+        }
+      }
+    }
+}
+
 TEST(OpsSpatialTest, GlobalPools) {
   const Tensor x = f32({1, 2, 3, 6, kNaN, kNaN}, {1, 3, 2});
   auto avg = run_op(pool("GlobalAveragePool", x, {}));
