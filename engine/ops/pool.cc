@@ -34,6 +34,26 @@ std::pair<int64_t, int64_t> inner_columns(const PoolGeom& g, const Windows& w) {
   return {lo, hi};
 }
 
+// Folds the taps of window row `wh` of a plane into acc[0, out_w), tap row by tap row in order: the inner run
+// [lo, hi) as one call inner(first tap of output lo, hi - lo) per tap row, the edge outputs one tap at a time
+// as acc[q] = fold(tap, acc[q]).
+template <class Fold, class Inner>
+void fold_window_row(const PoolGeom& g, const Windows& w, std::pair<int64_t, int64_t> run, const float* xp,
+                     const AxisWindow& wh, float* acc, Fold fold, Inner inner) {
+  const auto [lo, hi] = run;
+  const int64_t in_w = g.in[2], out_w = g.out[2];
+  for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
+    const float* row = xp + ih * in_w;
+    if (hi > lo) inner(row - g.pb[2] + lo * g.s[2], hi - lo);
+    auto edge = [&](int64_t q) {
+      const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
+      for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step) acc[q] = fold(row[iw], acc[q]);
+    };
+    for (int64_t q = 0; q < lo; ++q) edge(q);
+    for (int64_t q = std::max(lo, hi); q < out_w; ++q) edge(q);
+  }
+}
+
 // MaxPool: IEEE maxNum. The first tap inside the input that is not NaN starts the maximum, a later tap
 // replaces it only when strictly greater (the first of equal taps decides the index); NaN only when every
 // tap inside is NaN; the type's lowest value (index -1) when no tap is inside the input.
@@ -138,16 +158,9 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
     const float* xp = x + p * plane;
     for (const AxisWindow& wh : w.ax[1]) {
       std::fill(best, best + out_w, std::numeric_limits<float>::quiet_NaN());
-      for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
-        const float* row = xp + ih * in_w;
-        if (hi > lo) kern::max_taps_f32(isa, row - pw + lo * sw, sw, kw, dw, best + lo, hi - lo);
-        auto edge = [&](int64_t q) {
-          const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
-          for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step) best[q] = update(row[iw], best[q]);
-        };
-        for (int64_t q = 0; q < lo; ++q) edge(q);
-        for (int64_t q = std::max(lo, hi); q < out_w; ++q) edge(q);
-      }
+      fold_window_row(g, w, {lo, hi}, xp, wh, best, update, [&](const float* row, int64_t count) {
+        kern::max_taps_f32(isa, row, sw, kw, dw, best + lo, count);
+      });
       if (wh.count > 0 && !empty_column) {
         for (int64_t q = 0; q < out_w; ++q) y[o + q] = kernels::canon(best[q]);
       } else {
@@ -190,8 +203,8 @@ void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad, ThreadP
 void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, bool include_pad,
                            ThreadPool* pool) {
   const Windows w(g);
-  const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
-  const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
+  const int64_t plane = g.in_plane(), out_w = g.out[2];
+  const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2];
   const auto [lo, hi] = inner_columns(g, w);
   for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
     thread_local std::vector<float> row_acc;
@@ -200,16 +213,8 @@ void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, flo
     const float* xp = x + p * plane;
     for (const AxisWindow& wh : w.ax[1]) {
       std::fill(acc, acc + out_w, 0.0f);
-      for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
-        const float* row = xp + ih * in_w;
-        if (hi > lo) kern::sum_taps_f32(isa, row - pw + lo * sw, sw, kw, dw, acc + lo, hi - lo);
-        auto edge = [&](int64_t q) {
-          const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
-          for (int64_t c = 0, iw = ww.first; c < ww.count; ++c, iw += ww.step) acc[q] = acc[q] + row[iw];
-        };
-        for (int64_t q = 0; q < lo; ++q) edge(q);
-        for (int64_t q = std::max(lo, hi); q < out_w; ++q) edge(q);
-      }
+      fold_window_row(g, w, {lo, hi}, xp, wh, acc, [](float v, float a) { return a + v; },
+                      [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
       for (int64_t q = 0; q < out_w; ++q) {
         const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
         const int64_t n = include_pad ? wh.padded * ww.padded : wh.count * ww.count;
