@@ -40,7 +40,7 @@ std::pair<int64_t, int64_t> inner_columns(const PoolGeom& g, const Windows& w) {
 template <class Fold, class Inner>
 void fold_window_row(const PoolGeom& g, const Windows& w, std::pair<int64_t, int64_t> run, const float* xp,
                      const AxisWindow& wh, float* acc, Fold fold, Inner inner) {
-  const auto [lo, hi] = run;
+  const int64_t lo = run.first, hi = run.second;
   const int64_t in_w = g.in[2], out_w = g.out[2];
   for (int64_t b = 0, ih = wh.first; b < wh.count; ++b, ih += wh.step) {
     const float* row = xp + ih * in_w;
@@ -128,7 +128,8 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
   const Windows w(g);
   const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
   const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
-  const auto [lo, hi] = inner_columns(g, w);
+  const std::pair<int64_t, int64_t> run = inner_columns(g, w);
+  const int64_t lo = run.first;
   bool empty_column = false;  // a window of no input column (ceil_mode overhang past the padding)
   for (const AxisWindow& ww : w.ax[2]) empty_column = empty_column || ww.count == 0;
   auto update = [](float v, float b) { return ((v > b) | (b != b)) ? v : b; };
@@ -158,7 +159,7 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
     const float* xp = x + p * plane;
     for (const AxisWindow& wh : w.ax[1]) {
       std::fill(best, best + out_w, std::numeric_limits<float>::quiet_NaN());
-      fold_window_row(g, w, {lo, hi}, xp, wh, best, update, [&](const float* row, int64_t count) {
+      fold_window_row(g, w, run, xp, wh, best, update, [&](const float* row, int64_t count) {
         kern::max_taps_f32(isa, row, sw, kw, dw, best + lo, count);
       });
       if (wh.count > 0 && !empty_column) {
@@ -205,7 +206,8 @@ void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, flo
   const Windows w(g);
   const int64_t plane = g.in_plane(), out_w = g.out[2];
   const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2];
-  const auto [lo, hi] = inner_columns(g, w);
+  const std::pair<int64_t, int64_t> run = inner_columns(g, w);
+  const int64_t lo = run.first;
   for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
     thread_local std::vector<float> row_acc;
     row_acc.resize(static_cast<size_t>(out_w));
@@ -213,7 +215,7 @@ void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, flo
     const float* xp = x + p * plane;
     for (const AxisWindow& wh : w.ax[1]) {
       std::fill(acc, acc + out_w, 0.0f);
-      fold_window_row(g, w, {lo, hi}, xp, wh, acc, [](float v, float a) { return a + v; },
+      fold_window_row(g, w, run, xp, wh, acc, [](float v, float a) { return a + v; },
                       [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
       for (int64_t q = 0; q < out_w; ++q) {
         const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
