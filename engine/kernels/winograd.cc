@@ -27,7 +27,16 @@ struct Tiling {
   int64_t th, tw;    // tiles down and across (2x2 outputs each)
   int64_t hp, wp;    // the zero-padded input plane every tile reads inside
   int64_t rows;      // tile rows per block
+  int64_t vs, ps;    // floats from one xi's V (c x nb) / product (m x nb) to the next, nb of a full block
 };
+
+// A stride of an odd number of 64-byte lines. The 16 V_xi (and M_xi) of a block are written and read together;
+// at a stride of a multiple of 4 KiB they all fall in the same L1 set. ResNet-50's 64-channel 56x56 layer
+// with blocks of 4 tile rows (64 x 112 floats per xi, 7 x 4 KiB) took 2.7 ms against 1.7 ms at 7 rows.
+int64_t odd_lines(int64_t floats) {
+  const int64_t lines = (floats + 15) / 16;
+  return 16 * (lines % 2 == 0 ? lines + 1 : lines);
+}
 
 Tiling tiling(const ConvGeometry& g) {
   Tiling t{};
@@ -40,6 +49,8 @@ Tiling tiling(const ConvGeometry& g) {
   // Blocks of equal height (within one row): ResNet-50's 56x56 layers were 9, 9, 9 and 1 tile rows, so two
   // threads ran 2 and 1.1 blocks' worth.
   t.rows = (t.th + blocks - 1) / blocks;
+  t.vs = odd_lines(g.in_channels * t.rows * t.tw);
+  t.ps = odd_lines(g.out_channels * t.rows * t.tw);
   return t;
 }
 
@@ -86,8 +97,7 @@ std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry
 
 int64_t winograd_scratch_floats(const ConvGeometry& g, int threads) {
   const Tiling t = tiling(g);
-  const int64_t block = t.rows * t.tw;
-  return g.in_channels * t.hp * t.wp + int64_t{slot_count(threads)} * 16 * (g.in_channels + g.out_channels) * block;
+  return g.in_channels * t.hp * t.wp + int64_t{slot_count(threads)} * 16 * (t.vs + t.ps);
 }
 
 // Block b (tile rows [b * rows, ...)): V_xi [c x nb], then the 16 products M_xi = U_xi V_xi [m x nb], then each
@@ -97,20 +107,20 @@ void run_block(const WinogradFns& fns, Isa isa, const ConvGeometry& g, const Til
                ThreadPool* pool) {
   const int64_t c = g.in_channels, m = g.out_channels, oh = g.out[1], ow = g.out[2], os = oh * ow;
   const int64_t ty0 = b * t.rows, ty1 = std::min(t.th, ty0 + t.rows), nb = (ty1 - ty0) * t.tw;
-  float* prod = v + 16 * c * t.rows * t.tw;
+  float* prod = v + 16 * t.vs;
   parallel_for(pool, c, 8.0 * double(c * nb), [&](int64_t ci) {
-    fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, c * nb);
+    fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, t.vs);
   });
   parallel_for(pool, 16, 16.0 * double(m) * double(c) * double(nb) / 40.0, [&](int64_t xi) {
     PanelSource src{nullptr, nullptr};  // read in place: `fill` is never called
-    src.direct = v + xi * c * nb;
+    src.direct = v + xi * t.vs;
     src.ldb = nb;
-    gemm_f32_panels(isa, false, *u.u[static_cast<size_t>(xi)], nb, src, prod + xi * m * nb, nb, nullptr);
+    gemm_f32_panels(isa, false, *u.u[static_cast<size_t>(xi)], nb, src, prod + xi * t.ps, nb, nullptr);
   });
   const int64_t r0 = 2 * ty0, r1 = std::min(oh, 2 * ty1);
   parallel_for(pool, m, 6.0 * double(m * nb), [&](int64_t mi) {
     float* plane = yn + mi * os;
-    fns.output(prod + mi * nb, m * nb, t.tw, ty0, ty1, plane, oh, ow);
+    fns.output(prod + mi * nb, t.ps, t.tw, ty0, ty1, plane, oh, ow);
     if (epilogue) epilogue->apply(epilogue->ctx, n, mi, r0 * ow, (r1 - r0) * ow, plane + r0 * ow);
   });
 }
@@ -126,7 +136,7 @@ bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x
   const WinogradFns& fns = *ONEMODEL_PER_TARGET(kWinogradFns, isa);
   const Tiling t = tiling(g);
   const int64_t c = g.in_channels, m = g.out_channels, os = g.out[1] * g.out[2];
-  const int64_t slot_size = 16 * (c + m) * t.rows * t.tw;
+  const int64_t slot_size = 16 * (t.vs + t.ps);
   float* xp = scratch;
   float* slots_base = xp + c * t.hp * t.wp;
   if (!pad_planes_f32(g, t.hp, t.wp, c, x + n * c * g.in_size(), xp, pool)) return false;
