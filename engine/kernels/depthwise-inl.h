@@ -165,6 +165,87 @@ HWY_NOINLINE void DwPlane(D d, const DepthwisePlane& p, const float* src, int64_
   for (int j = 0; j < k; ++j) DwBatch<kExact, 1>(d, src, base + j, tap_off, w, taps, out + j);
 }
 
+// R output rows at columns [x0, x0 + Lanes(d)) of a K x K kernel with height stride S and height dilation 1:
+// input row r of the block feeds output row o through kernel row r - o * S, so each vector loaded serves every
+// output row it belongs to, and the K * K broadcast weights stay in registers (wv). Loops are unrolled at
+// compile time; each output still takes its taps in (kh, kw) order (r ascending, then kw) from +0.
+template <bool kExact, int K, int S, int R, class D>
+HWY_INLINE void DwRowsBatch(D d, const hn::Vec<D>* HWY_RESTRICT wv, const float* src, int64_t rs,
+                            const int64_t* col_off, float* y, int64_t ow, int64_t oy0, int64_t x0) {
+  using V = hn::Vec<D>;
+  V acc[R];
+  HWY_UNROLL(8)
+  for (int o = 0; o < R; ++o) acc[o] = hn::Zero(d);
+  const float* base = src + oy0 * S * rs + x0;
+  HWY_UNROLL(16)
+  for (int r = 0; r < (R - 1) * S + K; ++r) {
+    const float* row = base + r * rs;
+    HWY_UNROLL(8)
+    for (int kx = 0; kx < K; ++kx) {
+      const V v = hn::LoadU(d, row + col_off[kx]);
+      HWY_UNROLL(8)
+      for (int o = 0; o < R; ++o) {
+        const int ky = r - o * S;
+        if (ky < 0 || ky >= K) continue;
+        if constexpr (kExact) {
+          acc[o] = hn::Add(acc[o], hn::Mul(wv[ky * K + kx], v));
+        } else {
+          acc[o] = hn::MulAdd(wv[ky * K + kx], v, acc[o]);
+        }
+      }
+    }
+  }
+  HWY_UNROLL(8)
+  for (int o = 0; o < R; ++o) {
+    V v = acc[o];
+    if constexpr (kExact) v = CanonicalNaN(d, v);
+    hn::StoreU(v, d, y + (oy0 + o) * ow + x0);
+  }
+}
+
+// A plane through DwRowsBatch: four output rows at a time, then one; columns as in DwPlane (the last vector
+// of a row moved back to end at the last column).
+template <bool kExact, int K, int S, class D>
+HWY_NOINLINE void DwPlaneRows(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
+                              const float* w, float* y) {
+  constexpr int R = 4;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t ow = p.out_w, oh = p.out_h, ncol = (ow + n - 1) / n;
+  hn::Vec<D> wv[K * K];
+  HWY_UNROLL(25)
+  for (int t = 0; t < K * K; ++t) wv[t] = hn::Set(d, w[t]);
+  int64_t col_off[K];  // the column part of a tap's offset: its offset in kernel row 0
+  for (int kx = 0; kx < K; ++kx) col_off[kx] = tap_off[kx];
+  int64_t oy = 0;
+  for (; oy + R <= oh; oy += R)
+    for (int64_t i = 0; i < ncol; ++i)
+      DwRowsBatch<kExact, K, S, R>(d, wv, src, rs, col_off, y, ow, oy, std::min(i * n, ow - n));
+  for (; oy < oh; ++oy)
+    for (int64_t i = 0; i < ncol; ++i)
+      DwRowsBatch<kExact, K, S, 1>(d, wv, src, rs, col_off, y, ow, oy, std::min(i * n, ow - n));
+}
+
+// Whether DwPlaneRows takes the plane, and then runs it: 3x3 everywhere, 5x5 where its 25 weights fit in
+// registers beside the accumulators (32 vector registers: AVX-512); height stride 1 or 2, height dilation 1.
+template <bool kExact, class D>
+HWY_INLINE bool DwTryRows(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
+                          const float* w, float* y) {
+  if (p.d_h != 1 || p.k_h != p.k_w || p.ph_h != 1 || (p.s_h != 1 && p.s_h != 2)) return false;
+  if (p.k_h == 3) {
+    if (p.s_h == 1) DwPlaneRows<kExact, 3, 1>(d, p, src, rs, tap_off, w, y);
+    else DwPlaneRows<kExact, 3, 2>(d, p, src, rs, tap_off, w, y);
+    return true;
+  }
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if (p.k_h == 5) {
+    if (p.s_h == 1) DwPlaneRows<kExact, 5, 1>(d, p, src, rs, tap_off, w, y);
+    else DwPlaneRows<kExact, 5, 2>(d, p, src, rs, tap_off, w, y);
+    return true;
+  }
+#endif
+  return false;
+}
+
 // A flat plane: output (oy, ox) at position j = oy * rs + ox of one run over the phase planes, whose tap
 // offsets do not depend on the row (row phases make the height stride 1 there). Vectors of Lanes(d) <= the
 // run's length cover it, the last moved back to end at its end, four at a time; the columns ox >= out_w of
@@ -211,9 +292,9 @@ void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int
   } else if (p.flat) {
     DwFlat<kExact>(d1, p, src, rs, tap_off, w, y, tmp);
   } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(df))) {
-    DwPlane<kExact>(df, p, src, rs, tap_off, w, y);
+    if (!DwTryRows<kExact>(df, p, src, rs, tap_off, w, y)) DwPlane<kExact>(df, p, src, rs, tap_off, w, y);
   } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(d8))) {
-    DwPlane<kExact>(d8, p, src, rs, tap_off, w, y);
+    if (!DwTryRows<kExact>(d8, p, src, rs, tap_off, w, y)) DwPlane<kExact>(d8, p, src, rs, tap_off, w, y);
   } else if (p.out_w >= static_cast<int64_t>(hn::Lanes(d4))) {
     DwPlane<kExact>(d4, p, src, rs, tap_off, w, y);
   } else {

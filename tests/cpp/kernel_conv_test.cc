@@ -230,6 +230,14 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 4, 2, {{20, 3, 3, 2, 1, 2}, {11, 3, 2, 1, 0, 1}}));
   v.push_back(make_conv(1, 3, 3, 3, {{9, 3, 1, 1, 0, 0}, {9, 3, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 2, 2, 2, {{2, 2, 1, 1, 0, 0}, {3, 3, 1, 1, 1, 0}}));
+  // Square 3x3 and 5x5 kernels with height stride 1 or 2 walk four output rows at a time (each input vector
+  // serves every row it feeds): a leftover of 1-3 rows, rows of 16+ and of 8-15 outputs, read in place
+  // (unpadded), width stride 2 through the column phases, multiplier 2, width dilation 2.
+  v.push_back(make_conv(1, 2, 2, 2, {{17, 5, 1, 1, 2, 2}, {40, 5, 1, 1, 2, 2}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{15, 5, 1, 1, 0, 0}, {21, 5, 1, 1, 0, 0}}));
+  v.push_back(make_conv(1, 2, 4, 2, {{22, 3, 2, 1, 1, 1}, {70, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{23, 5, 2, 1, 2, 2}, {75, 5, 2, 1, 2, 2}}));
+  v.push_back(make_conv(1, 3, 3, 3, {{10, 3, 1, 1, 1, 1}, {30, 3, 1, 2, 2, 2}}));
   // Depthwise through the direct loop: 3-D, more than 64 taps, width stride above 8.
   v.push_back(make_conv(1, 2, 4, 2, {{4, 2, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 1}, {6, 3, 1, 2, 0, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{10, 9, 1, 1, 4, 4}, {10, 9, 1, 1, 4, 4}}));
