@@ -182,6 +182,17 @@ def squeeze_excitation():
     save(nodes, 'ew_conv_se', [f32('x', ['n', 7, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3']),
                                                              f32('g', ['g0', 'g1', 'g2', 'g3'])], inits)
 
+    # The block as MobileNetV3 exports it: the excitation Mul joins the second convolution's program, whose
+    # result it broadcasts back over the planes, so the program runs after the convolution over [N, C, H, W]
+    # with the convolution's [N, C, 1, 1] values one per row.
+    inits = [arr('v1', (3, 6, 1, 1)), arr('c1', (3,)), arr('v2', (6, 3, 1, 1)), arr('c2', (6,))]
+    nodes = [h.make_node('GlobalAveragePool', ['x'], ['p']),
+             h.make_node('Conv', ['p', 'v1', 'c1'], ['a1']), h.make_node('Relu', ['a1'], ['r']),
+             h.make_node('Conv', ['r', 'v2', 'c2'], ['a2']),
+             h.make_node('HardSigmoid', ['a2'], ['hs'], alpha=1 / 6, beta=0.5),
+             h.make_node('Mul', ['x', 'hs'], ['y'])]
+    save(nodes, 'ew_conv_se_scale', [f32('x', ['n', 6, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
+
 
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)

@@ -624,13 +624,17 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       float* yg = y + (n * g.out_channels + gi * mg) * os;
       const auto gs = static_cast<size_t>(gi);
       if (packed->transposed) {
-        // scratch: col (k x os), then C^T (os x mg).
+        // scratch: col (k x os), then C^T (os x mg). A 1x1 convolution's col is its input, and with one output
+        // position C^T is the output itself (MobileNetV3's squeeze-and-excitation convolutions spent a third
+        // of their time copying).
         float* col = scratch;
-        float* ct = scratch + k * os;
-        im2col_f32(g, cg, xg, col, nullptr);
-        gemm_f32_packed(isa, exact, os, MatrixView{col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
-        for (int64_t j = 0; j < os; ++j)
-          for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
+        const bool one_by_one = path == ConvPath::Gemm1x1;
+        if (!one_by_one) im2col_f32(g, cg, xg, col, nullptr);
+        float* ct = os == 1 ? yg : scratch + k * os;
+        gemm_f32_packed(isa, exact, os, MatrixView{one_by_one ? xg : col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
+        if (ct != yg)
+          for (int64_t j = 0; j < os; ++j)
+            for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
         if (epilogue && os == 1 && epilogue->apply_points)
           epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
         else if (epilogue)

@@ -53,18 +53,46 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
   const int64_t inner = dims[r - 1];
   const int64_t rows = total / inner;
   float* po = out.mutable_data<float>().data();
+  auto offset = [&](size_t i, int64_t row) {
+    int64_t off = 0;
+    for (int64_t rem = row, d = static_cast<int64_t>(r) - 2; d >= 0; --d) {
+      const auto du = static_cast<size_t>(d);
+      off += (rem % dims[du]) * strides[i][du];
+      rem /= dims[du];
+    }
+    return off;
+  };
+  // Short rows whose inputs are each either laid out as the output or one value per row: several rows form one
+  // block, the per-row values spread over the block in a buffer (SE blocks' [C, 1, 1] scale over 7 x 7 planes
+  // ran a block of 49 values at a time; every element still gets the same operations).
+  bool packable = inner * 2 <= kern::kEwBlock;
+  for (size_t i = 0; i < ni && packable; ++i)
+    packable = strides[i][r - 1] == 0 || inputs[i]->numel() == total;
+  if (packable) {
+    const int64_t per_block = kern::kEwBlock / inner;
+    ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
+      alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
+      std::array<Operand, ir::kEwMaxInputs> ops;
+      for (int64_t b0 = r0; b0 < r1; b0 += per_block) {
+        const int64_t nrows = std::min(per_block, r1 - b0);
+        for (size_t i = 0; i < ni; ++i) {
+          const float* base = inputs[i]->data<float>().data();
+          if (strides[i][r - 1] != 0) {
+            ops[i] = Operand{base + b0 * inner, false};
+            continue;
+          }
+          for (int64_t j = 0; j < nrows; ++j) std::fill_n(spread[i] + j * inner, inner, base[offset(i, b0 + j)]);
+          ops[i] = Operand{spread[i], false};
+        }
+        kern::ew_block(isa, exact, prog, ops.data(), nrows * inner, po + b0 * inner);
+      }
+    });
+    return;
+  }
   ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
     std::array<Operand, ir::kEwMaxInputs> ops;
     for (int64_t row = r0; row < r1; ++row) {
-      for (size_t i = 0; i < ni; ++i) {
-        int64_t off = 0;
-        for (int64_t rem = row, d = static_cast<int64_t>(r) - 2; d >= 0; --d) {
-          const auto du = static_cast<size_t>(d);
-          off += (rem % dims[du]) * strides[i][du];
-          rem /= dims[du];
-        }
-        ops[i] = Operand{inputs[i]->data<float>().data() + off, strides[i][r - 1] == 0};
-      }
+      for (size_t i = 0; i < ni; ++i) ops[i] = Operand{inputs[i]->data<float>().data() + offset(i, row), strides[i][r - 1] == 0};
       run_span(prog, isa, exact, std::span<const Operand>(ops.data(), ni), inner, po + row * inner);
     }
   });

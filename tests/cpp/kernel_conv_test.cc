@@ -230,6 +230,11 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 4, 2, {{20, 3, 3, 2, 1, 2}, {11, 3, 2, 1, 0, 1}}));
   v.push_back(make_conv(1, 3, 3, 3, {{9, 3, 1, 1, 0, 0}, {9, 3, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 2, 2, 2, {{2, 2, 1, 1, 0, 0}, {3, 3, 1, 1, 1, 0}}));
+  // Narrow outputs run transposed; a 1x1 one reads its input as the product's A, and one output position
+  // writes C^T straight into place (squeeze-and-excitation convolutions, batch 2; grouped).
+  v.push_back(make_conv(2, 24, 40, 1, {{1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}}));
+  v.push_back(make_conv(1, 8, 12, 2, {{2, 1, 1, 1, 0, 0}, {3, 1, 1, 1, 0, 0}}));
+  v.push_back(make_conv(1, 6, 9, 3, {{1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}}));
   // Square 3x3 and 5x5 kernels with height stride 1 or 2 walk four output rows at a time (each input vector
   // serves every row it feeds): a leftover of 1-3 rows, rows of 16+ and of 8-15 outputs, read in place
   // (unpadded), width stride 2 through the column phases, multiplier 2, width dilation 2.

@@ -225,6 +225,18 @@ TEST(GraphPasses, FuseElementwiseSqueezeExcitation) {
   check_fused_bits("ew_conv_se", {{"x", x}});
 }
 
+// The excitation Mul fused into the second convolution: the program runs over the planes after it, rows of
+// one value per channel (short rows several to a block, long ones one at a time), the unfused bits.
+TEST(GraphPasses, FuseElementwiseSqueezeExcitationScale) {
+  auto g = rt::CompiledGraph::create(model("ew_conv_se_scale"), false);
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"GlobalAveragePool", 1}, {"FusedConv", 2}}));
+  for (const Shape& s : {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{3, 6, 1, 1}, Shape{1, 6, 9, 17}, Shape{2, 6, 2, 70}}) {
+    Tensor x = random(s, 21, -4, 4);
+    x.mutable_data<float>()[5] = std::numeric_limits<float>::infinity();
+    check_fused_bits("ew_conv_se_scale", {{"x", x}});
+  }
+}
+
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
   auto g = rt::CompiledGraph::create(model("ew_conv_fallback"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 2}}));
