@@ -89,7 +89,11 @@ struct ConvEpilogue {
   void (*apply_points)(const void* ctx, int64_t n, int64_t oc0, int64_t channels, float* y) = nullptr;
   // Optional: starts bringing what apply(ctx, n, oc, j0, count, y) reads besides y into the cache.
   void (*prefetch)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count) = nullptr;
+  // Optional: apply(ctx, n, oc0 + p, 0, size, y + p * size) for p in [0, planes), in fewer calls.
+  void (*apply_planes)(const void* ctx, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y) = nullptr;
 };
+// `planes` whole consecutive output planes of image n through the epilogue (apply_planes when it has one).
+void apply_epilogue_planes(const ConvEpilogue& ep, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y);
 void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
               float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr,
               const ConvEpilogue* epilogue = nullptr);
@@ -121,6 +125,9 @@ struct DepthwisePlane {
   // Outputs walked as one run j = oy * row_stride + ox over the phase planes (the columns ox >= out_w are
   // computed and dropped), so narrow planes fill whole vectors (kernels-depthwise.md section 3).
   bool flat;
+  // Not flat, square 3x3 (or 5x5 where 16 lanes mean AVX-512's 32 registers), height stride 1 or 2, height
+  // dilation 1: walked four output rows at a time with the weights in registers (kernels-depthwise.md 3).
+  bool rows;
 };
 
 struct DepthwiseFns {

@@ -39,6 +39,27 @@ void valid_range(int64_t count, int64_t stride, int64_t offset, int64_t limit, i
   hi = std::clamp<int64_t>(ceil_div(limit - offset, stride), lo, count);
 }
 
+}  // namespace
+
+void apply_epilogue_planes(const ConvEpilogue& ep, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y) {
+  if (ep.apply_planes) return ep.apply_planes(ep.ctx, n, oc0, planes, size, y);
+  for (int64_t p = 0; p < planes; ++p) ep.apply(ep.ctx, n, oc0 + p, 0, size, y + p * size);
+}
+
+namespace {
+
+// Planes [q0, q1) (q = image * out_channels + channel, contiguous in y) through the epilogue, split where the
+// image changes.
+void epilogue_plane_range(const ConvEpilogue& ep, const ConvGeometry& g, int64_t q0, int64_t q1, float* y) {
+  const int64_t os = g.out_size();
+  while (q0 < q1) {
+    const int64_t n = q0 / g.out_channels, oc = q0 % g.out_channels;
+    const int64_t end = std::min(q1, (n + 1) * g.out_channels);
+    apply_epilogue_planes(ep, n, oc, end - q0, os, y + q0 * os);
+    q0 = end;
+  }
+}
+
 // One group per input channel. A single-channel convolution (groups == in_channels == 1) is not taken as
 // depthwise: its many output channels (a 1-D filter bank such as an STFT, 257 x 512 taps) are a plain matrix
 // product over the taps, which the depthwise kernels' one-plane-at-a-time loops run ~30x slower (measured:
@@ -57,14 +78,21 @@ int64_t float_lanes(Isa isa) {
   }
 }
 
+// The four-row walk (DepthwisePlane::rows): square 3x3, or 5x5 where 16 lanes mean AVX-512's 32 registers,
+// height stride 1 or 2, height dilation 1.
+bool rows_walk(Isa isa, const ConvGeometry& g) {
+  const int64_t k = g.kernel[1];
+  return g.kernel[2] == k && (k == 3 || (k == 5 && float_lanes(isa) == 16)) && g.dilation[1] == 1 &&
+         g.stride[1] <= 2;
+}
+
 // Flat planes, on targets of 8 or 16 lanes: rows narrower than 8 (a row at a time ran 4-lane vectors, two per
-// row of 7), and height strides above 1 with rows narrower than two full vectors. Per-node minima in
-// MobileNetV3 on a Zen 4 (AVX-512), flat / rows: 7x7 5x5 0.85-0.89, 28 -> 14 stride 2 0.80, 14 -> 7 5x5
-// stride 2 0.76, 56 -> 28 5x5 stride 2 0.86; but 14x14 3x3 stride 1 1.2 and 28x28 5x5 1.1, so those keep
-// rows (kernels-depthwise.md section 3).
+// row of 7), and height strides above 1 with rows narrower than two full vectors unless the four-row walk
+// takes them (MobileNetV3 in-model, AVX-512, four-row walk / flat: 56 -> 28 5x5 stride 2 0.83, 28 -> 14 3x3
+// stride 2 0.95; kernels-depthwise.md section 3 has the figures against the older walk).
 bool flat_plane(Isa isa, const ConvGeometry& g) {
   const int64_t lanes = float_lanes(isa), ow = g.out[2];
-  return lanes >= 8 && (ow < 8 || (g.stride[1] > 1 && ow < 2 * lanes));
+  return lanes >= 8 && (ow < 8 || (g.stride[1] > 1 && ow < 2 * lanes && !rows_walk(isa, g)));
 }
 
 // The 2-D depthwise plane of a shape whose depth axis is trivial; `flat`: walked as one run of positions,
@@ -85,7 +113,11 @@ DepthwisePlane make_plane(const ConvGeometry& g, bool flat) {
   return p;
 }
 
-DepthwisePlane make_plane(Isa isa, const ConvGeometry& g) { return make_plane(g, flat_plane(isa, g)); }
+DepthwisePlane make_plane(Isa isa, const ConvGeometry& g) {
+  DepthwisePlane p = make_plane(g, flat_plane(isa, g));
+  p.rows = !p.flat && rows_walk(isa, g);
+  return p;
+}
 
 // Scratch of one slot: the phase planes and the row temporary, then a flat plane's output run.
 int64_t phase_floats(const DepthwisePlane& p) {
@@ -94,11 +126,12 @@ int64_t phase_floats(const DepthwisePlane& p) {
   return (p.in_place ? 0 : p.s_w * p.ph_h * p.phase_h * p.phase_w + p.s_w * p.phase_w) + tmp;
 }
 
-// Enough for whichever layout the target picks (the scratch is sized without knowing it; the widest target
-// takes flat planes wherever any target does).
+// Enough for whichever layout the target picks (the scratch is sized without knowing it; only the 8- and
+// 16-lane targets take flat planes, AVX2 also where AVX-512's 5x5 four-row walk does not).
 int64_t phase_floats(const ConvGeometry& g) {
   const int64_t rows = phase_floats(make_plane(g, false));
-  return flat_plane(Isa::Avx512, g) ? std::max(rows, phase_floats(make_plane(g, true))) : rows;
+  const bool any_flat = flat_plane(Isa::Avx512, g) || flat_plane(Isa::Avx2, g);
+  return any_flat ? std::max(rows, phase_floats(make_plane(g, true))) : rows;
 }
 
 int64_t planes_per_chunk(const ConvGeometry& g) {
@@ -151,9 +184,10 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
         src = phases;
       }
       fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size(), phases ? phases + tmp_at : nullptr);
-      if (ep) ep->apply(ep->ctx, n, oc, 0, g.out_size(), y + q * g.out_size());
     }
     if (slot >= 0) slots.release(slot);
+    // The chunk's planes (at most 4096 outputs, still in cache) in one epilogue call per image.
+    if (ep) epilogue_plane_range(*ep, g, c * per_chunk, end, y);
   });
 }
 
@@ -192,8 +226,8 @@ void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const f
             }
             yq[(od * g.out[1] + oh) * g.out[2] + ow] = exact ? canon(acc) : acc;
           }
-      if (ep) ep->apply(ep->ctx, n, oc, 0, g.out_size(), yq);
     }
+    if (ep) epilogue_plane_range(*ep, g, c * per_chunk, end, y);
   });
 }
 
@@ -549,11 +583,13 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
 // The epilogue of one image-group's product, per row of a finished tile (rows are the group's channels).
 struct GroupEpilogue {
   const ConvEpilogue* ep;
-  int64_t n, oc0;
+  int64_t n, oc0, os;
 };
 
+// A tile of whole planes (its columns are all of each plane, which lie back to back) in one call.
 void apply_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc) {
   const auto& ge = *static_cast<const GroupEpilogue*>(vctx);
+  if (j0 == 0 && cols == ge.os && ldc == ge.os) return apply_epilogue_planes(*ge.ep, ge.n, ge.oc0 + i0, rows, cols, c);
   for (int64_t r = 0; r < rows; ++r) ge.ep->apply(ge.ep->ctx, ge.n, ge.oc0 + i0 + r, j0, cols, c + r * ldc);
 }
 
@@ -638,11 +674,11 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         if (epilogue && os == 1 && epilogue->apply_points)
           epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
         else if (epilogue)
-          for (int64_t oc = 0; oc < mg; ++oc) epilogue->apply(epilogue->ctx, n, gi * mg + oc, 0, os, yg + oc * os);
+          apply_epilogue_planes(*epilogue, n, gi * mg, mg, os, yg);
         continue;
       }
       const PanelCtx pc{&g, xg};
-      const GroupEpilogue ge{epilogue, n, gi * mg};
+      const GroupEpilogue ge{epilogue, n, gi * mg, os};
       const TileEpilogue te{&apply_tile_epilogue, &ge, epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr};
       PanelSource src{&fill_panel, &pc};
       if (direct_b) {

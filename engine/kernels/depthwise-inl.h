@@ -225,25 +225,20 @@ HWY_NOINLINE void DwPlaneRows(D d, const DepthwisePlane& p, const float* src, in
       DwRowsBatch<kExact, K, S, 1>(d, wv, src, rs, col_off, y, ow, oy, std::min(i * n, ow - n));
 }
 
-// Whether DwPlaneRows takes the plane, and then runs it: 3x3 everywhere, 5x5 where its 25 weights fit in
-// registers beside the accumulators (32 vector registers: AVX-512); height stride 1 or 2, height dilation 1.
+// A plane the driver marked `rows` (3x3 or 5x5, height stride 1 or 2): DwPlaneRows; false for any other.
 template <bool kExact, class D>
 HWY_INLINE bool DwTryRows(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
                           const float* w, float* y) {
-  if (p.d_h != 1 || p.k_h != p.k_w || p.ph_h != 1 || (p.s_h != 1 && p.s_h != 2)) return false;
-  if (p.k_h == 3) {
-    if (p.s_h == 1) DwPlaneRows<kExact, 3, 1>(d, p, src, rs, tap_off, w, y);
-    else DwPlaneRows<kExact, 3, 2>(d, p, src, rs, tap_off, w, y);
-    return true;
-  }
+  if (!p.rows) return false;
+  if (p.k_h == 3 && p.s_h == 1) DwPlaneRows<kExact, 3, 1>(d, p, src, rs, tap_off, w, y);
+  else if (p.k_h == 3) DwPlaneRows<kExact, 3, 2>(d, p, src, rs, tap_off, w, y);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if (p.k_h == 5) {
-    if (p.s_h == 1) DwPlaneRows<kExact, 5, 1>(d, p, src, rs, tap_off, w, y);
-    else DwPlaneRows<kExact, 5, 2>(d, p, src, rs, tap_off, w, y);
-    return true;
-  }
+  else if (p.s_h == 1) DwPlaneRows<kExact, 5, 1>(d, p, src, rs, tap_off, w, y);
+  else DwPlaneRows<kExact, 5, 2>(d, p, src, rs, tap_off, w, y);
+#else
+  else return false;
 #endif
-  return false;
+  return true;
 }
 
 // A flat plane: output (oy, ox) at position j = oy * rs + ox of one run over the phase planes, whose tap

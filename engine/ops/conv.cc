@@ -233,6 +233,46 @@ struct Epilogue {
     if (e.prog) e.run_program(n, oc0, 0, true, channels, y);
   }
 
+  // `planes` whole planes of `size` values, channels oc0 onwards, contiguous at y: the same operations on every
+  // value as apply() per plane. Planes shorter than half a block go several to a block, a per-plane input value
+  // (the bias, a [1, C, 1, 1] scale) spread over its plane in a buffer, when every input is such a value or a
+  // run laid out as the planes (a residual); otherwise plane by plane. MobileNetV3's 7 x 7 layers ran one
+  // block of 49 values per channel.
+  static void apply_planes(const void* vctx, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y) {
+    const auto& e = *static_cast<const Epilogue*>(vctx);
+    bool pack = size * 2 <= kern::kEwBlock;
+    for (size_t i = 0; i < e.extras && pack; ++i) pack = e.extra[i].scalar || e.extra[i].stride_c == size;
+    if (!pack) {
+      for (int64_t p = 0; p < planes; ++p) apply(vctx, n, oc0 + p, 0, size, y + p * size);
+      return;
+    }
+    if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc0, planes, size);
+    if (!e.prog) return;
+    const int64_t per_block = kern::kEwBlock / size;
+    alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
+    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
+    for (int64_t p0 = 0; p0 < planes; p0 += per_block) {
+      const int64_t np = std::min(per_block, planes - p0), oc = oc0 + p0;
+      float* yb = y + p0 * size;
+      ops[0] = ewp::Operand{yb, false};
+      size_t k = 1;
+      auto spread_values = [&](const float* first, int64_t step) {
+        for (int64_t j = 0; j < np; ++j) std::fill_n(spread[k] + j * size, size, first[j * step]);
+        return ewp::Operand{spread[k], false};
+      };
+      for (size_t i = 0; i < e.extras; ++i, ++k) {
+        const Extra& x = e.extra[i];
+        const float* at = x.base + n * x.stride_n + oc * x.stride_c;
+        ops[k] = x.scalar ? spread_values(at, x.stride_c) : ewp::Operand{at, false};
+      }
+      if (e.bias_input) {
+        ops[k] = spread_values(e.bias_input + oc, 1);
+        ++k;
+      }
+      kern::ew_block(e.isa, e.exact, *e.prog, ops.data(), np * size, yb);
+    }
+  }
+
   // The program over `count` values at y: one plane's run from position j0 (points false), or one value of each
   // of `count` channels from oc (points true), every input read as the matching run or repeated value.
   void run_program(int64_t n, int64_t oc, int64_t j0, bool points, int64_t count, float* y) const {
@@ -399,13 +439,14 @@ class ConvKernel final : public Kernel {
       // convolutions 0.90-0.91x the time; the 28 x 28 and smaller ones, whose residual is still in cache,
       // 1.01-1.05x).
       const bool large = g.out_size() >= 2048;
-      const kern::ConvEpilogue ce{&Epilogue::apply, &ep, &Epilogue::apply_points, large ? &Epilogue::prefetch : nullptr};
+      const kern::ConvEpilogue ce{&Epilogue::apply, &ep, &Epilogue::apply_points, large ? &Epilogue::prefetch : nullptr,
+                                  &Epilogue::apply_planes};
       kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, packed, (pb || prog_) ? &ce : nullptr);
       return;
     }
     Tensor conv = ctx.scratch(DType::F32, out);
     ep.prog = nullptr;
-    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep, &Epilogue::apply_points};
+    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep, &Epilogue::apply_points, nullptr, &Epilogue::apply_planes};
     kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, conv.mutable_data<float>().data(), s, ctx.pool, packed,
                    pb ? &bias_only : nullptr);
     std::vector<const Tensor*> in{&conv};

@@ -220,16 +220,18 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 5, 5, 5, {{70, 3, 2, 1, 1, 1}, {130, 3, 2, 1, 1, 0}}));
   v.push_back(make_conv(2, 3, 3, 3, {{48, 3, 1, 1, 1, 1}, {50, 3, 1, 1, 2, 1}}));
   // Flat planes on AVX2 / AVX-512 (rows narrower than 8, or a height stride above 1 with rows narrower than two
-  // vectors: one run over the phase planes, row phases for height strides above 1, the columns past the
-  // output width computed and dropped): MobileNetV3's 7x7 5x5, 28 -> 14 3x3 stride 2 (rows of 14: flat on
-  // AVX-512 only), 14 -> 7 5x5 stride 2; height stride 3 with dilation; multiplier 2; unpadded stride 1 read
-  // in place (rows of 7); a run of 2 (one lane at a time).
+  // vectors that the four-row walk does not take: one run over the phase planes, row phases for height
+  // strides above 1, the columns past the output width computed and dropped): MobileNetV3's 7x7 5x5, 28 -> 14
+  // 3x3 stride 2 (now the four-row walk), 14 -> 7 5x5 stride 2; height stride 3 with dilation; multiplier 2;
+  // unpadded stride 1 read in place (rows of 7); a run of 2 (one lane at a time); 5x5 stride 2 with rows of
+  // 12 (flat on AVX2, the four-row walk on AVX-512).
   v.push_back(make_conv(1, 3, 3, 3, {{7, 5, 1, 1, 2, 2}, {7, 5, 1, 1, 2, 2}}));
   v.push_back(make_conv(2, 2, 2, 2, {{28, 3, 2, 1, 1, 1}, {28, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 2, 2, 2, {{14, 5, 2, 1, 2, 2}, {14, 5, 2, 1, 2, 2}}));
   v.push_back(make_conv(1, 2, 4, 2, {{20, 3, 3, 2, 1, 2}, {11, 3, 2, 1, 0, 1}}));
   v.push_back(make_conv(1, 3, 3, 3, {{9, 3, 1, 1, 0, 0}, {9, 3, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 2, 2, 2, {{2, 2, 1, 1, 0, 0}, {3, 3, 1, 1, 1, 0}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{30, 5, 2, 1, 2, 2}, {23, 5, 2, 1, 2, 2}}));
   // Narrow outputs run transposed; a 1x1 one reads its input as the product's A, and one output position
   // writes C^T straight into place (squeeze-and-excitation convolutions, batch 2; grouped).
   v.push_back(make_conv(2, 24, 40, 1, {{1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}}));

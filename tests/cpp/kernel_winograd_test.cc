@@ -188,8 +188,9 @@ TEST(KernelWinograd, SpecialValuesPropagateAsTheDirectSumDoes) {
         ASSERT_EQ(got, want) << "output " << i << " " << isa_name(isa);
         ++infinite;
       }
-      if (std::isfinite(want) && std::isfinite(ref.bound[size_t(i)]))  // tiles without the special values
+      if (std::isfinite(want) && std::isfinite(ref.bound[size_t(i)])) {  // tiles without the special values
         ASSERT_LE(std::fabs(double(got) - ref.sum[size_t(i)]), ref.bound[size_t(i)]) << "output " << i;
+      }
     }
     EXPECT_GT(infinite, 0) << "the case must reach infinite outputs";
   }

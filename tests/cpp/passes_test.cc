@@ -205,12 +205,18 @@ TEST(GraphPasses, FuseElementwiseConvHardSwish) {
   // 40 x 37 makes several column tiles.
   check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 11, 13}, 11)}});
   check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 40, 37}, 12)}});
+  // Planes of at most half a block: several planes per program block (kern::ConvEpilogue::apply_planes).
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 7, 7}, 31)}});
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 4, 3}, 32)}});
 }
 
 TEST(GraphPasses, FuseElementwiseResidualAndDepthwise) {
   auto g = rt::CompiledGraph::create(model("ew_conv_residual"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 2}}));
   check_fused_bits("ew_conv_residual", {{"x", specials(Shape{2, 5, 9, 21}, 13)}});
+  // Small planes: the residual and the depthwise bias several planes to a block.
+  check_fused_bits("ew_conv_residual", {{"x", specials(Shape{2, 5, 3, 4}, 33)}});
+  check_fused_bits("ew_conv_residual", {{"x", specials(Shape{2, 5, 7, 7}, 34)}});
 }
 
 // Convolutions of 1x1 outputs run their epilogue once over all channels (kern::ConvEpilogue::apply_points):
