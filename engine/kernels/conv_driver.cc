@@ -284,8 +284,18 @@ ConvPath conv_path(const ConvGeometry& g) {
 // A convolution with fewer output positions than half a register tile's width (1-D filter banks over a short
 // frame, the late layers of a small audio model) wastes most of every tile; it runs transposed instead, output
 // positions as the rows: C^T = col^T * W^T with W^T packed once, then C^T is transposed into place. Same
-// per-output order, same bits. (openWakeWord melspectrogram: 257 x 8 outputs of 512 taps.)
-static bool narrow_output(Isa isa, const ConvGeometry& g) { return g.out_size() * 2 <= gemm_nr(isa); }
+// per-output order, same bits. (openWakeWord melspectrogram: 257 x 8 outputs of 512 taps.) Up to
+// kNarrowMaxTiles tiles of positions it also runs transposed when the channels fill the tiles' columns clearly
+// better than the positions would (a ragged A strip costs nothing: a narrower microkernel runs): openWakeWord
+// embedding's 96-channel layers at 12 x 4 and 10 x 2 positions, AVX-512.
+constexpr int64_t kNarrowMaxTiles = 4;
+static bool narrow_output(Isa isa, const ConvGeometry& g) {
+  const int64_t nr = gemm_nr(isa), os = g.out_size(), mg = g.out_channels / g.groups;
+  if (os * 2 <= nr) return true;
+  if (os > kNarrowMaxTiles * nr) return false;
+  auto padded = [nr](int64_t v) { return (v + nr - 1) / nr * nr; };
+  return double(os * padded(mg)) < 0.9 * double(mg * padded(os));
+}
 
 namespace {
 
@@ -365,8 +375,10 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
   // Fast-mode Winograd shapes also keep room for the panels' path (images with special values).
   if (!exact && winograd_applies(g)) return std::max(winograd_scratch_floats(g, threads), conv_scratch_floats(g, true, threads));
   const ConvPath path = conv_path(g);
-  if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= 16)
-    return ((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size();
+  // Room for the transposed path of narrow outputs (col, then C^T) on any target: NR is at most 32.
+  if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= kNarrowMaxTiles * 32)
+    return std::max(((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size(),
+                    padded_direct(g) ? padded_scratch_floats(g) : int64_t{0});
   if (padded_direct(g)) return padded_scratch_floats(g);
   switch (path) {
     case ConvPath::Depthwise:
@@ -399,6 +411,10 @@ void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, f
             continue;
           }
           const float* src = xc + (id * g.in[1] + ih) * iw_n;
+          if (ow_n <= 16) {  // short rows: library calls per row cost more than the copy (openWakeWord's 2-4)
+            for (int64_t ow = 0; ow < ow_n; ++ow) dst[ow] = ow >= lo && ow < hi ? src[ow * sw + off_w] : 0.0f;
+            continue;
+          }
           std::memset(dst, 0, sizeof(float) * size_t(lo));
           if (sw == 1) {
             if (hi > lo) std::memcpy(dst + lo, src + lo + off_w, sizeof(float) * size_t(hi - lo));
@@ -668,13 +684,19 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         if (!one_by_one) im2col_f32(g, cg, xg, col, nullptr);
         float* ct = os == 1 ? yg : scratch + k * os;
         gemm_f32_packed(isa, exact, os, MatrixView{one_by_one ? xg : col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
-        if (ct != yg)
-          for (int64_t j = 0; j < os; ++j)
-            for (int64_t oc = 0; oc < mg; ++oc) yg[oc * os + j] = ct[j * mg + oc];
-        if (epilogue && os == 1 && epilogue->apply_points)
-          epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
-        else if (epilogue)
-          apply_epilogue_planes(*epilogue, n, gi * mg, mg, os, yg);
+        if (ct == yg) {
+          if (epilogue && epilogue->apply_points) epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
+          else if (epilogue) apply_epilogue_planes(*epilogue, n, gi * mg, mg, os, yg);
+          continue;
+        }
+        // C^T into place and the epilogue, in fixed chunks of 32 channels on the pool.
+        constexpr int64_t kChannelsPerChunk = 32;
+        parallel_for(pool, ceil_div(mg, kChannelsPerChunk), 2.0 * double(os * mg), [&](int64_t chunk) {
+          const int64_t oc0 = chunk * kChannelsPerChunk, oc1 = std::min(mg, oc0 + kChannelsPerChunk);
+          for (int64_t oc = oc0; oc < oc1; ++oc)
+            for (int64_t j = 0; j < os; ++j) yg[oc * os + j] = ct[j * mg + oc];
+          if (epilogue) apply_epilogue_planes(*epilogue, n, gi * mg + oc0, oc1 - oc0, os, yg + oc0 * os);
+        });
         continue;
       }
       const PanelCtx pc{&g, xg};

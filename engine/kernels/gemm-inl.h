@@ -267,6 +267,12 @@ HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p
         for (int r = 0; r < kMR; ++r) ds[p * kMR + r] = rows_at[r][p];
       continue;
     }
+    if (rs == 1) {
+      // A stored transposed (a narrow convolution's col^T): each k step's rows lie side by side.
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t r = 0; r < rr; ++r) ds[p * kMR + r] = src[p * cs + r];
+      continue;
+    }
     for (int64_t r = 0; r < rr; ++r) {
       const float* row = src + r * rs;
       if (cs == 1) {
