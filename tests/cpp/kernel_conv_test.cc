@@ -237,6 +237,11 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(2, 24, 40, 1, {{1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 8, 12, 2, {{2, 1, 1, 1, 0, 0}, {3, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 6, 9, 3, {{1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 0, 0}}));
+  // Up to four tiles of positions, transposed where the channels fill the tiles better (AVX-512: 48 and 49
+  // positions against 96 and 64 channels; 20 positions, batch 2).
+  v.push_back(make_conv(1, 16, 96, 1, {{12, 1, 1, 1, 0, 0}, {4, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 8, 64, 1, {{7, 1, 1, 1, 0, 0}, {7, 1, 1, 1, 0, 0}}));
+  v.push_back(make_conv(2, 12, 40, 1, {{10, 3, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));
   // Square 3x3 and 5x5 kernels with height stride 1 or 2 walk four output rows at a time (each input vector
   // serves every row it feeds): a leftover of 1-3 rows, rows of 16+ and of 8-15 outputs, read in place
   // (unpadded), width stride 2 through the column phases, multiplier 2, width dilation 2.
