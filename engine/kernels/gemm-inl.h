@@ -98,35 +98,35 @@ struct OffsetRows {
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
 // kExact: separate multiply and add (both rounded), canonical NaN on the last k-block; otherwise MulAdd (fused
 // on targets with FMA, multiply then add elsewhere). Where B's rows come from changes no arithmetic.
-template <int R, bool kExact, class Rows>
+template <int R, bool kExact, class Rows, int NV = kNV>
 HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& rows, float* HWY_RESTRICT c,
                           int64_t ldc, bool first, bool last) {
   const DF d;
-  VF acc[R][kNV];
+  VF acc[R][NV];
   if (first) {
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       HWY_UNROLL(4)
-      for (int v = 0; v < kNV; ++v) acc[r][v] = hn::Zero(d);
+      for (int v = 0; v < NV; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       HWY_UNROLL(4)
-      for (int v = 0; v < kNV; ++v) acc[r][v] = hn::LoadU(d, c + r * ldc + v * kLanes);
+      for (int v = 0; v < NV; ++v) acc[r][v] = hn::LoadU(d, c + r * ldc + v * kLanes);
     }
   }
   for (int64_t p = 0; p < kc; ++p) {
     const float* HWY_RESTRICT bq = rows(p);
     const float* HWY_RESTRICT aq = ap + p * kMR;
-    VF b[kNV];
+    VF b[NV];
     HWY_UNROLL(4)
-    for (int v = 0; v < kNV; ++v) b[v] = Rows::kAligned ? hn::Load(d, bq + v * kLanes) : hn::LoadU(d, bq + v * kLanes);
+    for (int v = 0; v < NV; ++v) b[v] = Rows::kAligned ? hn::Load(d, bq + v * kLanes) : hn::LoadU(d, bq + v * kLanes);
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       const VF a = hn::Set(d, aq[r]);
       HWY_UNROLL(4)
-      for (int v = 0; v < kNV; ++v) {
+      for (int v = 0; v < NV; ++v) {
         if constexpr (kExact) {
           acc[r][v] = hn::Add(acc[r][v], hn::Mul(a, b[v]));
         } else {
@@ -139,13 +139,13 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       HWY_UNROLL(4)
-      for (int v = 0; v < kNV; ++v) acc[r][v] = CanonicalNaN(d, acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = CanonicalNaN(d, acc[r][v]);
     }
   }
   HWY_UNROLL(12)
   for (int r = 0; r < R; ++r) {
     HWY_UNROLL(4)
-    for (int v = 0; v < kNV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
+    for (int v = 0; v < NV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
   }
 }
 
@@ -153,6 +153,13 @@ template <int R, bool kExact>
 HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                         float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
   MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last);
+}
+
+// The left half of a B strip only (NV = kNV / 2 vectors): a ragged last strip of at most NR / 2 columns.
+template <int R, bool kExact>
+HWY_NOINLINE void MicroHalf(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                            float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+  MicroBody<R, kExact, PackedRows, kNV / 2>(kc, ap, PackedRows{bp}, c, ldc, first, last);
 }
 
 template <int R, bool kExact>
@@ -194,6 +201,13 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 // micro[R - 1] handles R rows.
 template <bool kExact>
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable<kExact>(std::make_index_sequence<kMR>());
+
+template <bool kExact, size_t... Rs>
+constexpr std::array<MicroFn, kMR> MicroHalfTable(std::index_sequence<Rs...>) {
+  return {&MicroHalf<static_cast<int>(Rs) + 1, kExact>...};
+}
+template <bool kExact>
+inline constexpr std::array<MicroFn, kMR> kMicroHalf = MicroHalfTable<kExact>(std::make_index_sequence<kMR>());
 
 // One row of A against kRowStrips consecutive full B strips (stride `strip` floats apart) at once: C[1 x
 // kRowStrips*NR] at c. The one-row microkernel keeps only kNV accumulator chains, so a product with m = 1 (a
@@ -238,15 +252,17 @@ HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float
 // One register tile of C at cp: the microkernel straight into C when the B strip is full width; for a
 // ragged right edge (cols < NR) the full-width microkernel on the scratch tile `edge`, then the valid
 // columns out (loaded in first when later k-blocks accumulate onto them).
-HWY_INLINE void MicroInto(MicroFn fn, int64_t kc, const float* astrip, const float* bstrip, float* cp, int64_t ldc,
-                          int64_t rows, int64_t cols, bool first, bool last, float* edge) {
+// A ragged strip of at most NR / 2 columns runs the half-width microkernel (`half`): a 14 x 14 plane (196
+// columns, 6 strips and 4 columns) spent a sixth of its products on the ragged strip's zero columns.
+HWY_INLINE void MicroInto(MicroFn fn, MicroFn half, int64_t kc, const float* astrip, const float* bstrip, float* cp,
+                          int64_t ldc, int64_t rows, int64_t cols, bool first, bool last, float* edge) {
   if (cols == kNR) {
     fn(kc, astrip, bstrip, cp, ldc, first, last);
     return;
   }
   if (!first)
     for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
-  fn(kc, astrip, bstrip, edge, kNR, first, last);
+  (2 * cols <= kNR && kNV % 2 == 0 ? half : fn)(kc, astrip, bstrip, edge, kNR, first, last);
   for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
 }
 
@@ -345,7 +361,8 @@ HWY_NOINLINE void ComputeTile(const TileArgs& t, int64_t tile) {
         const int64_t rows = std::min<int64_t>(kMR, mc - ii);
         const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
         float* cp = t.c + (i0 + ii) * t.ldc + j0 + jj;
-        MicroInto(fn, kc, apack + ii * kc, bstrip, cp, t.ldc, rows, cols, first, last, edge);
+        MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, apack + ii * kc, bstrip, cp, t.ldc, rows,
+                  cols, first, last, edge);
       }
     }
   }
@@ -463,7 +480,9 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
           for (int64_t jj = 0; jj < full; jj += kNR)
             fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last);
         }
-        if (full < nc) MicroInto(fn, kc, astrip, scratch, crow + full, ldc, rows, nc - full, first, last, edge);
+        if (full < nc)
+          MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, scratch, crow + full, ldc, rows,
+                    nc - full, first, last, edge);
         if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, crow, ldc);
       }
       continue;
@@ -482,7 +501,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
-        MicroInto(fn, kc, astrip, bstrip, cp, ldc, rows, cols, first, last, edge);
+        MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols,
+                  first, last, edge);
       }
       // A finished strip of MR rows x NC columns (a few KB, still in L1).
       if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, c + (i0 + ii) * ldc + j0, ldc);
