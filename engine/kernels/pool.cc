@@ -10,9 +10,9 @@
 
 namespace onemodel::kern {
 
-void max_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* best,
-                  int64_t count) {
-  ONEMODEL_PER_TARGET(kPoolFns, isa)->max_taps(row, stride, taps, dilation, best, count);
+void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
+                    int64_t dilation, float* best, int64_t count) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->max_window(rows, nrows, stride, taps, dilation, best, count);
 }
 
 void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, int64_t count) {
@@ -22,6 +22,10 @@ void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, i
 void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc,
                   int64_t count) {
   ONEMODEL_PER_TARGET(kPoolFns, isa)->sum_taps(row, stride, taps, dilation, acc, count);
+}
+
+void copy_canonical_f32(Isa isa, const float* src, float* dst, int64_t n) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->copy_canonical(src, dst, n);
 }
 
 }  // namespace onemodel::kern

@@ -34,6 +34,20 @@ HWY_INLINE void StoreTail(hn::Vec<D> v, D d, hn::TFromD<D>* p, size_t n) {
   std::memcpy(p, buf, n * sizeof(hn::TFromD<D>));
 }
 
+// y[i] = op(d, x[i]) over whole vectors, the tail through a zero-padded copy (so an element's result never
+// depends on its position).
+template <class Op>
+HWY_INLINE void MapArray(const float* x, float* y, int64_t n, Op op) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(op(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    const size_t rest = static_cast<size_t>(n - i);
+    StoreTail(op(d, LoadTail(d, x + i, rest)), d, y + i, rest);
+  }
+}
+
 // Every NaN lane becomes the canonical quiet NaN 0x7FC00000 (exact-mode.md: payloads and signs of NaN differ
 // between instruction sets, so exact outputs never carry them).
 template <class D>

@@ -17,18 +17,6 @@ HWY_BEFORE_NAMESPACE();
 namespace onemodel::kern::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class Op>
-HWY_INLINE void MapArray(const float* x, float* y, int64_t n, Op op) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(op(d, hn::LoadU(d, x + i)), d, y + i);
-  if (i < n) {
-    const size_t rest = static_cast<size_t>(n - i);
-    StoreTail(op(d, LoadTail(d, x + i, rest)), d, y + i, rest);
-  }
-}
-
 // One array entry point per function: the exact or fast instantiation of a vmath-inl.h template.
 #define ONEMODEL_TRANSC_ARRAY(Name, Fn)                                                             \
   inline void Name(bool exact, const float* x, float* y, int64_t n) {                               \
