@@ -4,8 +4,8 @@
 // skipped unless every tap is NaN, and of equal values (-0 and +0) the first stays. Vector lanes follow the
 // same comparisons tap by tap, hence the scalar loop's bits.
 #pragma once
-#include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/isa.h"
 
@@ -15,7 +15,13 @@ namespace onemodel::kern {
 // mispredicts on data (the edge outputs and row tails of ResNet-50's stem pool spent half their time there).
 inline float max_tap_update(float v, float b) {
   const uint32_t take = 0u - static_cast<uint32_t>((v > b) | (b != b));
-  return std::bit_cast<float>((std::bit_cast<uint32_t>(v) & take) | (std::bit_cast<uint32_t>(b) & ~take));
+  uint32_t vb, bb;  // memcpy: the wasm toolchain's library has no std::bit_cast
+  std::memcpy(&vb, &v, 4);
+  std::memcpy(&bb, &b, 4);
+  const uint32_t r = (vb & take) | (bb & ~take);
+  float out;
+  std::memcpy(&out, &r, 4);
+  return out;
 }
 
 // best[q] for q in [0, count): over r in [0, nrows), then t in [0, taps), v = rows[r][q * stride + t *
