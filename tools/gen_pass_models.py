@@ -194,6 +194,26 @@ def squeeze_excitation():
     save(nodes, 'ew_conv_se_scale', [f32('x', ['n', 6, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
 
 
+def linear():
+    r = np.random.default_rng(29)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # A transformer's linear layers: MatMul by constant weights, the bias [N], the residual of the result's shape
+    # and Relu (150 columns: two column tiles) (one FusedMatMul, its program on the product's tiles); a bias [S, 1] that varies down the rows
+    # (a FusedMatMul whose program runs after the product); a MatMul by a computed B (not fused: Add and Tanh
+    # become a FusedElementwise).
+    inits = [arr('w', (40, 150)), arr('b', (150,)), arr('w2', (150, 9)), arr('col', (5, 1))]
+    nodes = [h.make_node('MatMul', ['x', 'w'], ['m']), h.make_node('Add', ['m', 'b'], ['mb']),
+             h.make_node('Add', ['mb', 'res'], ['mr']), h.make_node('Relu', ['mr'], ['y']),
+             h.make_node('MatMul', ['y', 'w2'], ['m2']), h.make_node('Mul', ['m2', 'col'], ['y2']),
+             h.make_node('MatMul', ['y2', 'v'], ['m3']), h.make_node('Add', ['m3', 'b'], ['m3b']),
+             h.make_node('Tanh', ['m3b'], ['y3'])]
+    save(nodes, 'linear_epilogue', [f32('x', ['n', 5, 40]), f32('res', ['n', 5, 150]), f32('v', [9, 150])],
+         [f32('y', ['a0', 'a1', 'a2']), f32('y3', ['b0', 'b1', 'b2'])], inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -201,3 +221,4 @@ if __name__ == '__main__':
     attention()
     fuse_elementwise()
     squeeze_excitation()
+    linear()

@@ -375,10 +375,11 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
 constexpr int64_t kWholeAFloats = int64_t{1} << 22;
 
 inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, const float* packed_b, float* c,
-                    int64_t ldc, ThreadPool* pool) {
+                    int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    if (epilogue) epilogue->apply(epilogue->ctx, 0, m, 0, n, c, ldc);
     return;
   }
   const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
@@ -402,7 +403,7 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
                  });
     PanelSource src{nullptr, nullptr};
     src.packed = packed_b;
-    ComputePanels(exact, m, n, k, pa, src, c, ldc, pool, nullptr);
+    ComputePanels(exact, m, n, k, pa, src, c, ldc, pool, epilogue);
     return;
   }
   const int64_t strips = (n + kNR - 1) / kNR;
@@ -415,6 +416,12 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
   } else {
     parallel_for(pool, tiles, work, [&](int64_t tile) { ComputeTile<false>(t, tile); });
   }
+  // A larger than the whole-A path takes: the epilogue after the product, in fixed blocks of rows.
+  if (epilogue)
+    parallel_for(pool, (m + kMC - 1) / kMC, 2.0 * static_cast<double>(m) * static_cast<double>(n), [&](int64_t b) {
+      const int64_t i0 = b * kMC;
+      epilogue->apply(epilogue->ctx, i0, std::min(kMC, m - i0), 0, n, c + i0 * ldc, ldc);
+    });
 }
 
 // ---- A packed once, B from panels (kernels/gemm.h PanelSource) ----

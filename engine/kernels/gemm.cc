@@ -90,7 +90,7 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    fns.compute(exact, m, n, 0, a, nullptr, c, ldc, pool);
+    fns.compute(exact, m, n, 0, a, nullptr, c, ldc, pool, nullptr);
     return;
   }
   const int64_t floats = packed_floats(fns, k, n);
@@ -109,7 +109,7 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
     buf = own.get();
   }
   fns.pack_b(k, n, b, buf, pool);
-  fns.compute(exact, m, n, k, a, buf, c, ldc, pool);
+  fns.compute(exact, m, n, k, a, buf, c, ldc, pool, nullptr);
 }
 
 std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b) {
@@ -128,13 +128,13 @@ std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixV
 }
 
 void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
-                     ThreadPool* pool) {
+                     ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(m, b.n, b.k);
   if (isa != b.isa)
     throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed: B was packed for " + std::string(isa_name(b.isa)) +
                                                 ", called for " + std::string(isa_name(isa)));
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
-  fns.compute(exact, m, b.n, b.k, a, b.data.get(), c, ldc, pool);
+  fns.compute(exact, m, b.n, b.k, a, b.data.get(), c, ldc, pool, epilogue);
 }
 
 }  // namespace onemodel::kern

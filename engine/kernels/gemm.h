@@ -29,8 +29,10 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
 class PackedB;  // opaque, immutable, shareable across threads (defined in gemm.cc)
 std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b);
 // Uses the k and n B was packed with. Throws Error(InvalidArgument) when `isa` is not the packing target.
+// `epilogue` (optional) runs on every finished block of rows x columns of C, as in gemm_f32_panels.
+struct TileEpilogue;
 void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
-                     ThreadPool* pool);
+                     ThreadPool* pool, const TileEpilogue* epilogue = nullptr);
 
 // Columns of a packed B strip on `isa` (the register tile's width).
 int64_t gemm_nr(Isa isa);
@@ -84,7 +86,7 @@ struct GemmFns {
   void (*pack_b)(int64_t k, int64_t n, MatrixView b, float* dst, ThreadPool* pool);
   // C = A * packed B.
   void (*compute)(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, const float* packed_b, float* c,
-                  int64_t ldc, ThreadPool* pool);
+                  int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue);
   int64_t mr;  // rows of a packed A strip; packed A holds ceil(m / mr) * mr rows for every k
   // Packs all of A (m x k) into dst (k * ceil(m/mr) * mr floats): k-block p0 at dst + p0 * m_pad, its strip
   // of rows r0.. at + r0 * kc, element (p, r) at p * mr + r.

@@ -380,18 +380,7 @@ class ConvKernel final : public Kernel {
     Shape out;
     const kern::ConvGeometry g = geometry(ctx.info, a_, transpose_, x.shape(), w.shape(), out, ErrorKind::InvalidInput);
     std::vector<const Tensor*> extras;
-    Shape planned = out;
-    if (prog_) {
-      std::vector<const Shape*> s{&out};
-      for (size_t i = 3; i < ctx.inputs.size(); ++i) {
-        const Tensor& t = ctx.input(i);
-        if (t.dtype() != DType::F32 || !t.is_contiguous())
-          ctx.fail(ErrorKind::InvalidInput, "inputs must be contiguous float32 tensors");
-        extras.push_back(&t);
-        s.push_back(&t.shape());
-      }
-      planned = ew::broadcast_all(ctx.info, s, ErrorKind::InvalidInput);
-    }
+    const Shape planned = prog_ ? ewp::program_inputs(ctx, out, extras) : out;
     if (planned != y.shape() || x.dtype() != DType::F32 || w.dtype() != DType::F32 || y.dtype() != DType::F32)
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + y.shape().to_string());
     const bool has_bias = ctx.has_input(2);

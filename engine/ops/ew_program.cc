@@ -98,6 +98,18 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
   });
 }
 
+Shape program_inputs(const RunContext& ctx, const Shape& result, std::vector<const Tensor*>& in) {
+  std::vector<const Shape*> s{&result};
+  for (size_t i = 3; i < ctx.inputs.size(); ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.dtype() != DType::F32 || !t.is_contiguous())
+      ctx.fail(ErrorKind::InvalidInput, "program inputs must be contiguous float32 tensors");
+    in.push_back(&t);
+    s.push_back(&t.shape());
+  }
+  return ew::broadcast_all(ctx.info, s, ErrorKind::InvalidInput);
+}
+
 ir::EwProgram read_program(const NodeInfo& info, size_t inputs) {
   std::string error;
   std::optional<ir::EwProgram> p = ir::ew_read(info.node(), error);

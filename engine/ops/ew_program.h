@@ -28,6 +28,10 @@ void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<con
 void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
                    Tensor& out, ThreadPool* pool);
 
+// The program inputs 1.. of a FusedConv / FusedMatMul node (its inputs from 3 on: contiguous float32 tensors,
+// InvalidInput otherwise) into `in`; returns the broadcast shape of `result` with them.
+Shape program_inputs(const RunContext& ctx, const Shape& result, std::vector<const Tensor*>& in);
+
 // The program of a FusedElementwise / FusedConv node, checked (InvalidModel naming the node otherwise), with
 // at most `inputs` program inputs.
 ir::EwProgram read_program(const NodeInfo& info, size_t inputs);

@@ -7,7 +7,10 @@
 
 #include "kernels/gemm.h"
 #include "ops/common.h"
+#include "ops/elementwise_common.h"
+#include "ops/ew_program.h"
 #include "ops/matmul_shape.h"
+#include "ops/misc_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -49,6 +52,48 @@ struct PackedWeights {
   kern::Isa isa = kern::Isa::Scalar;
   Shape b_shape;
   std::vector<std::shared_ptr<const kern::PackedB>> mats;
+};
+
+// A FusedMatMul program's inputs 1.. as the product's tiles read them, row i, columns j0..: one value, the same
+// run in every row (a bias [N]), or the row's own run (a residual of the result's shape).
+struct MatEpilogue {
+  enum class Walk : uint8_t { Scalar, Row, Full };
+  struct Extra {
+    const float* base;
+    Walk walk;
+  };
+  kern::Isa isa;
+  bool exact;
+  const kern::EwPlan* prog;
+  int64_t n;  // columns of the result
+  std::array<Extra, ir::kEwMaxInputs> extra;
+  size_t extras;
+
+  static void apply(const void* vctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc) {
+    const auto& e = *static_cast<const MatEpilogue*>(vctx);
+    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = c + r * ldc;
+      ops[0] = ewp::Operand{row, false};
+      for (size_t k = 0; k < e.extras; ++k) {
+        const Extra& x = e.extra[k];
+        ops[k + 1] = x.walk == Walk::Scalar ? ewp::Operand{x.base, true}
+                     : x.walk == Walk::Row  ? ewp::Operand{x.base + j0, false}
+                                            : ewp::Operand{x.base + (i0 + r) * e.n + j0, false};
+      }
+      ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), e.extras + 1), cols, row);
+    }
+  }
+
+  // How `in` walks `out`'s rows, or false when it cannot be read per row run.
+  static bool walk(const Shape& in, const Shape& out, Walk& w) {
+    if (in.numel() == 1) return w = Walk::Scalar, true;
+    if (in.numel() == out.numel()) return w = Walk::Full, true;
+    const auto st = broadcast_strides(in, out);
+    bool row = out.rank() >= 1 && st[static_cast<size_t>(out.rank() - 1)] == 1;
+    for (int d = 0; d + 1 < out.rank() && row; ++d) row = st[static_cast<size_t>(d)] == 0;
+    return row ? (w = Walk::Row, true) : false;
+  }
 };
 
 void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
@@ -95,12 +140,17 @@ void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor
   }
 }
 
+// MatMul, and FusedMatMul (domain "onemodel", the `fuse-elementwise` pass): MatMul's inputs A, B, an empty
+// slot, then the inputs 1.. of the element-wise program that runs on its result (float32 only).
 class MatMulKernel final : public Kernel {
  public:
-  MatMulKernel() : Kernel(KernelFlags{.exact = true}) {}
+  explicit MatMulKernel(std::optional<ir::EwProgram> prog = std::nullopt) : Kernel(KernelFlags{.exact = true}) {
+    if (prog) prog_ = kern::ew_plan(*std::move(prog));
+  }
 
   void infer(InferContext& ctx) const override {
-    if (ctx.inputs.size() != 2 || !ctx.has_input(0) || !ctx.has_input(1))
+    const size_t want = prog_ ? ctx.inputs.size() : 2;
+    if (ctx.inputs.size() != want || !ctx.has_input(0) || !ctx.has_input(1))
       ctx.fail(ErrorKind::InvalidModel, "expects two inputs");
     const DType t = ctx.input(0).dtype;
     if (ctx.input(1).dtype != t)
@@ -109,12 +159,20 @@ class MatMulKernel final : public Kernel {
     MatMulDims d;
     std::string why;
     if (!matmul_dims(ctx.input(0).shape, ctx.input(1).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
-    ctx.set_output(0, t, d.out);
+    if (!prog_) return ctx.set_output(0, t, d.out);
+    if (t != DType::F32) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported (float32 only)");
+    std::vector<const Shape*> s{&d.out};
+    for (size_t i = 3; i < ctx.inputs.size(); ++i) {
+      if (!ctx.has_input(i) || ctx.input(i).dtype != DType::F32)
+        ctx.fail(ErrorKind::InvalidModel, "program input " + std::to_string(i) + " must be a float32 tensor");
+      s.push_back(&ctx.input(i).shape);
+    }
+    ctx.set_output(0, t, ew::broadcast_all(ctx.info, s, ErrorKind::InvalidModel));
   }
 
   // A constant float32 B is packed once for the session's target and shared by its plans.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
-    if (ctx.inputs.size() != 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
+    if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
     return packed_.get(b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
@@ -141,6 +199,7 @@ class MatMulKernel final : public Kernel {
     MatMulDims d;
     std::string why;
     if (!matmul_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
+    if (prog_) return run_fused(ctx, d, a, b, out);
     if (d.out != out.shape() || a.dtype() != b.dtype() || out.dtype() != a.dtype())
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
     if (a.dtype() == DType::F32) {
@@ -160,7 +219,38 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
+  // The program on each finished block of the product while it is in cache, when B is packed, one B serves
+  // every batch of A and every program input walks the result's rows; otherwise the product, then the program
+  // as a second pass. The same operations on every element either way.
+  void run_fused(RunContext& ctx, const MatMulDims& d, const Tensor& a, const Tensor& b, Tensor& out) const {
+    std::vector<const Tensor*> in;
+    const Shape planned = ewp::program_inputs(ctx, d.out, in);
+    if (planned != out.shape() || a.dtype() != DType::F32 || b.dtype() != DType::F32 || out.dtype() != DType::F32)
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+    if (packed && packed->b_shape != b.shape()) packed = nullptr;
+    MatEpilogue ep{ctx.isa, ctx.exact, &*prog_, d.n, {}, in.size()};
+    bool in_tile = packed && planned == d.out && d.b_batch.numel() == 1 && d.a_batch == d.out_batch;
+    for (size_t i = 0; i < in.size() && in_tile; ++i) {
+      in_tile = MatEpilogue::walk(in[i]->shape(), d.out, ep.extra[i].walk);
+      ep.extra[i].base = in[i]->data<float>().data();
+    }
+    if (in_tile) {
+      if (out.numel() == 0) return;
+      const kern::TileEpilogue te{&MatEpilogue::apply, &ep};
+      kern::gemm_f32_packed(ctx.isa, ctx.exact, d.out_batch.numel() * d.m, kern::MatrixView{a.data<float>().data(), d.k, 1},
+                            *packed->mats[0], out.mutable_data<float>().data(), d.n, ctx.pool, &te);
+      return;
+    }
+    Tensor product = ctx.scratch(DType::F32, d.out);
+    matmul_f32(d, ctx, a, b, product, packed);
+    std::vector<const Tensor*> all{&product};
+    all.insert(all.end(), in.begin(), in.end());
+    ewp::run_broadcast(*prog_, ctx.isa, ctx.exact, all, out, ctx.pool);
+  }
+
   SharedPack<PackedWeights> packed_;
+  std::optional<kern::EwPlan> prog_;
 };
 
 class GemmKernel final : public Kernel {
@@ -301,6 +391,14 @@ class GemmKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_matmul(const NodeInfo&) { return std::make_unique<MatMulKernel>(); }
+
+std::unique_ptr<Kernel> make_fused_matmul(const NodeInfo& info) {
+  const size_t n = info.num_inputs();
+  if (n < 2 || n - 2 > static_cast<size_t>(ir::kEwMaxInputs))
+    info.fail(ErrorKind::InvalidModel, "expects A, B, an empty slot and at most " + std::to_string(ir::kEwMaxInputs - 1) +
+                                           " program inputs, got " + std::to_string(n) + " inputs");
+  return std::make_unique<MatMulKernel>(ewp::read_program(info, n < 3 ? 1 : n - 2));
+}
 
 std::unique_ptr<Kernel> make_gemm(const NodeInfo& info) {
   if (info.opset() < 7) info.fail(ErrorKind::Unsupported, "Gemm before opset 7 (broadcast attribute) is not supported");

@@ -19,5 +19,6 @@ std::unique_ptr<Kernel> make_blackman_window(const NodeInfo& info);
 std::unique_ptr<Kernel> make_mel_weight_matrix(const NodeInfo& info);
 std::unique_ptr<Kernel> make_fused_attention(const NodeInfo& info);  // attention.cc (the `attention` pass)
 std::unique_ptr<Kernel> make_fused_elementwise(const NodeInfo& info);  // fused_elementwise.cc (`fuse-elementwise`)
+std::unique_ptr<Kernel> make_fused_matmul(const NodeInfo& info);  // matmul.cc (`fuse-elementwise`)
 
 }  // namespace onemodel::rt

@@ -298,6 +298,7 @@ constexpr std::array kTable = {
     // ---- fused operators the graph passes produce (passes/, graph-passes.md; domain "onemodel") ----
     OpDef{"onemodel", "FusedAttention", 1, 1, make_fused_attention},  // fast only
     OpDef{"onemodel", "FusedConv", 1, 1, make_fused_conv},
+    OpDef{"onemodel", "FusedMatMul", 1, 1, make_fused_matmul},
     OpDef{"onemodel", "FusedElementwise", 1, 1, make_fused_elementwise},
 };
 

@@ -282,3 +282,52 @@ TEST(KernelGemm, ThreadCountDoesNotChangeBits) {
 
 }  // namespace
 }  // namespace onemodel::kern
+
+namespace onemodel::kern {
+namespace {
+
+// gemm_f32_packed's epilogue: called once for every element of C, after its product is final, with the block's
+// absolute row and column; both for an A packed whole (the panels' tiles) and for one too large for that (the
+// epilogue after the tiles), at 1 and 2 threads.
+struct CountingEpilogue {
+  std::vector<int>* visits;
+  int64_t n;
+  static void apply(const void* vctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc) {
+    const auto& e = *static_cast<const CountingEpilogue*>(vctx);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) {
+        ++(*e.visits)[static_cast<size_t>((i0 + r) * e.n + j0 + j)];
+        c[r * ldc + j] = c[r * ldc + j] * 2.0f + 1.0f;
+      }
+  }
+};
+
+TEST(KernelGemm, PackedEpilogueSeesEveryFinishedElementOnce) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  ThreadPool pool2(2);
+  // 2100 x 2048 is more A than the whole-A path packs (16 MiB).
+  for (auto [m, n, k] : {std::array<int64_t, 3>{37, 150, 70}, std::array<int64_t, 3>{2100, 9, 2048}}) {
+    std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+    for (float& v : a) v = u(rng);
+    for (float& v : b) v = u(rng);
+    const Isa isa = available_isas().back();
+    const auto packed = pack_b_f32(isa, k, n, MatrixView{b.data(), n, 1});
+    std::vector<float> plain(static_cast<size_t>(m * n));
+    gemm_f32_packed(isa, true, m, MatrixView{a.data(), k, 1}, *packed, plain.data(), n, nullptr);
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2}) {
+      std::vector<int> visits(static_cast<size_t>(m * n), 0);
+      const CountingEpilogue ctx{&visits, n};
+      const TileEpilogue te{&CountingEpilogue::apply, &ctx};
+      std::vector<float> c(static_cast<size_t>(m * n));
+      gemm_f32_packed(isa, true, m, MatrixView{a.data(), k, 1}, *packed, c.data(), n, pool, &te);
+      for (size_t e = 0; e < c.size(); ++e) {
+        ASSERT_EQ(visits[e], 1) << m << "x" << n << " element " << e;
+        ASSERT_EQ(std::bit_cast<uint32_t>(c[e]), std::bit_cast<uint32_t>(plain[e] * 2.0f + 1.0f)) << e;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onemodel::kern

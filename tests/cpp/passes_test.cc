@@ -243,6 +243,20 @@ TEST(GraphPasses, FuseElementwiseSqueezeExcitationScale) {
   }
 }
 
+// MatMul by constant weights heads a group as Conv does (FusedMatMul): the bias and residual on the product's
+// tiles, a bias varying down the rows after the product; a MatMul by a computed B is not a head.
+TEST(GraphPasses, FuseElementwiseLinearLayers) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("linear_epilogue"), exact);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedMatMul", 2}, {"MatMul", 1}, {"FusedElementwise", 1}}));
+  }
+  for (int64_t n : {1, 3}) {
+    check_fused_bits("linear_epilogue", {{"x", specials(Shape{n, 5, 40}, 40 + static_cast<uint32_t>(n))},
+                                         {"res", specials(Shape{n, 5, 150}, 50)},
+                                         {"v", random(Shape{9, 150}, 51, -1, 1)}});
+  }
+}
+
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
   auto g = rt::CompiledGraph::create(model("ew_conv_fallback"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 2}}));
@@ -309,6 +323,8 @@ TEST(GraphPasses, FusedProgramsFromAFileAreChecked) {
   // opcode, dst, a kind, a index, b kind, b index (kinds: 0 register, 1 input, 2 constant)
   const std::vector<int64_t> ok{0, 0, 1, 0, 2, 0};
   expect_refused(node("FusedElementwise", {}, {}, 1), "at least one");
+  expect_refused(node("FusedMatMul", ok, {0, 0}, 1), "expects A, B");
+  expect_refused(node("FusedMatMul", {99, 0, 1, 0, 2, 0}, {0, 0}, 3), "unknown operation 99");
   expect_refused(node("FusedElementwise", {0, 0, 1, 0, 2}, {0, 0}, 1), "6 ints");
   expect_refused(node("FusedElementwise", ok, {0}, 1), "2 floats");
   expect_refused(node("FusedElementwise", {99, 0, 1, 0, 2, 0}, {0, 0}, 1), "unknown operation 99");
