@@ -248,29 +248,22 @@ struct Epilogue {
     }
     if (e.bias) kern::add_channel_bias(e.isa, e.exact, y, e.bias + oc0, planes, size);
     if (!e.prog) return;
-    const int64_t per_block = kern::kEwBlock / size;
-    alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
-    std::array<ewp::Operand, ir::kEwMaxInputs> ops;
-    for (int64_t p0 = 0; p0 < planes; p0 += per_block) {
-      const int64_t np = std::min(per_block, planes - p0), oc = oc0 + p0;
-      float* yb = y + p0 * size;
-      ops[0] = ewp::Operand{yb, false};
-      size_t k = 1;
-      auto spread_values = [&](const float* first, int64_t step) {
-        for (int64_t j = 0; j < np; ++j) std::fill_n(spread[k] + j * size, size, first[j * step]);
-        return ewp::Operand{spread[k], false};
-      };
-      for (size_t i = 0; i < e.extras; ++i, ++k) {
-        const Extra& x = e.extra[i];
-        const float* at = x.base + n * x.stride_n + oc * x.stride_c;
-        ops[k] = x.scalar ? spread_values(at, x.stride_c) : ewp::Operand{at, false};
-      }
-      if (e.bias_input) {
-        ops[k] = spread_values(e.bias_input + oc, 1);
-        ++k;
-      }
-      kern::ew_block(e.isa, e.exact, *e.prog, ops.data(), np * size, yb);
-    }
+    // Input 0 is y itself; the others in run_program's order, a per-plane value spread where it steps by plane.
+    std::array<const float*, ir::kEwMaxInputs> runs{};
+    runs[0] = y;
+    size_t k = 1;
+    for (size_t i = 0; i < e.extras; ++i, ++k)
+      if (!e.extra[i].scalar) runs[k] = e.extra[i].base + n * e.extra[i].stride_n + oc0 * size;
+    if (e.bias_input) ++k;
+    ewp::run_short_rows(*e.prog, e.isa, e.exact, k, runs.data(),
+                        [&](size_t i, int64_t p) {
+                          if (i - 1 < e.extras) {
+                            const Extra& x = e.extra[i - 1];
+                            return x.base[n * x.stride_n + (oc0 + p) * x.stride_c];
+                          }
+                          return e.bias_input[oc0 + p];
+                        },
+                        planes, size, y);
   }
 
   // The program over `count` values at y: one plane's run from position j0 (points false), or one value of each

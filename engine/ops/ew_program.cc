@@ -69,23 +69,14 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
   for (size_t i = 0; i < ni && packable; ++i)
     packable = strides[i][r - 1] == 0 || inputs[i]->numel() == total;
   if (packable) {
-    const int64_t per_block = kern::kEwBlock / inner;
+    std::array<const float*, ir::kEwMaxInputs> base{};
+    for (size_t i = 0; i < ni; ++i) base[i] = inputs[i]->data<float>().data();
     ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
-      alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
-      std::array<Operand, ir::kEwMaxInputs> ops;
-      for (int64_t b0 = r0; b0 < r1; b0 += per_block) {
-        const int64_t nrows = std::min(per_block, r1 - b0);
-        for (size_t i = 0; i < ni; ++i) {
-          const float* base = inputs[i]->data<float>().data();
-          if (strides[i][r - 1] != 0) {
-            ops[i] = Operand{base + b0 * inner, false};
-            continue;
-          }
-          for (int64_t j = 0; j < nrows; ++j) std::fill_n(spread[i] + j * inner, inner, base[offset(i, b0 + j)]);
-          ops[i] = Operand{spread[i], false};
-        }
-        kern::ew_block(isa, exact, prog, ops.data(), nrows * inner, po + b0 * inner);
-      }
+      std::array<const float*, ir::kEwMaxInputs> runs{};
+      for (size_t i = 0; i < ni; ++i)
+        if (strides[i][r - 1] != 0) runs[i] = base[i] + r0 * inner;
+      run_short_rows(prog, isa, exact, ni, runs.data(), [&](size_t i, int64_t row) { return base[i][offset(i, r0 + row)]; },
+                     r1 - r0, inner, po + r0 * inner);
     });
     return;
   }

@@ -4,6 +4,8 @@
 // reads and writes memory once instead of N times, and each element gets the bits of the unfused chain
 // whatever the block size, chunking or thread count.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -27,6 +29,29 @@ void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<con
 // of rows on `pool`.
 void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
                    Tensor& out, ThreadPool* pool);
+
+// `rows` rows of `size` values (size * 2 <= kern::kEwBlock), several rows to a program block: input i is a run
+// laid out as the rows back to back from runs[i], or, where runs[i] is null, one value per row, value(i, r),
+// spread over its row in a buffer. out may be a run input. Every element gets the operations run_span gives it.
+template <class Value>
+void run_short_rows(const kern::EwPlan& prog, kern::Isa isa, bool exact, size_t inputs, const float* const* runs,
+                    Value value, int64_t rows, int64_t size, float* out) {
+  const int64_t per_block = kern::kEwBlock / size;
+  alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
+  std::array<Operand, ir::kEwMaxInputs> ops;
+  for (int64_t r0 = 0; r0 < rows; r0 += per_block) {
+    const int64_t nr = std::min(per_block, rows - r0);
+    for (size_t i = 0; i < inputs; ++i) {
+      if (runs[i]) {
+        ops[i] = Operand{runs[i] + r0 * size, false};
+        continue;
+      }
+      for (int64_t j = 0; j < nr; ++j) std::fill_n(spread[i] + j * size, size, value(i, r0 + j));
+      ops[i] = Operand{spread[i], false};
+    }
+    kern::ew_block(isa, exact, prog, ops.data(), nr * size, out + r0 * size);
+  }
+}
 
 // The program inputs 1.. of a FusedConv / FusedMatMul node (its inputs from 3 on: contiguous float32 tensors,
 // InvalidInput otherwise) into `in`; returns the broadcast shape of `result` with them.

@@ -56,6 +56,23 @@ void fold_window_row(const PoolGeom& g, const Windows& w, std::pair<int64_t, int
   }
 }
 
+// Every output row of every plane (one or two spatial axes): body(plane input, height window, buf, output row)
+// with buf a per-thread row of out_w floats filled with `init`, in chunks of planes on the pool.
+template <class F>
+void for_output_rows(ThreadPool* pool, const PoolGeom& g, const Windows& w, const float* x, float* y, float init,
+                     F&& body) {
+  const int64_t plane = g.in_plane(), out_w = g.out[2];
+  for_planes(pool, g, g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
+    thread_local std::vector<float> row;
+    row.resize(static_cast<size_t>(out_w));
+    for (const AxisWindow& wh : w.ax[1]) {
+      std::fill(row.begin(), row.end(), init);
+      body(x + p * plane, wh, row.data(), y + o);
+      o += out_w;
+    }
+  });
+}
+
 // MaxPool: IEEE maxNum. The first tap inside the input that is not NaN starts the maximum, a later tap
 // replaces it only when strictly greater (the first of equal taps decides the index); NaN only when every
 // tap inside is NaN; the type's lowest value (index -1) when no tap is inside the input.
@@ -155,31 +172,24 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
     });
     return;
   }
-  for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
-    thread_local std::vector<float> row_best;
-    row_best.resize(static_cast<size_t>(out_w));
-    float* best = row_best.data();
-    const float* xp = x + p * plane;
-    for (const AxisWindow& wh : w.ax[1]) {
-      std::fill(best, best + out_w, std::numeric_limits<float>::quiet_NaN());
-      // The inner run over up to 16 tap rows per call, then the edge outputs tap by tap (disjoint outputs, each
-      // in tap row then tap order).
-      if (run.second > lo)
-        for (int64_t b0 = 0; b0 < wh.count; b0 += 16) {
-          const float* rows[16];
-          const int64_t nr = std::min<int64_t>(16, wh.count - b0);
-          for (int64_t b = 0; b < nr; ++b) rows[b] = xp + (wh.first + (b0 + b) * wh.step) * in_w - pw + lo * sw;
-          kern::max_window_f32(isa, rows, nr, sw, kw, dw, best + lo, run.second - lo);
-        }
-      fold_window_row(g, w, run, xp, wh, best, update, [](const float*, int64_t) {});
-      if (wh.count > 0 && !empty_column) {
-        kern::copy_canonical_f32(isa, best, y + o, out_w);
-      } else {
-        for (int64_t q = 0; q < out_w; ++q)
-          y[o + q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
-                                                                                   : kernels::canon(best[q]);
+  for_output_rows(pool, g, w, x, y, std::numeric_limits<float>::quiet_NaN(),
+                  [&](const float* xp, const AxisWindow& wh, float* best, float* yr) {
+    // The inner run over up to 16 tap rows per call, then the edge outputs tap by tap (disjoint outputs, each
+    // in tap row then tap order).
+    if (run.second > lo)
+      for (int64_t b0 = 0; b0 < wh.count; b0 += 16) {
+        const float* rows[16];
+        const int64_t nr = std::min<int64_t>(16, wh.count - b0);
+        for (int64_t b = 0; b < nr; ++b) rows[b] = xp + (wh.first + (b0 + b) * wh.step) * in_w - pw + lo * sw;
+        kern::max_window_f32(isa, rows, nr, sw, kw, dw, best + lo, run.second - lo);
       }
-      o += out_w;
+    fold_window_row(g, w, run, xp, wh, best, update, [](const float*, int64_t) {});
+    if (wh.count > 0 && !empty_column) {
+      kern::copy_canonical_f32(isa, best, yr, out_w);
+    } else {
+      for (int64_t q = 0; q < out_w; ++q)
+        yr[q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
+                                                                              : kernels::canon(best[q]);
     }
   });
 }
@@ -214,25 +224,17 @@ void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad, ThreadP
 void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, bool include_pad,
                            ThreadPool* pool) {
   const Windows w(g);
-  const int64_t plane = g.in_plane(), out_w = g.out[2];
+  const int64_t out_w = g.out[2];
   const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2];
   const std::pair<int64_t, int64_t> run = inner_columns(g, w);
   const int64_t lo = run.first;
-  for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
-    thread_local std::vector<float> row_acc;
-    row_acc.resize(static_cast<size_t>(out_w));
-    float* acc = row_acc.data();
-    const float* xp = x + p * plane;
-    for (const AxisWindow& wh : w.ax[1]) {
-      std::fill(acc, acc + out_w, 0.0f);
-      fold_window_row(g, w, run, xp, wh, acc, [](float v, float a) { return a + v; },
-                      [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
-      for (int64_t q = 0; q < out_w; ++q) {
-        const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
-        const int64_t n = include_pad ? wh.padded * ww.padded : wh.count * ww.count;
-        y[o + q] = kernels::canon(acc[q] / static_cast<float>(n));
-      }
-      o += out_w;
+  for_output_rows(pool, g, w, x, y, 0.0f, [&](const float* xp, const AxisWindow& wh, float* acc, float* yr) {
+    fold_window_row(g, w, run, xp, wh, acc, [](float v, float a) { return a + v; },
+                    [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
+    for (int64_t q = 0; q < out_w; ++q) {
+      const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
+      const int64_t n = include_pad ? wh.padded * ww.padded : wh.count * ww.count;
+      yr[q] = kernels::canon(acc[q] / static_cast<float>(n));
     }
   });
 }
