@@ -31,7 +31,7 @@ int64_t floor_div(int64_t a, int64_t b) {  // b > 0
 }
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
-using kernels::canon;  // NaN -> 0x7FC00000
+using kern::canon;  // NaN -> 0x7FC00000
 
 // The range [lo, hi) of positions i in [0, count) for which i * stride + offset lies in [0, limit).
 void valid_range(int64_t count, int64_t stride, int64_t offset, int64_t limit, int64_t& lo, int64_t& hi) {

@@ -1,6 +1,6 @@
 #include "kernels/exact_math.h"
 
-namespace onemodel::kernels {
+namespace onemodel::kern {
 namespace {
 constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: x + M - M rounds x to an integer (|x| < 2^22)
 constexpr float kLog2e = 1.44269502f;
@@ -73,21 +73,9 @@ float fast_exp(float x) noexcept {
   return p * from_bits(static_cast<uint32_t>(n_int + 127) << 23);
 }
 
-float sum16(const float* x, size_t n) noexcept {
-  float part[16];
-  for (float& p : part) p = 0.0f;
-  for (size_t j = 0; j < n; ++j) part[j & 15] = part[j & 15] + x[j];
-  float a[8], b[4];
-  for (int t = 0; t < 8; ++t) a[t] = part[t] + part[t + 8];
-  for (int t = 0; t < 4; ++t) b[t] = a[t] + a[t + 4];
-  const float c0 = b[0] + b[2];
-  const float c1 = b[1] + b[3];
-  return c0 + c1;
-}
+}  // namespace onemodel::kern
 
-}  // namespace onemodel::kernels
-
-namespace onemodel::kernels {
+namespace onemodel::kern {
 namespace {
 constexpr float kFltMax = 3.40282347e+38f;
 constexpr float kInf = __builtin_inff();
@@ -209,4 +197,4 @@ float exact_gelu_tanh(float x) noexcept {
   return x * exact_sigmoid(u + u);
 }
 
-}  // namespace onemodel::kernels
+}  // namespace onemodel::kern

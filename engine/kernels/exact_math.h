@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace onemodel::kernels {
+namespace onemodel::kern {
 
 inline constexpr uint32_t kCanonicalNanF32 = 0x7FC00000u;
 inline constexpr uint64_t kCanonicalNanF64 = 0x7FF8000000000000ull;
@@ -45,7 +45,4 @@ float exact_one_plus_erf(float x) noexcept;
 float exact_gelu_erf(float x) noexcept;   // (0.5x)(1 + erf(x * 0.70710677))
 float exact_gelu_tanh(float x) noexcept;  // x * sigmoid(2u), u = 0.79788456 (x + 0.044715 x^3)
 
-// RowReduce.Sum16: term j goes to partial j mod 16 in increasing j from +0, then the fixed pairwise tree.
-float sum16(const float* x, size_t n) noexcept;
-
-}  // namespace onemodel::kernels
+}  // namespace onemodel::kern

@@ -131,7 +131,7 @@ inline void MaxPairs(const float* const* rows, int64_t nrows, float* y, int64_t 
   for (int64_t q = 0; q < count; ++q) {
     float best = std::numeric_limits<float>::quiet_NaN();
     for (int64_t r = 0; r < nrows; ++r) best = update(rows[r][2 * q + 1], update(rows[r][2 * q], best));
-    y[q] = kernels::canon(best);
+    y[q] = kern::canon(best);
   }
 }
 

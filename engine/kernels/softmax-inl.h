@@ -96,7 +96,7 @@ HWY_INLINE void LogSoftmaxRow(const float* x, float* y, int64_t n) {
   const SoftmaxTag d;
   const size_t lanes = hn::Lanes(d);
   const float l = ExpAndSum<kExact, true>(x, y, n, RowMax(x, n));
-  const auto ll = hn::Set(d, kernels::exact_log(l));  // the library's log in both modes (ops-norms.md)
+  const auto ll = hn::Set(d, kern::exact_log(l));  // the library's log in both modes (ops-norms.md)
   const size_t un = static_cast<size_t>(n);
   for (size_t j = 0; j < un; j += lanes) {
     const size_t rest = std::min(lanes, un - j);

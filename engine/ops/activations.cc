@@ -6,7 +6,6 @@
 #include "kernels/transcendental.h"
 #include "ops/array_unary.h"
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -80,14 +79,14 @@ std::unique_ptr<Kernel> make_prelu(const NodeInfo&) {
 
 std::unique_ptr<Kernel> make_elu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 1.0f);
-  return unary<kF32>([alpha](float x) { return x < 0.0f ? alpha * (kernels::exact_exp(x) - 1.0f) : x; });
+  return unary<kF32>([alpha](float x) { return x < 0.0f ? alpha * (kern::exact_exp(x) - 1.0f) : x; });
 }
 
 std::unique_ptr<Kernel> make_selu(const NodeInfo& info) {
   const float alpha = info.get_float("alpha", 1.67326319217681884765625f);
   const float gamma = info.get_float("gamma", 1.05070102214813232421875f);
   return unary<kF32>(
-      [alpha, gamma](float x) { return x > 0.0f ? gamma * x : gamma * (alpha * kernels::exact_exp(x) - alpha); });
+      [alpha, gamma](float x) { return x > 0.0f ? gamma * x : gamma * (alpha * kern::exact_exp(x) - alpha); });
 }
 
 std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
@@ -95,7 +94,7 @@ std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
   if (alpha == 0.0f) info.fail(ErrorKind::InvalidModel, "alpha must not be 0");
   return unary<kF32>([alpha](float x) {
     if (x != x || x > 0.0f) return x;
-    return alpha * (kernels::exact_exp(x / alpha) - 1.0f);
+    return alpha * (kern::exact_exp(x / alpha) - 1.0f);
   });
 }
 
@@ -105,9 +104,9 @@ std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_softplus(const NodeInfo&) {
   return unary<kF32>([](float x) {
     if (x != x) return x;
-    const float t = kernels::exact_exp(x > 0.0f ? -x : x);
+    const float t = kern::exact_exp(x > 0.0f ? -x : x);
     const float u = 1.0f + t;
-    const float l = u == 1.0f ? t : kernels::exact_log(u) * t / (u - 1.0f);
+    const float l = u == 1.0f ? t : kern::exact_log(u) * t / (u - 1.0f);
     return (x > 0.0f ? x : 0.0f) + l;
   });
 }

@@ -6,7 +6,7 @@
 //   CumSum: inclusive y[i] = y[i-1] + x[i]; exclusive shifts by one from 0; reverse runs from the end.
 //     Integers wrap around. The axis is an input read at run time.
 #include "ops/common.h"
-#include "ops/norm_ops.h"
+#include "ops/ops.h"
 #include "ops/reduce_walk.h"
 
 namespace onemodel::rt {

@@ -2,7 +2,7 @@
 //   MatMul(Q, Kt) -> [Mul or Div by a constant] -> [Add mask] -> Softmax(last axis) -> MatMul(P, V)
 // into. It never materialises the [b, h, sq, sk] score and probability tensors: blocks of 64 query rows go
 // through the matrix product, scale and mask, the softmax rows and the second product (see blocks() for why
-// this and not the one-row fused kernel of kernels/attention.h). Fast mode only (the pass changes bits).
+// not a one-row fused kernel). Fast mode only (the pass changes bits).
 // Inputs Q, K, V [, mask]; attributes:
 //   scale     multiplies the scores (1/c for a Div by c)
 //   q_layout, k_layout, v_layout, out_layout   0: [b, h, s, d] (or [h, s, d] at rank 3), 1: [b, s, h, d]
@@ -15,14 +15,31 @@
 #include <array>
 #include <vector>
 
-#include "kernels/attention.h"  // AttentionArgs: the operands as strided views
 #include "kernels/gemm.h"
 #include "kernels/softmax.h"
 #include "ops/common.h"
-#include "ops/misc_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
+
+// The operands as strided views: element (b, h, row, x) of Q, K, V, O is at b*sb + h*sh + row*sr + x (x
+// contiguous); the optional mask element (b, h, i, j) at b*m_sb + h*m_sh + i*m_si + j*m_sj. A stride of 0
+// broadcasts.
+struct AttentionArgs {
+  int64_t batch = 0, heads = 0, q_len = 0, k_len = 0, d = 0;
+  float scale = 1.0f;
+  const float* q = nullptr;
+  int64_t q_sb = 0, q_sh = 0, q_sr = 0;
+  const float* k = nullptr;
+  int64_t k_sb = 0, k_sh = 0, k_sr = 0;
+  const float* v = nullptr;
+  int64_t v_sb = 0, v_sh = 0, v_sr = 0;
+  const float* mask = nullptr;  // null: no mask (+0)
+  int64_t m_sb = 0, m_sh = 0, m_si = 0, m_sj = 0;
+  float* out = nullptr;
+  int64_t o_sb = 0, o_sh = 0, o_sr = 0;
+};
 
 // One operand's extents and element strides in the kernel's terms.
 struct Operand {
@@ -102,7 +119,7 @@ class FusedAttention final : public Kernel {
 
   void run(RunContext& ctx) const override {
     const Geometry g = geometry(ctx.info, ctx.input(0).shape(), ctx.input(1).shape(), ctx.input(2).shape());
-    kern::AttentionArgs a;
+    AttentionArgs a;
     a.batch = g.b;
     a.heads = g.h;
     a.q_len = g.q.s;
@@ -166,11 +183,12 @@ class FusedAttention final : public Kernel {
 
   // Work items of kRows query rows of one (b, h): S = Q_rows K^T on the matrix product (K read transposed
   // through strides), S = S * scale + mask, softmax rows, O_rows = S V. Scores exist for kRows rows at a time
-  // (64 x sk floats per thread) instead of the whole [b, h, sq, sk] tensor twice. Why not the fused kernel of
-  // kernels/attention.h: it treats one query row at a time (its exact definition fixes the order of each dot),
-  // so it has no register blocking over rows; on attention_s512 (BERT-base, 1 thread, AVX-512) it took 46 ms
-  // against 21.6 ms for the unfused graph. The product's register tiles are the fast path.
-  static void blocks(const RunContext& ctx, const kern::AttentionArgs& a, int64_t dv) {
+  // (64 x sk floats per thread) instead of the whole [b, h, sq, sk] tensor twice. Why not a one-row fused kernel
+  // (the founding notes' exact attention definition fixes the order of each dot per query row): it has no
+  // register blocking over rows; such a kernel took 46 ms on attention_s512 (BERT-base, 1 thread, AVX-512)
+  // against 21.6 ms for the unfused graph (kernels-attention.md "Not done"). The product's register tiles are
+  // the fast path.
+  static void blocks(const RunContext& ctx, const AttentionArgs& a, int64_t dv) {
     constexpr int64_t kRows = 64;
     const int64_t qblocks = (a.q_len + kRows - 1) / kRows;
     const int64_t heads = a.batch * a.heads;

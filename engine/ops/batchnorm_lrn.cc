@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "ops/reduce_walk.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

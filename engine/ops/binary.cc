@@ -4,7 +4,6 @@
 // x/0 and x%0 are 0; MIN/-1 wraps to MIN and MIN%-1 is 0 (the spec's choice where C would trap).
 // Pow is the one inexact operator: it calls the platform pow.
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {

@@ -13,7 +13,6 @@
 #include <type_traits>
 
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -114,8 +113,8 @@ void store(DType t, const Wide& w, bool exact, std::byte* p) {
   }
   if (nan && exact) {
     switch (t) {
-      case DType::F64: return put<double>(p, kernels::canonical_nan_f64());
-      case DType::F32: return put<float>(p, kernels::canonical_nan_f32());
+      case DType::F64: return put<double>(p, kern::canonical_nan_f64());
+      case DType::F32: return put<float>(p, kern::canonical_nan_f32());
       case DType::F16: return put<uint16_t>(p, 0x7E00);
       case DType::BF16: return put<uint16_t>(p, 0x7FC0);
       default: return;

@@ -7,7 +7,7 @@
 // extreme (so Clip(+inf) is the largest finite value); NaN passes through. Bounds are the attributes min/max
 // before opset 11 and optional scalar inputs from 11 on.
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

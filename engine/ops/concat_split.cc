@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ops/index_util.h"
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -6,7 +6,6 @@
 
 #include "ops/common.h"
 #include "ops/ops.h"
-#include "ops/shape_ops.h"
 
 namespace onemodel::rt {
 namespace {

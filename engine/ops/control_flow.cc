@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/value_ops.h"
+#include "ops/value_kernel.h"
 #include "runtime/subgraph.h"
 
 namespace onemodel::rt {

@@ -10,7 +10,7 @@
 #include "kernels/bias.h"
 #include "kernels/conv.h"
 #include "ops/common.h"
-#include "ops/conv_ops.h"
+#include "ops/ops.h"
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
 

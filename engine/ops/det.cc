@@ -8,7 +8,7 @@
 
 #include "ops/common.h"
 #include "ops/index_util.h"
-#include "ops/misc_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

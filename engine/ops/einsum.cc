@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "ops/index_util.h"
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

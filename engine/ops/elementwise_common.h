@@ -38,7 +38,7 @@ struct Elem {
   using Calc = Tag;
   static Calc load(Store s) { return s; }
   static Store store(Calc c, bool exact) {
-    if constexpr (std::is_floating_point_v<Calc>) return exact ? kernels::canon(c) : c;
+    if constexpr (std::is_floating_point_v<Calc>) return exact ? kern::canon(c) : c;
     return c;
   }
 };

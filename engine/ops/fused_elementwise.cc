@@ -4,7 +4,7 @@
 // modes.
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
-#include "ops/misc_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

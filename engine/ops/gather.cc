@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "ops/index_util.h"
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "ops/index_util.h"
 #include "ops/reduce_walk.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
@@ -204,7 +204,7 @@ class AffineGridKernel final : public Kernel {
         for (int i = 0; i < k; ++i) {
           float acc = 0.0f;
           for (int j = 0; j < k; ++j) acc = acc + t[i * (k + 1) + j] * v[static_cast<size_t>(j)];
-          *py++ = kernels::canon(acc + t[i * (k + 1) + k]);
+          *py++ = kern::canon(acc + t[i * (k + 1) + k]);
         }
         for (int a = k - 1; a >= 0; --a) {
           if (++idx[static_cast<size_t>(a)] < os[a + 1]) break;

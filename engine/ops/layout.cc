@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "ops/index_util.h"
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

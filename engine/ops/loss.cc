@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "ops/common.h"
-#include "ops/misc_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

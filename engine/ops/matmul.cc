@@ -10,7 +10,6 @@
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
 #include "ops/matmul_shape.h"
-#include "ops/misc_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {
@@ -136,7 +135,7 @@ void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor
                  });
   if constexpr (std::is_floating_point_v<T>) {
     if (exact)
-      for (T& v : out.mutable_data<T>()) v = kernels::canon(v);
+      for (T& v : out.mutable_data<T>()) v = kern::canon(v);
   }
 }
 
@@ -372,13 +371,13 @@ class GemmKernel final : public Kernel {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         T acc = po[i * n + j];
-        if (exact) acc = kernels::canon(acc);
+        if (exact) acc = kern::canon(acc);
         T y = alpha * acc;
         if (pc) {
           const T bc = beta * pc[i * c_rs + j * c_cs];
           y = y + bc;
         }
-        po[i * n + j] = exact ? kernels::canon(y) : y;
+        po[i * n + j] = exact ? kern::canon(y) : y;
       }
   }
 

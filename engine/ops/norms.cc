@@ -8,7 +8,7 @@
 
 #include "kernels/norm.h"
 #include "ops/common.h"
-#include "ops/norm_ops.h"
+#include "ops/ops.h"
 #include "ops/reduce_walk.h"
 
 namespace onemodel::rt {
@@ -62,8 +62,8 @@ class LayerNormKernel final : public Kernel {
       for (int64_t r = c * per; r < std::min(rows, (c + 1) * per); ++r) {
         const kern::NormStats st = kern::norm_row_stats(isa, px + r * cols, cols, epsilon_, rms_);
         kern::norm_row_apply(isa, px + r * cols, py + r * cols, cols, st, ps, pb);
-        if (pmean) pmean[r] = kernels::canon(st.mean);
-        if (pinv) pinv[r] = kernels::canon(st.inv);
+        if (pmean) pmean[r] = kern::canon(st.mean);
+        if (pinv) pinv[r] = kern::canon(st.inv);
       }
     });
   }

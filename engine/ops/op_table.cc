@@ -1,25 +1,11 @@
-// The static operator table (graph-runtime.md section 2): one OpDef per operator and opset range. Ranges of
-// one operator never overlap; a lookup picks the line whose range holds the node's opset. kLatest is the
-// newest ai.onnx opset this table vouches for: a model importing a later one is reported, not guessed at.
+// The static operator table (graph-runtime.md section 2): one OpDef per operator, its first supported opset to
+// the last; the factory reads the node's opset and handles every version in the range (the comments name what
+// changed at which opset). A second line for an operator exists only for a different factory (Scatter) or a
+// gap; ranges never overlap. kLatest is the newest ai.onnx opset this table vouches for: a model importing a
+// later one is reported, not guessed at.
 #include <array>
 
 #include "ops/ops.h"
-
-#include "ops/conv_ops.h"
-
-#include "ops/elementwise_ops.h"
-
-#include "ops/misc_ops.h"
-
-#include "ops/norm_ops.h"
-
-#include "ops/recurrent_ops.h"
-
-#include "ops/shape_ops.h"
-
-#include "ops/spatial_ops.h"
-
-#include "ops/value_ops.h"
 
 namespace onemodel::rt {
 namespace {
@@ -87,7 +73,7 @@ constexpr std::array kTable = {
     OpDef{"", "ThresholdedRelu", 10, kLatest, make_thresholded_relu},
     OpDef{"", "Shrink", 9, kLatest, make_shrink},
     OpDef{"", "PRelu", 7, kLatest, make_prelu},
-    OpDef{"", "Elu", 6, kLatest, make_elu},  // exact: on kernels::exact_exp / exact_log (also Selu, Celu, Softplus)
+    OpDef{"", "Elu", 6, kLatest, make_elu},  // exact: on kern::exact_exp / exact_log (also Selu, Celu, Softplus)
     OpDef{"", "Selu", 6, kLatest, make_selu},
     OpDef{"", "Celu", 12, kLatest, make_celu},
     OpDef{"", "Softplus", 1, kLatest, make_softplus},
@@ -100,51 +86,37 @@ constexpr std::array kTable = {
     OpDef{"", "Or", 7, kLatest, make_or},
     OpDef{"", "Xor", 7, kLatest, make_xor},
     OpDef{"", "Where", 9, kLatest, make_where},
-    OpDef{"", "Clip", 6, 10, make_clip},                 // bounds are the attributes min / max
-    OpDef{"", "Clip", 11, kLatest, make_clip},           // bounds are optional scalar inputs
-    OpDef{"", "Cast", 6, 12, make_cast},
-    OpDef{"", "Cast", 13, 18, make_cast},
-    OpDef{"", "Cast", 19, kLatest, make_cast},           // saturate (float8 only; those types are Unsupported)
+    // opset 6: bounds are the attributes min / max; 11: bounds are optional scalar inputs
+    OpDef{"", "Clip", 6, kLatest, make_clip},
+    OpDef{"", "Cast", 6, kLatest, make_cast},  // opset 19: saturate (float8 only; those types are Unsupported)
     OpDef{"", "CastLike", 15, kLatest, make_cast_like},
     // ---- end of element-wise family ----
 
     // ---- normalisation, softmax and reduction family (ops-norms.md): keep its lines inside this block ----
-    OpDef{"", "Softmax", 1, 12, make_softmax},           // coerce to 2-D at axis (default 1)
-    OpDef{"", "Softmax", 13, kLatest, make_softmax},     // one axis (default -1)
-    OpDef{"", "LogSoftmax", 1, 12, make_log_softmax},
-    OpDef{"", "LogSoftmax", 13, kLatest, make_log_softmax},
-    OpDef{"", "Hardmax", 1, 12, make_hardmax},
-    OpDef{"", "Hardmax", 13, kLatest, make_hardmax},
-    OpDef{"", "ReduceSum", 1, 12, make_reduce_sum},      // axes attribute
-    OpDef{"", "ReduceSum", 13, kLatest, make_reduce_sum},  // axes input, noop_with_empty_axes
-    OpDef{"", "ReduceMean", 1, 17, make_reduce_mean},    // axes attribute (all Reduce* below: 18+ axes input)
-    OpDef{"", "ReduceMean", 18, kLatest, make_reduce_mean},
-    OpDef{"", "ReduceMax", 1, 17, make_reduce_max},
-    OpDef{"", "ReduceMax", 18, kLatest, make_reduce_max},
-    OpDef{"", "ReduceMin", 1, 17, make_reduce_min},
-    OpDef{"", "ReduceMin", 18, kLatest, make_reduce_min},
-    OpDef{"", "ReduceProd", 1, 17, make_reduce_prod},
-    OpDef{"", "ReduceProd", 18, kLatest, make_reduce_prod},
-    OpDef{"", "ReduceL1", 1, 17, make_reduce_l1},
-    OpDef{"", "ReduceL1", 18, kLatest, make_reduce_l1},
-    OpDef{"", "ReduceL2", 1, 17, make_reduce_l2},
-    OpDef{"", "ReduceL2", 18, kLatest, make_reduce_l2},
-    OpDef{"", "ReduceSumSquare", 1, 17, make_reduce_sum_square},
-    OpDef{"", "ReduceSumSquare", 18, kLatest, make_reduce_sum_square},
-    OpDef{"", "ReduceLogSum", 1, 17, make_reduce_log_sum},
-    OpDef{"", "ReduceLogSum", 18, kLatest, make_reduce_log_sum},
-    OpDef{"", "ReduceLogSumExp", 1, 17, make_reduce_log_sum_exp},
-    OpDef{"", "ReduceLogSumExp", 18, kLatest, make_reduce_log_sum_exp},
-    OpDef{"", "ArgMax", 1, 11, make_argmax},
-    OpDef{"", "ArgMax", 12, kLatest, make_argmax},       // select_last_index
-    OpDef{"", "ArgMin", 1, 11, make_argmin},
-    OpDef{"", "ArgMin", 12, kLatest, make_argmin},       // select_last_index
+    // opset 1: coerce to 2-D at axis (default 1); 13: one axis (default -1)
+    OpDef{"", "Softmax", 1, kLatest, make_softmax},
+    OpDef{"", "LogSoftmax", 1, kLatest, make_log_softmax},
+    OpDef{"", "Hardmax", 1, kLatest, make_hardmax},
+    // opset 1: axes attribute; 13: axes input, noop_with_empty_axes
+    OpDef{"", "ReduceSum", 1, kLatest, make_reduce_sum},
+    // opset 1: axes attribute (all Reduce* below: 18+ axes input)
+    OpDef{"", "ReduceMean", 1, kLatest, make_reduce_mean},
+    OpDef{"", "ReduceMax", 1, kLatest, make_reduce_max},
+    OpDef{"", "ReduceMin", 1, kLatest, make_reduce_min},
+    OpDef{"", "ReduceProd", 1, kLatest, make_reduce_prod},
+    OpDef{"", "ReduceL1", 1, kLatest, make_reduce_l1},
+    OpDef{"", "ReduceL2", 1, kLatest, make_reduce_l2},
+    OpDef{"", "ReduceSumSquare", 1, kLatest, make_reduce_sum_square},
+    OpDef{"", "ReduceLogSum", 1, kLatest, make_reduce_log_sum},
+    OpDef{"", "ReduceLogSumExp", 1, kLatest, make_reduce_log_sum_exp},
+    OpDef{"", "ArgMax", 1, kLatest, make_argmax},  // opset 12: select_last_index
+    OpDef{"", "ArgMin", 1, kLatest, make_argmin},  // opset 12: select_last_index
     OpDef{"", "CumSum", 11, kLatest, make_cumsum},       // exclusive, reverse; axis input
     OpDef{"", "LayerNormalization", 17, kLatest, make_layer_normalization},
     OpDef{"", "RMSNormalization", 23, kLatest, make_rms_normalization},
     OpDef{"", "InstanceNormalization", 6, kLatest, make_instance_normalization},
-    OpDef{"", "GroupNormalization", 18, 20, make_group_normalization},     // scale and bias per group
-    OpDef{"", "GroupNormalization", 21, kLatest, make_group_normalization},  // scale and bias per channel
+    // opset 18: scale and bias per group; 21: scale and bias per channel
+    OpDef{"", "GroupNormalization", 18, kLatest, make_group_normalization},
     OpDef{"", "MeanVarianceNormalization", 9, kLatest, make_mean_variance_normalization},
     OpDef{"", "LpNormalization", 1, kLatest, make_lp_normalization},
     // ---- end of normalisation family ----
@@ -166,100 +138,68 @@ constexpr std::array kTable = {
     // ---- end of quantization family ----
 
     // ---- shape and indexing family (ops-shape-indexing.md): keep its lines inside this block ----
-    OpDef{"", "Reshape", 5, 13, make_reshape},
-    OpDef{"", "Reshape", 14, kLatest, make_reshape},     // allowzero
+    OpDef{"", "Reshape", 5, kLatest, make_reshape},  // opset 14: allowzero
     OpDef{"", "Identity", 1, kLatest, make_identity},
     OpDef{"", "Constant", 1, kLatest, make_constant},
-    OpDef{"", "Shape", 1, 14, make_shape},
-    OpDef{"", "Shape", 15, kLatest, make_shape},         // start / end
-    OpDef{"", "Size", 1, 12, make_size},
-    OpDef{"", "Size", 13, 18, make_size},
-    OpDef{"", "Size", 19, kLatest, make_size},
-    OpDef{"", "Squeeze", 1, 12, make_squeeze},            // axes attribute
-    OpDef{"", "Squeeze", 13, kLatest, make_squeeze},      // axes input
-    OpDef{"", "Unsqueeze", 1, 12, make_unsqueeze},        // axes attribute
-    OpDef{"", "Unsqueeze", 13, kLatest, make_unsqueeze},  // axes input
+    OpDef{"", "Shape", 1, kLatest, make_shape},  // opset 15: start / end
+    OpDef{"", "Size", 1, kLatest, make_size},
+    OpDef{"", "Squeeze", 1, kLatest, make_squeeze},  // opset 1: axes attribute; 13: axes input
+    OpDef{"", "Unsqueeze", 1, kLatest, make_unsqueeze},  // opset 1: axes attribute; 13: axes input
     OpDef{"", "Flatten", 1, kLatest, make_flatten},
-    OpDef{"", "Dropout", 1, 11, make_dropout},            // ratio attribute
-    OpDef{"", "Dropout", 12, kLatest, make_dropout},      // ratio and training_mode inputs
+    // opset 1: ratio attribute; 12: ratio and training_mode inputs
+    OpDef{"", "Dropout", 1, kLatest, make_dropout},
     OpDef{"", "Transpose", 1, kLatest, make_transpose},
     OpDef{"", "Expand", 8, kLatest, make_expand},
     OpDef{"", "Tile", 6, kLatest, make_tile},
-    OpDef{"", "DepthToSpace", 1, 10, make_depth_to_space},
-    OpDef{"", "DepthToSpace", 11, kLatest, make_depth_to_space},  // mode
+    OpDef{"", "DepthToSpace", 1, kLatest, make_depth_to_space},  // opset 11: mode
     OpDef{"", "SpaceToDepth", 1, kLatest, make_space_to_depth},
     OpDef{"", "ReverseSequence", 10, kLatest, make_reverse_sequence},
     OpDef{"", "Concat", 1, kLatest, make_concat},
-    OpDef{"", "Split", 1, 12, make_split},                // split attribute
-    OpDef{"", "Split", 13, 17, make_split},               // split input
-    OpDef{"", "Split", 18, kLatest, make_split},          // num_outputs
-    OpDef{"", "Slice", 1, 9, make_slice},                 // attributes
-    OpDef{"", "Slice", 10, kLatest, make_slice},          // inputs, steps
-    OpDef{"", "Pad", 1, 10, make_pad},                    // attributes
-    OpDef{"", "Pad", 11, 17, make_pad},                   // pads / constant_value inputs
-    OpDef{"", "Pad", 18, kLatest, make_pad},              // axes input; wrap from 19
-    OpDef{"", "Gather", 1, 10, make_gather},
-    OpDef{"", "Gather", 11, 12, make_gather},             // negative indices
-    OpDef{"", "Gather", 13, kLatest, make_gather},
-    OpDef{"", "GatherElements", 11, 12, make_gather_elements},
-    OpDef{"", "GatherElements", 13, kLatest, make_gather_elements},
-    OpDef{"", "GatherND", 11, 11, make_gather_nd},
-    OpDef{"", "GatherND", 12, kLatest, make_gather_nd},   // batch_dims
+    OpDef{"", "Split", 1, kLatest, make_split},  // opset 1: split attribute; 13: split input; 18: num_outputs
+    OpDef{"", "Slice", 1, kLatest, make_slice},  // opset 1: attributes; 10: inputs, steps
+    // opset 1: attributes; 11: pads / constant_value inputs; 18: axes input; wrap from 19
+    OpDef{"", "Pad", 1, kLatest, make_pad},
+    OpDef{"", "Gather", 1, kLatest, make_gather},  // opset 11: negative indices
+    OpDef{"", "GatherElements", 11, kLatest, make_gather_elements},
+    OpDef{"", "GatherND", 11, kLatest, make_gather_nd},  // opset 12: batch_dims
     OpDef{"", "Scatter", 9, 10, make_scatter_elements},   // deprecated alias of ScatterElements
-    OpDef{"", "ScatterElements", 11, 15, make_scatter_elements},
-    OpDef{"", "ScatterElements", 16, 17, make_scatter_elements},  // reduction add/mul
-    OpDef{"", "ScatterElements", 18, kLatest, make_scatter_elements},  // reduction max/min
-    OpDef{"", "ScatterND", 11, 15, make_scatter_nd},
-    OpDef{"", "ScatterND", 16, 17, make_scatter_nd},      // reduction add/mul
-    OpDef{"", "ScatterND", 18, kLatest, make_scatter_nd}, // reduction max/min
+    // opset 16: reduction add/mul; 18: reduction max/min
+    OpDef{"", "ScatterElements", 11, kLatest, make_scatter_elements},
+    OpDef{"", "ScatterND", 11, kLatest, make_scatter_nd},  // opset 16: reduction add/mul; 18: reduction max/min
     OpDef{"", "ConstantOfShape", 9, kLatest, make_constant_of_shape},
     OpDef{"", "Range", 11, kLatest, make_range},
     OpDef{"", "EyeLike", 9, kLatest, make_eye_like},
-    OpDef{"", "OneHot", 9, 10, make_one_hot},
-    OpDef{"", "OneHot", 11, kLatest, make_one_hot},       // negative indices
+    OpDef{"", "OneHot", 9, kLatest, make_one_hot},  // opset 11: negative indices
     OpDef{"", "Trilu", 14, kLatest, make_trilu},
-    OpDef{"", "NonZero", 9, 12, make_non_zero},
-    OpDef{"", "NonZero", 13, kLatest, make_non_zero},
-    OpDef{"", "TopK", 1, 9, make_top_k},                  // k attribute
-    OpDef{"", "TopK", 10, 10, make_top_k},                // K input
-    OpDef{"", "TopK", 11, kLatest, make_top_k},           // largest, sorted
-    OpDef{"", "Compress", 9, 10, make_compress},
-    OpDef{"", "Compress", 11, kLatest, make_compress},    // negative axis
+    OpDef{"", "NonZero", 9, kLatest, make_non_zero},
+    OpDef{"", "TopK", 1, kLatest, make_top_k},  // opset 1: k attribute; 10: K input; 11: largest, sorted
+    OpDef{"", "Compress", 9, kLatest, make_compress},  // opset 11: negative axis
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
     OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
 
     // ---- spatial family (ops-conv.md pooling/BatchNormalization/Resize, ops-coverage.md): keep its lines inside this block ----
-    OpDef{"", "MaxPool", 1, 7, make_max_pool},
-    OpDef{"", "MaxPool", 8, 9, make_max_pool},            // Indices output, storage_order
-    OpDef{"", "MaxPool", 10, 11, make_max_pool},          // ceil_mode, dilations
-    OpDef{"", "MaxPool", 12, kLatest, make_max_pool},     // int8, uint8
-    OpDef{"", "AveragePool", 1, 6, make_average_pool},
-    OpDef{"", "AveragePool", 7, 9, make_average_pool},    // count_include_pad
-    OpDef{"", "AveragePool", 10, 18, make_average_pool},  // ceil_mode
-    OpDef{"", "AveragePool", 19, kLatest, make_average_pool},  // dilations
+    // opset 8: Indices output, storage_order; 10: ceil_mode, dilations; 12: int8, uint8
+    OpDef{"", "MaxPool", 1, kLatest, make_max_pool},
+    // opset 7: count_include_pad; 10: ceil_mode; 19: dilations
+    OpDef{"", "AveragePool", 1, kLatest, make_average_pool},
     OpDef{"", "GlobalAveragePool", 1, kLatest, make_global_average_pool},
     OpDef{"", "GlobalMaxPool", 1, kLatest, make_global_max_pool},
-    OpDef{"", "LpPool", 1, 1, make_lp_pool},               // p is a float
-    OpDef{"", "LpPool", 2, 17, make_lp_pool},              // p is an int; not exact
-    OpDef{"", "LpPool", 18, kLatest, make_lp_pool},        // ceil_mode, dilations
+    // opset 1: p is a float; 2: p is an int; not exact; 18: ceil_mode, dilations
+    OpDef{"", "LpPool", 1, kLatest, make_lp_pool},
     OpDef{"", "MaxUnpool", 9, kLatest, make_max_unpool},
-    OpDef{"", "BatchNormalization", 7, 8, make_batch_normalization},   // spatial
-    OpDef{"", "BatchNormalization", 9, 13, make_batch_normalization},
-    OpDef{"", "BatchNormalization", 14, kLatest, make_batch_normalization},  // training_mode (Unsupported)
+    // opset 7: spatial; 14: training_mode (Unsupported)
+    OpDef{"", "BatchNormalization", 7, kLatest, make_batch_normalization},
     OpDef{"", "LRN", 1, kLatest, make_lrn},                // not exact
-    OpDef{"", "Resize", 10, 10, make_resize},              // X, scales; asymmetric, nearest floor
-    OpDef{"", "Resize", 11, 12, make_resize},              // roi, sizes, coordinate modes, cubic
-    OpDef{"", "Resize", 13, 17, make_resize},
-    OpDef{"", "Resize", 18, 18, make_resize},              // antialias, axes, keep_aspect_ratio_policy
-    OpDef{"", "Resize", 19, kLatest, make_resize},         // half_pixel_symmetric
-    OpDef{"", "Upsample", 7, 8, make_upsample},            // scales attribute
-    OpDef{"", "Upsample", 9, 10, make_upsample},           // scales input
-    OpDef{"", "GridSample", 16, 19, make_grid_sample},     // 4-D only; bilinear/nearest/bicubic; not exact
-    OpDef{"", "GridSample", 20, kLatest, make_grid_sample},  // any spatial rank; linear/nearest/cubic
+    // opset 10: X, scales; asymmetric, nearest floor; 11: roi, sizes, coordinate modes, cubic;
+    //   18: antialias, axes, keep_aspect_ratio_policy; 19: half_pixel_symmetric
+    OpDef{"", "Resize", 10, kLatest, make_resize},
+    OpDef{"", "Upsample", 7, 10, make_upsample},  // opset 7: scales attribute; 9: scales input
+    // opset 16: 4-D only; bilinear/nearest/bicubic; not exact; 20: any spatial rank; linear/nearest/cubic
+    OpDef{"", "GridSample", 16, kLatest, make_grid_sample},
     OpDef{"", "AffineGrid", 20, kLatest, make_affine_grid},
-    OpDef{"", "RoiAlign", 10, 15, make_roi_align},         // output_half_pixel; not exact
-    OpDef{"", "RoiAlign", 16, kLatest, make_roi_align},    // coordinate_transformation_mode (half_pixel)
+    // opset 10: output_half_pixel; not exact; 16: coordinate_transformation_mode (half_pixel)
+    OpDef{"", "RoiAlign", 10, kLatest, make_roi_align},
     OpDef{"", "NonMaxSuppression", 10, kLatest, make_non_max_suppression},
     // ---- end of spatial family ----
 
@@ -276,11 +216,11 @@ constexpr std::array kTable = {
     OpDef{"", "MelWeightMatrix", 17, kLatest, make_mel_weight_matrix},
     // ---- end of losses, Det and signal operators ----
 
-    // ---- control flow, sequences and optionals (graph-runtime.md section 8; ops/value_ops.h) ----
+    // ---- control flow, sequences and optionals (graph-runtime.md section 8; ops/value_kernel.h) ----
     OpDef{"", "If", 1, kLatest, make_if},
     OpDef{"", "Loop", 1, kLatest, make_loop},
-    OpDef{"", "Scan", 8, 8, make_scan},                   // batch axis, sequence_lens, directions
-    OpDef{"", "Scan", 9, kLatest, make_scan},             // axes and directions per input and output
+    // opset 8: batch axis, sequence_lens, directions; 9: axes and directions per input and output
+    OpDef{"", "Scan", 8, kLatest, make_scan},
     OpDef{"", "SequenceMap", 17, kLatest, make_sequence_map},
     OpDef{"", "SequenceEmpty", 11, kLatest, make_sequence_empty},
     OpDef{"", "SequenceConstruct", 11, kLatest, make_sequence_construct},

@@ -9,7 +9,7 @@
 #include "kernels/pool.h"
 #include "ops/pool_geom.h"
 #include "ops/reduce_walk.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
@@ -189,7 +189,7 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
     } else {
       for (int64_t q = 0; q < out_w; ++q)
         yr[q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
-                                                                              : kernels::canon(best[q]);
+                                                                              : kern::canon(best[q]);
     }
   });
 }
@@ -234,7 +234,7 @@ void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, flo
     for (int64_t q = 0; q < out_w; ++q) {
       const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
       const int64_t n = include_pad ? wh.padded * ww.padded : wh.count * ww.count;
-      yr[q] = kernels::canon(acc[q] / static_cast<float>(n));
+      yr[q] = kern::canon(acc[q] / static_cast<float>(n));
     }
   });
 }

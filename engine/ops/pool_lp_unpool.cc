@@ -8,7 +8,7 @@
 #include "ops/index_util.h"
 #include "ops/pool_geom.h"
 #include "ops/reduce_walk.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -11,7 +11,7 @@
 #include "ops/common.h"
 #include "ops/matmul_shape.h"
 #include "ops/quant_common.h"
-#include "ops/recurrent_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -9,7 +9,7 @@
 #include "kernels/quantize.h"
 #include "ops/common.h"
 #include "ops/quant_common.h"
-#include "ops/recurrent_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

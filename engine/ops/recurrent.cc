@@ -10,7 +10,7 @@
 #include "kernels/exact_math.h"
 #include "ops/common.h"
 #include "ops/recurrent_act.h"
-#include "ops/recurrent_ops.h"
+#include "ops/ops.h"
 #include "ops/recurrent_gemm.h"
 
 namespace onemodel::rt {
@@ -203,7 +203,7 @@ class RecurrentKernel final : public Kernel {
     Tensor* Yh = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? &ctx.output(1) : nullptr;
     Tensor* Yc = ctx.outputs.size() > 2 && !ctx.output(2).empty() ? &ctx.output(2) : nullptr;
     float* y = Y ? Y->mutable_data<float>().data() : nullptr;
-    auto store = [exact](float v) { return exact ? kernels::canon(v) : v; };
+    auto store = [exact](float v) { return exact ? kern::canon(v) : v; };
 
     // State buffers [B, H], initialised from initial_h / initial_c or zeros.
     Tensor h_t = ctx.scratch(DType::F32, Shape{B, H});

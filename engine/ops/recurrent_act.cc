@@ -41,8 +41,8 @@ constexpr ActName kNames[] = {
 float Activation::operator()(float x) const noexcept {
   switch (kind) {
     case ActKind::Relu: return (x < 0.0f || x == 0.0f) ? 0.0f : x;  // NaN passes, -0 becomes +0
-    case ActKind::Tanh: return kernels::exact_tanh(x);
-    case ActKind::Sigmoid: return kernels::exact_sigmoid(x);
+    case ActKind::Tanh: return kern::exact_tanh(x);
+    case ActKind::Sigmoid: return kern::exact_sigmoid(x);
     case ActKind::Affine: {
       const float p = alpha * x;
       return p + beta;
@@ -51,7 +51,7 @@ float Activation::operator()(float x) const noexcept {
     case ActKind::ThresholdedRelu: return x > alpha ? x : 0.0f;
     case ActKind::ScaledTanh: {
       const float u = beta * x;
-      return alpha * kernels::exact_tanh(u);
+      return alpha * kern::exact_tanh(u);
     }
     case ActKind::HardSigmoid: {
       const float p = alpha * x;
@@ -60,7 +60,7 @@ float Activation::operator()(float x) const noexcept {
     }
     case ActKind::Elu: {
       if (x >= 0.0f) return x;
-      const float e = kernels::exact_exp(x);
+      const float e = kern::exact_exp(x);
       return alpha * (e - 1.0f);
     }
     case ActKind::Softsign: {
@@ -69,8 +69,8 @@ float Activation::operator()(float x) const noexcept {
     }
     case ActKind::Softplus: {
       if (x > 20.0f) return x;
-      const float e = kernels::exact_exp(x);
-      return kernels::exact_log(1.0f + e);
+      const float e = kern::exact_exp(x);
+      return kern::exact_log(1.0f + e);
     }
   }
   return x;

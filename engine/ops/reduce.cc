@@ -4,7 +4,6 @@
 // the geometry, the transcendentals are the library's own, NaN results are 0x7FC00000 in both modes.
 #include <limits>
 
-#include "ops/norm_ops.h"
 #include "ops/ops.h"
 #include "ops/reduce_walk.h"
 
@@ -17,8 +16,8 @@ template <class T>
 struct log_exp_fn;
 template <>
 struct log_exp_fn<float> {
-  static float exp(float x) { return kernels::exact_exp(x); }
-  static float log(float x) { return kernels::exact_log(x); }
+  static float exp(float x) { return kern::exact_exp(x); }
+  static float log(float x) { return kern::exact_log(x); }
 };
 template <>
 struct log_exp_fn<double> {

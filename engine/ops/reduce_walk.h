@@ -146,7 +146,7 @@ T abs_wrap(T a) {
 // NaN -> 0x7FC00000 for floats; integers unchanged.
 template <class T>
 T canon_any(T v) {
-  if constexpr (std::is_floating_point_v<T>) return kernels::canon(v);
+  if constexpr (std::is_floating_point_v<T>) return kern::canon(v);
   else return v;
 }
 

@@ -11,7 +11,7 @@
 
 #include "ops/index_util.h"
 #include "ops/resize_plan.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {
@@ -42,7 +42,7 @@ void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t 
       for (int64_t i = 0; i < inner; ++i) {
         float acc = 0.0f;
         for (size_t k = b; k < e; ++k) acc = acc + t.w[k] * s[t.idx[k] * inner + i];
-        dj[i] = last ? kernels::canon(acc) : acc;
+        dj[i] = last ? kern::canon(acc) : acc;
       }
     }
   });
@@ -196,7 +196,7 @@ class ResizeKernel final : public Kernel {
     // Interpolated NaNs are canonical (the last pass stored them so, except after an identity or extrapolation);
     // nearest copies elements and moves every value unchanged.
     if (a_.mode != ResizeMode::Nearest && (order.empty() || a_.coord == CoordMode::TfCropAndResize))
-      for (float& v : y.mutable_data<float>()) v = kernels::canon(v);
+      for (float& v : y.mutable_data<float>()) v = kern::canon(v);
   }
 
  private:

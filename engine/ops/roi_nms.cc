@@ -10,7 +10,7 @@
 #include <numeric>
 
 #include "ops/index_util.h"
-#include "ops/spatial_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

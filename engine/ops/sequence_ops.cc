@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/value_ops.h"
+#include "ops/value_kernel.h"
 
 namespace onemodel::rt {
 

@@ -15,7 +15,6 @@
 
 #include "kernels/softmax.h"
 #include "ops/common.h"
-#include "ops/norm_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {

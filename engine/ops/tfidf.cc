@@ -9,7 +9,7 @@
 #include <map>
 
 #include "ops/common.h"
-#include "ops/misc_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -6,7 +6,7 @@
 #include "kernels/transcendental.h"
 #include "ops/array_unary.h"
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 

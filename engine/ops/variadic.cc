@@ -3,7 +3,7 @@
 // order. Each fold step is one rounded operation (f16: in float, rounded to half after every step); Mean
 // divides the sum by the input count once at the end. Max/Min: NaN wins, equal operands give the later one.
 #include "ops/elementwise_common.h"
-#include "ops/elementwise_ops.h"
+#include "ops/ops.h"
 
 namespace onemodel::rt {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "ops/common.h"
 #include "ops/index_util.h"
-#include "ops/shape_ops.h"
 #include "ops/ops.h"
 
 namespace onemodel::rt {

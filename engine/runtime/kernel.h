@@ -139,7 +139,7 @@ struct RunContext {
   kern::Isa isa = kern::Isa::Scalar;  // the session's target (kernels/isa.h)
   // Kernels with KernelFlags::values only: every input as a Value (an omitted input is an empty Value), and
   // the outputs to fill. Tensors a kernel keeps inside a sequence or optional must not be slab views (the
-  // slab is reused once the planner thinks a value died): copy them (copy_to_arena in ops/value_ops.h).
+  // slab is reused once the planner thinks a value died): copy them (copy_to_arena in ops/value_kernel.h).
   std::span<const Value> value_inputs = {};
   std::span<Value> value_outputs = {};
   // Set while the session profiles (runtime/profiler.h): kernels that run a body pass it on.

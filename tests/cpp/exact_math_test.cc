@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "kernels/exact_math.h"
+#include "kernels/isa.h"
+#include "kernels/softmax.h"
 
-namespace onemodel::kernels {
+namespace onemodel::kern {
 namespace {
 
 uint32_t bits(float f) {
@@ -97,24 +99,28 @@ TEST(ExactMathTest, AccuracyBoundsAndNonPositiveAgreement) {
 }
 
 TEST(ExactMathTest, Sum16Order) {
-  // 17 terms: term 16 joins partial 0. With 1e8 in partial 0 and 1 in partial 8 the tree adds
-  // a[0] = P0 + P8 first: (1e8 + 1) rounds to 1e8, then -1e8 from partial 0... laid out by hand:
-  std::vector<float> t(17, 0.0f);
-  t[0] = 1e8f;    // partial 0
-  t[16] = -1e8f;  // partial 0 again: P0 = (1e8 + -1e8) = 0
-  t[8] = 1.0f;    // partial 8
-  EXPECT_EQ(sum16(t.data(), t.size()), 1.0f);
-  // Here the cancellation happens only in the tree: P0 = 1e8, P8 = 1 -> a0 = 1e8, P4 = -1e8 -> a4 = -1e8,
-  // b0 = a0 + a4 = 0, so the 1 is lost (a sequential sum would give 1).
-  std::vector<float> u(16, 0.0f);
-  u[0] = 1e8f;
-  u[8] = 1.0f;
-  u[4] = -1e8f;
-  EXPECT_EQ(sum16(u.data(), u.size()), 0.0f);
-  EXPECT_EQ(bits(sum16(nullptr, 0)), 0u);
-  const float neg_zero = -0.0f;
-  EXPECT_EQ(bits(sum16(&neg_zero, 1)), 0u);  // starts from +0
+  // The canonical sum of kern::sum16_f32 on every target this machine runs.
+  for (Isa isa : available_isas()) {
+    auto sum16 = [isa](const float* x, size_t n) { return sum16_f32(isa, x, static_cast<int64_t>(n)); };
+    // 17 terms: term 16 joins partial 0. With 1e8 in partial 0 and 1 in partial 8 the tree adds
+    // a[0] = P0 + P8 first: (1e8 + 1) rounds to 1e8, then -1e8 from partial 0... laid out by hand:
+    std::vector<float> t(17, 0.0f);
+    t[0] = 1e8f;    // partial 0
+    t[16] = -1e8f;  // partial 0 again: P0 = (1e8 + -1e8) = 0
+    t[8] = 1.0f;    // partial 8
+    EXPECT_EQ(sum16(t.data(), t.size()), 1.0f) << isa_name(isa);
+    // Here the cancellation happens only in the tree: P0 = 1e8, P8 = 1 -> a0 = 1e8, P4 = -1e8 -> a4 = -1e8,
+    // b0 = a0 + a4 = 0, so the 1 is lost (a sequential sum would give 1).
+    std::vector<float> u(16, 0.0f);
+    u[0] = 1e8f;
+    u[8] = 1.0f;
+    u[4] = -1e8f;
+    EXPECT_EQ(sum16(u.data(), u.size()), 0.0f) << isa_name(isa);
+    EXPECT_EQ(bits(sum16(nullptr, 0)), 0u) << isa_name(isa);
+    const float neg_zero = -0.0f;
+    EXPECT_EQ(bits(sum16(&neg_zero, 1)), 0u) << isa_name(isa);  // starts from +0
+  }
 }
 
 }  // namespace
-}  // namespace onemodel::kernels
+}  // namespace onemodel::kern

@@ -141,7 +141,7 @@ TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
         for (int64_t k = 0; k < n; ++k) {
           const float v = x0[static_cast<size_t>(k)];
           const float want = (v * ew::clip_value(v + 3.f, 0.f, 6.f)) / 6.f;
-          expect_same(y[static_cast<size_t>(k)], exact ? kernels::canon(want) : want, exact,
+          expect_same(y[static_cast<size_t>(k)], exact ? kern::canon(want) : want, exact,
                       where + " k=" + std::to_string(k));
         }
         std::vector<float> s(static_cast<size_t>(n)), want(static_cast<size_t>(n)), got(static_cast<size_t>(n));
@@ -170,7 +170,7 @@ std::vector<float> reference_program(const ir::EwProgram& p, const std::vector<s
     float v = 0;
     for (const ir::EwInstr& ins : p.code) {
       v = reference(ins.op, get(ins.a), ir::ew_is_binary(ins.op) ? get(ins.b) : 0.f, ins.p0, ins.p1);
-      if (exact) v = kernels::canon(v);
+      if (exact) v = kern::canon(v);
       regs[ins.dst] = v;
     }
     out[static_cast<size_t>(k)] = v;

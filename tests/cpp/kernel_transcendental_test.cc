@@ -34,14 +34,14 @@ struct Fn {
 };
 
 const Fn kFns[] = {
-    {"exp", &exp_f32, &kernels::exact_exp},
-    {"log", &log_f32, &kernels::exact_log},
-    {"tanh", &tanh_f32, &kernels::exact_tanh},
-    {"sigmoid", &sigmoid_f32, &kernels::exact_sigmoid},
-    {"erf", &erf_f32, &kernels::exact_erf},
-    {"gelu_erf", &gelu_erf_f32, &kernels::exact_gelu_erf},
-    {"gelu_tanh", &gelu_tanh_f32, &kernels::exact_gelu_tanh},
-    {"one_plus_erf", &one_plus_erf_f32, &kernels::exact_one_plus_erf},
+    {"exp", &exp_f32, &kern::exact_exp},
+    {"log", &log_f32, &kern::exact_log},
+    {"tanh", &tanh_f32, &kern::exact_tanh},
+    {"sigmoid", &sigmoid_f32, &kern::exact_sigmoid},
+    {"erf", &erf_f32, &kern::exact_erf},
+    {"gelu_erf", &gelu_erf_f32, &kern::exact_gelu_erf},
+    {"gelu_tanh", &gelu_tanh_f32, &kern::exact_gelu_tanh},
+    {"one_plus_erf", &one_plus_erf_f32, &kern::exact_one_plus_erf},
 };
 
 float f32(uint32_t u) { return std::bit_cast<float>(u); }
@@ -127,10 +127,10 @@ TEST(KernelTranscendental, ExpNonPositiveExactEqualsScalarOnEveryTarget) {
   for (Isa isa : available_isas()) {
     exp_nonpositive_f32(isa, true, xs.data(), y.data(), static_cast<int64_t>(xs.size()));
     for (size_t i = 0; i < xs.size(); ++i) {
-      ASSERT_EQ(u32(y[i]), u32(kernels::exact_exp_nonpositive(xs[i]))) << isa_name(isa) << " x=" << xs[i];
+      ASSERT_EQ(u32(y[i]), u32(kern::exact_exp_nonpositive(xs[i]))) << isa_name(isa) << " x=" << xs[i];
       // On [-87.33654, 0] it is the full exp, bit for bit (exact-transcendentals.md).
       if (xs[i] >= -87.33654f) {
-        ASSERT_EQ(u32(y[i]), u32(kernels::exact_exp(xs[i]))) << xs[i];
+        ASSERT_EQ(u32(y[i]), u32(kern::exact_exp(xs[i]))) << xs[i];
       }
     }
   }
@@ -147,7 +147,7 @@ TEST(KernelTranscendental, InPlaceAndNoOverrun) {
       tanh_f32(isa, true, buf.data(), buf.data(), n);
       ASSERT_EQ(buf.back(), 777.0f);
       for (int64_t i = 0; i < n; ++i)
-        ASSERT_EQ(u32(buf[static_cast<size_t>(i)]), u32(kernels::exact_tanh(x[static_cast<size_t>(i)])));
+        ASSERT_EQ(u32(buf[static_cast<size_t>(i)]), u32(kern::exact_tanh(x[static_cast<size_t>(i)])));
     }
   }
 }
@@ -355,13 +355,13 @@ struct Golden {
   const char* sha256;
 };
 const Golden kGolden[] = {
-    {"exp", &exp_f32, &kernels::exact_exp, "3e04c3801eb7be29cdea3323d7604b56b28244c9f61f8f3f4b689a030227b52a"},
-    {"log", &log_f32, &kernels::exact_log, "6e33c3f3871b9825685669b6b2bab801408b1cd1053cd59509108f5ea4267a97"},
-    {"tanh", &tanh_f32, &kernels::exact_tanh, "a2a24c55e656eae56e8afe290d44ee1679b7835a10e5f2033a6d8b8711cb6a58"},
-    {"sigmoid", &sigmoid_f32, &kernels::exact_sigmoid, "2aeb5910ab8b09e910c2fda45ae02230e06be869010c475185c9d2893e8579fc"},
-    {"erf", &erf_f32, &kernels::exact_erf, "b5ec27c708b86fe9c666ced4e8c11c0b4f6988b5627f47be8f6a84ae331c1620"},
-    {"gelu_erf", &gelu_erf_f32, &kernels::exact_gelu_erf, "8b860f9a63d956c5ce3fad62e01484659eeea6fcfcee637cb7bab118fec904b6"},
-    {"gelu_tanh", &gelu_tanh_f32, &kernels::exact_gelu_tanh, "11a15ca5e22eb2bcf3b6c063ba0025e90ac4bd98780e844818f7016f0a1f4905"},
+    {"exp", &exp_f32, &kern::exact_exp, "3e04c3801eb7be29cdea3323d7604b56b28244c9f61f8f3f4b689a030227b52a"},
+    {"log", &log_f32, &kern::exact_log, "6e33c3f3871b9825685669b6b2bab801408b1cd1053cd59509108f5ea4267a97"},
+    {"tanh", &tanh_f32, &kern::exact_tanh, "a2a24c55e656eae56e8afe290d44ee1679b7835a10e5f2033a6d8b8711cb6a58"},
+    {"sigmoid", &sigmoid_f32, &kern::exact_sigmoid, "2aeb5910ab8b09e910c2fda45ae02230e06be869010c475185c9d2893e8579fc"},
+    {"erf", &erf_f32, &kern::exact_erf, "b5ec27c708b86fe9c666ced4e8c11c0b4f6988b5627f47be8f6a84ae331c1620"},
+    {"gelu_erf", &gelu_erf_f32, &kern::exact_gelu_erf, "8b860f9a63d956c5ce3fad62e01484659eeea6fcfcee637cb7bab118fec904b6"},
+    {"gelu_tanh", &gelu_tanh_f32, &kern::exact_gelu_tanh, "11a15ca5e22eb2bcf3b6c063ba0025e90ac4bd98780e844818f7016f0a1f4905"},
 };
 
 TEST(KernelTranscendental, ExactOutputsMatchGoldenHashes) {

@@ -12,7 +12,7 @@
 namespace onemodel::test {
 namespace {
 
-using namespace onemodel::kernels;
+using namespace onemodel::kern;
 
 struct Golden {
   const char* fn;

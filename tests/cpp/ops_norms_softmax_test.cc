@@ -33,9 +33,9 @@ std::vector<float> ref_log_softmax(const std::vector<float>& x, bool exact) {
   std::vector<float> d, e;
   for (float v : x) {
     d.push_back(v - m);
-    e.push_back(exact ? kernels::exact_exp_nonpositive(v - m) : kernels::fast_exp(v - m));
+    e.push_back(exact ? kern::exact_exp_nonpositive(v - m) : kern::fast_exp(v - m));
   }
-  const float l = kernels::exact_log(ref_sum16(e));
+  const float l = kern::exact_log(ref_sum16(e));
   std::vector<float> y;
   for (float v : d) y.push_back(v - l);
   return y;

@@ -2,7 +2,7 @@
 // cases, ReverseSequence and EyeLike bounds, Einsum forms. Expected values by hand (numpy calls quoted).
 #include <limits>
 
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {

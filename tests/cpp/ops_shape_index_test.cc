@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {

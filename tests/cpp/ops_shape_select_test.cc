@@ -1,6 +1,6 @@
 // TopK ties, Unique orders, NonZero and Compress (data-dependent outputs, run as the session runs them:
 // run() allocates from the arena). Expected values by hand, numpy calls quoted.
-#include "ops/shape_ops.h"
+#include "ops/ops.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {

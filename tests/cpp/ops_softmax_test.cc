@@ -30,7 +30,7 @@ std::vector<float> ref_row(const std::vector<float>& x) {
   for (float v : x)
     if (!std::isnan(v) && v > m) m = v;
   std::vector<float> e;
-  for (float v : x) e.push_back(kernels::exact_exp_nonpositive(v - m));
+  for (float v : x) e.push_back(kern::exact_exp_nonpositive(v - m));
   std::vector<std::vector<float>> groups(16);
   for (size_t j = 0; j < e.size(); ++j) groups[j % 16].push_back(e[j]);
   float part[16];

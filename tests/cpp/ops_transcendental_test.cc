@@ -79,13 +79,13 @@ struct Unary {
 
 TEST(OpsTranscendental, ElementwiseExactEqualsScalarOnEveryTargetAndThreadCount) {
   const Unary ops[] = {
-      {"Exp", 13, {}, &kernels::exact_exp},
-      {"Log", 13, {}, &kernels::exact_log},
-      {"Tanh", 13, {}, &kernels::exact_tanh},
-      {"Sigmoid", 13, {}, &kernels::exact_sigmoid},
-      {"Erf", 13, {}, &kernels::exact_erf},
-      {"Gelu", 20, {}, &kernels::exact_gelu_erf},
-      {"Gelu", 20, {attr_s("approximate", "tanh")}, &kernels::exact_gelu_tanh},
+      {"Exp", 13, {}, &kern::exact_exp},
+      {"Log", 13, {}, &kern::exact_log},
+      {"Tanh", 13, {}, &kern::exact_tanh},
+      {"Sigmoid", 13, {}, &kern::exact_sigmoid},
+      {"Erf", 13, {}, &kern::exact_erf},
+      {"Gelu", 20, {}, &kern::exact_gelu_erf},
+      {"Gelu", 20, {attr_s("approximate", "tanh")}, &kern::exact_gelu_tanh},
   };
   ThreadPool pool2(2), pool7(7);
   const Tensor x = random_tensor(Shape{3, 17, 1001}, 6.0f, 4);  // 51051 elements: 4 chunks of 16384

@@ -1,5 +1,5 @@
-// Control flow, sequences and optionals (graph-runtime.md section 8): factories and the small helpers their
-// kernels share. These kernels work on Values (KernelFlags::values) and only move data, so they are exact;
+// Control flow, sequences and optionals (graph-runtime.md section 8): the base and the small helpers their
+// kernels share (their factories are in ops.h). These kernels work on Values (KernelFlags::values) and only move data, so they are exact;
 // a body's own operators decide whether a session can be exact (the body is compiled in the same mode).
 #pragma once
 #include <cstring>
@@ -10,22 +10,6 @@
 #include "runtime/kernel.h"
 
 namespace onemodel::rt {
-
-std::unique_ptr<Kernel> make_sequence_empty(const NodeInfo& info);      // sequence_ops.cc
-std::unique_ptr<Kernel> make_sequence_construct(const NodeInfo& info);
-std::unique_ptr<Kernel> make_sequence_insert(const NodeInfo& info);
-std::unique_ptr<Kernel> make_sequence_erase(const NodeInfo& info);
-std::unique_ptr<Kernel> make_sequence_at(const NodeInfo& info);
-std::unique_ptr<Kernel> make_sequence_length(const NodeInfo& info);
-std::unique_ptr<Kernel> make_split_to_sequence(const NodeInfo& info);
-std::unique_ptr<Kernel> make_concat_from_sequence(const NodeInfo& info);
-std::unique_ptr<Kernel> make_optional(const NodeInfo& info);
-std::unique_ptr<Kernel> make_optional_has_element(const NodeInfo& info);
-std::unique_ptr<Kernel> make_optional_get_element(const NodeInfo& info);
-std::unique_ptr<Kernel> make_if(const NodeInfo& info);                   // control_flow.cc
-std::unique_ptr<Kernel> make_loop(const NodeInfo& info);
-std::unique_ptr<Kernel> make_scan(const NodeInfo& info);
-std::unique_ptr<Kernel> make_sequence_map(const NodeInfo& info);
 
 // Base of the Value kernels: run-time only, exact (they move values), never shaped at plan time.
 class ValueKernel : public Kernel {
