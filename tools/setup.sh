@@ -12,7 +12,7 @@ log() { printf '[setup] %s\n' "$*"; }
 # --- Debian packages -----------------------------------------------------------------------------------
 # Each one is named, with the reason, in docs/dependencies.md.
 apt_packages=(cmake ninja-build g++ pkg-config libgtest-dev libhwy-dev nlohmann-json3-dev
-              python3 python3-onnx python3-numpy emscripten node-acorn chromium espeak-ng)
+              python3 python3-onnx python3-numpy emscripten node-acorn chromium espeak-ng clang-format-14)
 missing=()
 for p in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi

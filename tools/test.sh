@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up whatever is missing, then runs every suite:
-#   0. every citation of a document in the code resolves in docs/ (tools/check_doc_refs.py)
+#   0. every citation of a document in the code resolves in docs/ (tools/check_doc_refs.py), and every C++,
+#      TypeScript and JavaScript file is formatted (tools/format.sh --check)
 #   1. C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer (CTest, preset native-asan)
 #   2. the ONNX backend conformance set, fast and exact, native and wasm (tools/conformance.sh)
 #   3. JS tests of the npm package in Node (Vitest)
@@ -57,6 +58,14 @@ if /usr/bin/python3 tools/check_doc_refs.py; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1)); suite_failed+=("doc citations")
+fi
+
+# 0b. Every C++, TypeScript and JavaScript file is formatted (tools/format.sh: clang-format-14, Prettier) ------
+note "formatting (tools/format.sh --check)"
+if ./tools/format.sh --check; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); suite_failed+=("formatting")
 fi
 
 # 1. C++ under ASan/UBSan -------------------------------------------------------------------------------

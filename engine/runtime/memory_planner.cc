@@ -77,7 +77,7 @@ class FreeList {
 
 }  // namespace
 
-MemoryPlan plan_memory(const std::vector<PlannerValue>& values, const std::vector<PlannerStep>& steps,
+MemoryPlan plan_memory(const std::vector<SlabValue>& values, const std::vector<SlabStep>& steps,
                        const std::vector<int>& graph_outputs) {
   const size_t nv = values.size();
   auto valid = [&](int v) { return v >= 0 && static_cast<size_t>(v) < nv; };
@@ -95,7 +95,7 @@ MemoryPlan plan_memory(const std::vector<PlannerValue>& values, const std::vecto
   for (int v : graph_outputs)
     if (valid(v)) plan.last_use[static_cast<size_t>(v)] = kForever;
   for (size_t s = steps.size(); s-- > 0;) {
-    const PlannerStep& st = steps[s];
+    const SlabStep& st = steps[s];
     if (st.view && !st.inputs.empty() && !st.outputs.empty() && valid(st.inputs[0]) && valid(st.outputs[0])) {
       int& src = plan.last_use[static_cast<size_t>(st.inputs[0])];
       src = std::max(src, plan.last_use[static_cast<size_t>(st.outputs[0])]);
@@ -128,12 +128,12 @@ MemoryPlan plan_memory(const std::vector<PlannerValue>& values, const std::vecto
   };
 
   for (size_t s = 0; s < steps.size(); ++s) {
-    const PlannerStep& st = steps[s];
+    const SlabStep& st = steps[s];
     current_step = s;
     for (size_t oi = 0; oi < st.outputs.size(); ++oi) {
       int v = st.outputs[oi];
       if (!valid(v) || !values[static_cast<size_t>(v)].in_slab || block_of[static_cast<size_t>(v)] >= 0) continue;
-      const PlannerValue& pv = values[static_cast<size_t>(v)];
+      const SlabValue& pv = values[static_cast<size_t>(v)];
       int in = -1;
       if (oi == 0 && st.view && !st.inputs.empty()) in = st.inputs[0];
       if (in >= 0 && valid(in) && block_of[static_cast<size_t>(in)] >= 0) {

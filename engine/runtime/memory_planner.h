@@ -10,13 +10,14 @@
 
 namespace onemodel::rt {
 
-struct PlannerValue {
+// What the slab planner sees of a graph value and of a plan step (a PlanStep reduced to value ids).
+struct SlabValue {
   bool in_slab = false;   // false: input, constant or dynamic value; never placed
   size_t bytes = 0;
   DType dtype = DType::Undefined;
 };
 
-struct PlannerStep {
+struct SlabStep {
   std::vector<int> inputs;    // value ids read (kNoValue entries allowed and ignored)
   std::vector<int> outputs;   // value ids written
   int in_place_input = -1;    // index into `inputs` whose block output 0 may take over
@@ -37,7 +38,7 @@ inline constexpr size_t kSlabAlign = 64;
 
 // Places every in-slab value. `graph_outputs` live to the end. Throws Error(Unsupported) when the slab
 // would exceed 2^31-1 bytes.
-MemoryPlan plan_memory(const std::vector<PlannerValue>& values, const std::vector<PlannerStep>& steps,
+MemoryPlan plan_memory(const std::vector<SlabValue>& values, const std::vector<SlabStep>& steps,
                        const std::vector<int>& graph_outputs);
 
 }  // namespace onemodel::rt

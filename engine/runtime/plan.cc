@@ -266,18 +266,18 @@ bool ExecutionPlan::try_data_dependent_eval(const CompiledNode& cn, const std::v
 void ExecutionPlan::place_memory() {
   const CompiledGraph& g = *graph_;
   const size_t n = g.num_values();
-  std::vector<PlannerValue> values(n);
+  std::vector<SlabValue> values(n);
   for (size_t v = 0; v < n; ++v) {
     if (source_[v] != ValueSource::Slab) continue;
     values[v].in_slab = true;
     values[v].bytes = static_cast<size_t>(byte_size(dtype_[v], shape_[v]));
     values[v].dtype = dtype_[v];
   }
-  std::vector<PlannerStep> steps;
+  std::vector<SlabStep> steps;
   steps.reserve(steps_.size());
   for (const PlanStep& s : steps_) {
     const CompiledNode& cn = g.nodes()[static_cast<size_t>(s.node)];
-    PlannerStep ps;
+    SlabStep ps;
     ps.inputs = cn.inputs;
     ps.outputs = cn.outputs;
     ps.view = s.view;

@@ -11,10 +11,10 @@
 namespace onemodel::rt {
 namespace {
 
-PlannerValue f32(size_t bytes) { return {true, bytes, DType::F32}; }
+SlabValue f32(size_t bytes) { return {true, bytes, DType::F32}; }
 
-PlannerStep step(std::vector<int> in, std::vector<int> out, int in_place = -1, bool view = false) {
-  PlannerStep s;
+SlabStep step(std::vector<int> in, std::vector<int> out, int in_place = -1, bool view = false) {
+  SlabStep s;
   s.inputs = std::move(in);
   s.outputs = std::move(out);
   s.in_place_input = in_place;
@@ -24,8 +24,8 @@ PlannerStep step(std::vector<int> in, std::vector<int> out, int in_place = -1, b
 
 TEST(RuntimePlanner, ChainReusesFreedBlocks) {
   // a -> b -> c -> d, 1024 bytes each: b cannot take a's block (a is read while b is written), c can.
-  std::vector<PlannerValue> v = {f32(1024), f32(1024), f32(1024), f32(1024)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}), step({1}, {2}), step({2}, {3})};
+  std::vector<SlabValue> v = {f32(1024), f32(1024), f32(1024), f32(1024)};
+  std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}), step({1}, {2}), step({2}, {3})};
   MemoryPlan p = plan_memory(v, s, {3});
   EXPECT_EQ(p.offsets, (std::vector<int64_t>{0, 1024, 0, 1024}));
   EXPECT_EQ(p.slab_bytes, 2048u);
@@ -38,8 +38,8 @@ TEST(RuntimePlanner, ChainReusesFreedBlocks) {
 
 TEST(RuntimePlanner, BestFitPicksSmallestFreeBlock) {
   // 0:a(512) 1:x(64) 2:b(128) 3:y(64) 4:z(64) 5:c(100)
-  std::vector<PlannerValue> v = {f32(512), f32(64), f32(128), f32(64), f32(64), f32(100)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({}, {3}),
+  std::vector<SlabValue> v = {f32(512), f32(64), f32(128), f32(64), f32(64), f32(100)};
+  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({}, {3}),
                                 step({0, 2}, {4}),  // z at 768, then a [0,512) and b [576,704) are freed
                                 step({1, 3, 4}, {5})};
   MemoryPlan p = plan_memory(v, s, {5});
@@ -54,8 +54,8 @@ TEST(RuntimePlanner, BestFitPicksSmallestFreeBlock) {
 
 TEST(RuntimePlanner, FreeBlocksCoalesce) {
   // a, b, c of 128 bytes; a and b die together; a 256-byte value fits only in the merged hole.
-  std::vector<PlannerValue> v = {f32(128), f32(128), f32(128), f32(64), f32(256)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({0, 1}, {3}),
+  std::vector<SlabValue> v = {f32(128), f32(128), f32(128), f32(64), f32(256)};
+  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({0, 1}, {3}),
                                 step({2, 3}, {4})};
   MemoryPlan p = plan_memory(v, s, {4});
   EXPECT_EQ(p.offsets[3], 384);
@@ -64,8 +64,8 @@ TEST(RuntimePlanner, FreeBlocksCoalesce) {
 }
 
 TEST(RuntimePlanner, InPlaceTakesDyingInputBlock) {
-  std::vector<PlannerValue> v = {f32(400), f32(400)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, 0)};
+  std::vector<SlabValue> v = {f32(400), f32(400)};
+  std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, 0)};
   MemoryPlan p = plan_memory(v, s, {1});
   EXPECT_EQ(p.offsets[1], p.offsets[0]);
   EXPECT_EQ(p.slab_bytes, 448u);
@@ -74,37 +74,37 @@ TEST(RuntimePlanner, InPlaceTakesDyingInputBlock) {
 TEST(RuntimePlanner, InPlaceRefusedWhenConditionsFail) {
   // Input still read later.
   {
-    std::vector<PlannerValue> v = {f32(400), f32(400), f32(64)};
-    std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, 0), step({0, 1}, {2})};
+    std::vector<SlabValue> v = {f32(400), f32(400), f32(64)};
+    std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, 0), step({0, 1}, {2})};
     MemoryPlan p = plan_memory(v, s, {2});
     EXPECT_NE(p.offsets[1], p.offsets[0]);
   }
   // Different element type.
   {
-    std::vector<PlannerValue> v = {f32(400), {true, 400, DType::I32}};
-    std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, 0)};
+    std::vector<SlabValue> v = {f32(400), {true, 400, DType::I32}};
+    std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, 0)};
     MemoryPlan p = plan_memory(v, s, {1});
     EXPECT_NE(p.offsets[1], p.offsets[0]);
   }
   // Output larger than the block.
   {
-    std::vector<PlannerValue> v = {f32(400), f32(1000)};
-    std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, 0)};
+    std::vector<SlabValue> v = {f32(400), f32(1000)};
+    std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, 0)};
     MemoryPlan p = plan_memory(v, s, {1});
     EXPECT_NE(p.offsets[1], p.offsets[0]);
   }
   // The block is shared with a live view.
   {
-    std::vector<PlannerValue> v = {f32(400), f32(400), f32(400), f32(64)};
-    std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({0}, {2}, 0), step({1, 2}, {3})};
+    std::vector<SlabValue> v = {f32(400), f32(400), f32(400), f32(64)};
+    std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({0}, {2}, 0), step({1, 2}, {3})};
     MemoryPlan p = plan_memory(v, s, {3});
     EXPECT_EQ(p.offsets[1], p.offsets[0]);
     EXPECT_NE(p.offsets[2], p.offsets[0]);
   }
   // The input is not in the slab (a caller's input).
   {
-    std::vector<PlannerValue> v = {{false, 400, DType::F32}, f32(400)};
-    std::vector<PlannerStep> s = {step({0}, {1}, 0)};
+    std::vector<SlabValue> v = {{false, 400, DType::F32}, f32(400)};
+    std::vector<SlabStep> s = {step({0}, {1}, 0)};
     MemoryPlan p = plan_memory(v, s, {1});
     EXPECT_EQ(p.offsets[0], MemoryPlan::kNotInSlab);
     EXPECT_EQ(p.offsets[1], 0);
@@ -113,8 +113,8 @@ TEST(RuntimePlanner, InPlaceRefusedWhenConditionsFail) {
 
 TEST(RuntimePlanner, ViewSharesBlockAndExtendsSourceLife) {
   // a; v = view(a); x written while v is live must not overlap a; a is freed only after v's last use.
-  std::vector<PlannerValue> v = {f32(256), f32(256), f32(256), f32(256), f32(256)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({}, {2}), step({1, 2}, {3}),
+  std::vector<SlabValue> v = {f32(256), f32(256), f32(256), f32(256), f32(256)};
+  std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({}, {2}), step({1, 2}, {3}),
                                 step({3}, {4})};
   MemoryPlan p = plan_memory(v, s, {4});
   EXPECT_EQ(p.offsets[1], p.offsets[0]);
@@ -125,8 +125,8 @@ TEST(RuntimePlanner, ViewSharesBlockAndExtendsSourceLife) {
 }
 
 TEST(RuntimePlanner, NonSlabValuesAreNotPlaced) {
-  std::vector<PlannerValue> v = {{false, 100, DType::F32}, f32(100)};
-  std::vector<PlannerStep> s = {step({0}, {1})};
+  std::vector<SlabValue> v = {{false, 100, DType::F32}, f32(100)};
+  std::vector<SlabStep> s = {step({0}, {1})};
   MemoryPlan p = plan_memory(v, s, {1});
   EXPECT_EQ(p.offsets[0], MemoryPlan::kNotInSlab);
   EXPECT_EQ(p.offsets[1], 0);
@@ -134,8 +134,8 @@ TEST(RuntimePlanner, NonSlabValuesAreNotPlaced) {
 }
 
 TEST(RuntimePlanner, SlabOver2GiBRefused) {
-  std::vector<PlannerValue> v = {f32(size_t{1} << 30), f32(size_t{1} << 30), f32(64)};
-  std::vector<PlannerStep> s = {step({}, {0}), step({}, {1}), step({0, 1}, {2})};
+  std::vector<SlabValue> v = {f32(size_t{1} << 30), f32(size_t{1} << 30), f32(64)};
+  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({0, 1}, {2})};
   try {
     plan_memory(v, s, {2});
     FAIL();
@@ -150,12 +150,12 @@ TEST(RuntimePlanner, SlabOver2GiBRefused) {
 TEST(RuntimePlanner, RandomGraphsNeverOverlapLiveValues) {
   std::mt19937 rng(1234);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<PlannerValue> values;
-    std::vector<PlannerStep> steps;
+    std::vector<SlabValue> values;
+    std::vector<SlabStep> steps;
     std::vector<int> def;
     int nsteps = 5 + static_cast<int>(rng() % 30);
     for (int s = 0; s < nsteps; ++s) {
-      PlannerStep st;
+      SlabStep st;
       if (!values.empty()) {
         int nin = 1 + static_cast<int>(rng() % 3);
         for (int k = 0; k < nin; ++k) st.inputs.push_back(static_cast<int>(rng() % values.size()));
@@ -178,7 +178,7 @@ TEST(RuntimePlanner, RandomGraphsNeverOverlapLiveValues) {
       for (int v : steps[static_cast<size_t>(s)].inputs) last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], s);
     for (int v : outs) last[static_cast<size_t>(v)] = nsteps;
     auto in_place_pair = [&](size_t a, size_t b) {  // b is output 0 of an in-place step reading a first
-      const PlannerStep& st = steps[static_cast<size_t>(def[b])];
+      const SlabStep& st = steps[static_cast<size_t>(def[b])];
       return st.in_place_input == 0 && st.outputs[0] == static_cast<int>(b) && st.inputs[0] == static_cast<int>(a) &&
              last[a] == def[b];
     };
