@@ -34,7 +34,10 @@ InputSpec input_spec(const std::string& name, int code, std::span<const double> 
 // Error(InvalidInput) unless a JS buffer of `js_bytes` bytes fills exactly `needed` bytes.
 void check_byte_length(const std::string& name, double js_bytes, size_t needed);
 
-// Value-kind codes of runValues' inputs; web/src/native.ts holds the same numbers (ValueCode).
+// Value-kind codes of runValues' inputs: what one input holds, as a plain int across the binding. A contract
+// with TypeScript: web/src/native.ts `ValueCode` has the same names and numbers (tensor, sequence,
+// emptyOptional, optionalTensor, optionalSequence), and tests/js/value-codes.test.mjs compares the two tables.
+// Change both or neither.
 enum class InputKind : int { Tensor = 0, Sequence = 1, EmptyOptional = 2, OptionalTensor = 3, OptionalSequence = 4 };
 
 // The engine value for input `name` of kind code `kind` holding `tensors` (one for a tensor, any number for a

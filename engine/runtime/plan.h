@@ -21,6 +21,14 @@ struct InputSignature {
   bool operator==(const InputSignature& o) const { return dtype == o.dtype && shape == o.shape && kind == o.kind; }
 };
 
+// The key entry of one input: a tensor by element type and shape, a sequence or optional by its kind. The
+// session's run forms and control-flow bodies build their keys with these, so one input gets one plan
+// whichever form fed it.
+inline InputSignature signature_of(const Tensor& t) { return {t.dtype(), t.shape(), ValueKind::Tensor}; }
+inline InputSignature signature_of(const Value& v) {
+  return v.is_tensor() ? signature_of(v.tensor()) : InputSignature{DType::Undefined, Shape(), v.kind()};
+}
+
 // Where a value lives during a run.
 enum class ValueSource : uint8_t {
   None,      // not produced (omitted or dead)

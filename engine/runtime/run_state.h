@@ -2,6 +2,7 @@
 // value table. A plan pools idle run states so concurrent runs share nothing mutable and a warm run
 // allocates nothing for its intermediates.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "runtime/arena.h"
@@ -67,6 +68,18 @@ struct RunState {
   bool execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn);
   // prepare() for a dynamic step, reusing the last state when nothing it may depend on changed.
   const void* prepare_dynamic(const ExecutionPlan& plan, const PlanStep& step, const CompiledNode& cn);
+};
+
+// A run state leased from a plan's pool for one run (of a session or of a control-flow body), begun on
+// lease and given back however the run ends, so an exception from a kernel never leaks the state or keeps
+// the caller's tensors referenced (give_back ends the run).
+struct RunLease {
+  const ExecutionPlan& plan;
+  std::unique_ptr<RunState> state;
+  explicit RunLease(const ExecutionPlan& p) : plan(p), state(p.acquire()) { state->begin_run(); }
+  ~RunLease() { plan.give_back(std::move(state)); }
+  RunLease(const RunLease&) = delete;
+  RunLease& operator=(const RunLease&) = delete;
 };
 
 }  // namespace onemodel::rt

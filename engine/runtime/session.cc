@@ -17,17 +17,6 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorKind::InvalidInput, message); }
 
-// Returns a run state to its plan however the run ends, so an exception from a kernel never leaks the
-// state or keeps the caller's tensors referenced.
-struct StateLease {
-  const rt::ExecutionPlan& plan;
-  std::unique_ptr<rt::RunState> state;
-  explicit StateLease(const rt::ExecutionPlan& p) : plan(p), state(p.acquire()) { state->begin_run(); }
-  ~StateLease() { plan.give_back(std::move(state)); }
-  StateLease(const StateLease&) = delete;
-  StateLease& operator=(const StateLease&) = delete;
-};
-
 // Times one run for the profiler while it is active, however the run ends; scope() is what execute() takes.
 class RunTimer {
  public:
@@ -152,6 +141,207 @@ void Session::release() { impl_->release(); }
 void Session::start_profiling() const { impl_->core()->profiler.start(); }
 Profile Session::end_profiling() const { return impl_->core()->profiler.finish(); }
 
+namespace {
+
+// The caller's inputs as one public run form passed them, before matching: named tensors (Session::run),
+// named values (run_values), or the model's one input as raw row-major bytes (run_into).
+struct Feed {
+  enum class Form { Tensors, Values, Bytes } form = Form::Tensors;
+  std::span<const std::string> names{};  // Tensors, Values
+  std::span<const Tensor> tensors{};     // Tensors
+  std::span<const Value> values{};       // Values
+  DType dtype = DType::Undefined;      // Bytes: element type, shape, data
+  std::span<const int64_t> shape{};
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
+// A feed matched to the model's inputs: model input i is tensors[slots[i]], values[i] or the bytes. Every
+// check on the inputs (Error(InvalidInput)) is made here, before a plan is looked up.
+class Matched {
+ public:
+  Matched(const Session::Impl& impl, const Feed& feed) : feed_(feed) {
+    switch (feed.form) {
+      case Feed::Form::Tensors: slots_ = rt::match_inputs(impl.inputs, feed.names, feed.tensors); break;
+      case Feed::Form::Values: rt::match_value_inputs(impl.inputs, feed.names, feed.values, values_); break;
+      case Feed::Form::Bytes: match_bytes(impl); break;
+    }
+  }
+  size_t size() const {
+    return feed_.form == Feed::Form::Tensors ? slots_.size() : feed_.form == Feed::Form::Values ? values_.size() : 1;
+  }
+  rt::InputSignature signature(size_t i) const {
+    switch (feed_.form) {
+      case Feed::Form::Tensors: return rt::signature_of(feed_.tensors[slots_[i]]);
+      case Feed::Form::Values: return rt::signature_of(values_[i]);
+      case Feed::Form::Bytes: break;
+    }
+    return {feed_.dtype, shape_};
+  }
+  void set(rt::RunState& state, const rt::ExecutionPlan& plan, size_t i) const {
+    switch (feed_.form) {
+      case Feed::Form::Tensors: return state.set_input(plan, i, feed_.tensors[slots_[i]]);
+      case Feed::Form::Values: return state.set_input_value(plan, i, values_[i]);
+      case Feed::Form::Bytes: return state.set_input_bytes(plan, i, feed_.data, feed_.bytes);
+    }
+  }
+
+ private:
+  void match_bytes(const Session::Impl& impl) {
+    if (impl.inputs.size() != 1 || impl.outputs.size() != 1)
+      invalid("the span form needs a model with one input and one output; this one has " +
+              std::to_string(impl.inputs.size()) + " inputs and " + std::to_string(impl.outputs.size()) +
+              " outputs");
+    const ValueInfo& info = impl.inputs[0];
+    if (!Shape::valid(feed_.shape)) {
+      std::string s = "[";
+      for (size_t i = 0; i < feed_.shape.size(); ++i) s += (i ? "," : "") + std::to_string(feed_.shape[i]);
+      invalid("input '" + info.name + "' has an invalid shape " + s + "]");
+    }
+    shape_ = Shape(feed_.shape);
+    rt::check_input(info, feed_.dtype, shape_);
+    size_t need = static_cast<size_t>(shape_.numel()) * dtype_size(feed_.dtype);
+    if (feed_.bytes != need)
+      invalid("input '" + info.name + "' of shape " + shape_.to_string() + " needs " + std::to_string(need) +
+              " bytes, got " + std::to_string(feed_.bytes));
+    if (need != 0 && feed_.data == nullptr) invalid("input '" + info.name + "' has no data");
+  }
+
+  const Feed& feed_;
+  std::vector<size_t> slots_;  // Tensors
+  std::vector<Value> values_;  // Values: checked, optional inputs wrapped
+  Shape shape_;                // Bytes
+};
+
+// The one run path of every public form. `out` says which outputs are wanted and takes them:
+//   match()        model output indices in the caller's order, after its own checks (called after the inputs')
+//   kTensors       the outputs are read as tensors: check(k, dtype, shape) vets output k before anything is
+//                  written (before the run when the plan knows its type and shape, and after it), then
+//                  write(k, tensor) copies it out; kNotTensor ends the message for a non-tensor output
+//   take(k, value) otherwise: receives output k as a Value of any kind
+// Reading happens while the run state is leased; the outputs must be copied (or detached) by then.
+template <class Out>
+void run_graph(const Session::Impl& impl, const Feed& feed, Out& out) {
+  std::shared_ptr<rt::SessionCore> core = impl.core();
+  RunTimer timer(core->profiler);
+  const rt::CompiledGraph& graph = *core->graph;
+  const Matched in(impl, feed);
+  const std::span<const size_t> wanted = out.match();
+  const auto output_value = [&](size_t k) { return graph.outputs()[wanted[k]]; };
+
+  auto& key = key_scratch();
+  key.resize(in.size());
+  for (size_t i = 0; i < in.size(); ++i) key[i] = in.signature(i);
+  std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
+  if constexpr (Out::kTensors) {
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const int v = output_value(k);
+      if (plan->source(v) != rt::ValueSource::Dynamic) out.check(k, plan->dtype(v), plan->shape(v));
+    }
+  }
+
+  rt::RunLease lease(*plan);
+  for (size_t i = 0; i < in.size(); ++i) in.set(*lease.state, *plan, i);
+  lease.state->execute(*plan, timer.scope());
+  const rt::RunState& state = *lease.state;
+  if constexpr (Out::kTensors) {
+    // Every output is vetted before any is written, so a refused output leaves the caller's buffers as they were.
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      const Tensor& r = state.value(output_value(k));
+      if (r.empty()) invalid("output '" + impl.outputs[wanted[k]].name + "' is not a tensor" + Out::kNotTensor);
+      out.check(k, r.dtype(), r.shape());
+    }
+    for (size_t k = 0; k < wanted.size(); ++k) out.write(k, state.value(output_value(k)));
+  } else {
+    for (size_t k = 0; k < wanted.size(); ++k) out.take(k, state.value_of(output_value(k)));
+  }
+}
+
+// Session::run's outputs: outputs[k] receives output names[k], into the tensor given for it or a new one.
+struct TensorOutputs {
+  static constexpr bool kTensors = true;
+  static constexpr const char* kNotTensor = " in this run; read it as a Value (Session::run_values)";
+  const Session::Impl& impl;
+  std::span<const std::string> names;
+  std::span<Tensor> outputs;
+  std::vector<size_t> wanted;
+
+  std::span<const size_t> match() {
+    if (names.empty()) invalid("no output names were given");
+    wanted = rt::match_outputs(impl.outputs, names);
+    if (outputs.size() != names.size())
+      invalid(std::to_string(names.size()) + " output names were given for " + std::to_string(outputs.size()) +
+              " output tensors");
+    for (size_t k : wanted) {
+      const ValueInfo& o = impl.outputs[k];
+      if (o.kind == ValueKind::Sequence || o.kind == ValueKind::Optional)
+        invalid("output '" + o.name + "' is " + (o.kind == ValueKind::Sequence ? "a sequence" : "an optional") +
+                "; read it as a Value (Session::run_values)");
+    }
+    return wanted;
+  }
+  void check(size_t k, DType dtype, const Shape& shape) const {
+    check_output_slot(impl.outputs[wanted[k]], outputs[k], dtype, shape);
+  }
+  void write(size_t k, const Tensor& r) const {
+    if (outputs[k].empty())
+      outputs[k] = Tensor::copy_of(r.dtype(), r.shape(), r.raw(), r.nbytes());
+    else if (r.nbytes())
+      std::memmove(outputs[k].raw_mut(), r.raw(), r.nbytes());
+  }
+};
+
+// run_values' outputs: detached copies (own storage) of the outputs named, all in model order when none are.
+struct ValueOutputs {
+  static constexpr bool kTensors = false;
+  const Session::Impl& impl;
+  std::span<const std::string> names;
+  std::vector<size_t> wanted;
+  std::vector<Value> values;
+
+  std::span<const size_t> match() {
+    wanted = rt::match_outputs(impl.outputs, names);
+    values.reserve(wanted.size());
+    return wanted;
+  }
+  void take(size_t k, const Value& r) {
+    if (r.empty()) throw Error(ErrorKind::Internal, "output '" + impl.outputs[wanted[k]].name + "' was not produced");
+    values.push_back(rt::detach_value(r));
+  }
+};
+
+// run_into's output: the model's one output, copied into the caller's buffer of `bytes` bytes of `dtype`.
+// Allocates nothing, so a warm span run allocates only the shape it returns.
+struct BufferOutput {
+  static constexpr bool kTensors = true;
+  static constexpr const char* kNotTensor = "; read it with Session::run_values";
+  const Session::Impl& impl;
+  DType dtype;
+  void* data;
+  size_t bytes;
+  size_t wanted = 0;
+  Shape shape{};  // what was written
+
+  std::span<const size_t> match() { return {&wanted, 1}; }
+  void check(size_t, DType t, const Shape& s) const {
+    const ValueInfo& info = impl.outputs[0];
+    if (t != dtype)
+      invalid("output '" + info.name + "' is " + std::string(dtype_short_name(t)) + ", the buffer holds " +
+              std::string(dtype_short_name(dtype)));
+    size_t need = static_cast<size_t>(s.numel()) * dtype_size(t);
+    if (bytes < need)
+      invalid("the output buffer holds " + std::to_string(bytes) + " bytes; output '" + info.name + "' " +
+              s.to_string() + " needs " + std::to_string(need));
+    if (need != 0 && data == nullptr) invalid("the output buffer is null");
+  }
+  void write(size_t, const Tensor& r) {
+    if (r.nbytes()) std::memcpy(data, r.raw(), r.nbytes());
+    shape = r.shape();
+  }
+};
+
+}  // namespace
+
 std::vector<Tensor> Session::run(std::span<const NamedTensor> inputs, std::span<const std::string> output_names) const {
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
@@ -176,141 +366,34 @@ std::vector<Tensor> Session::run(std::span<const NamedTensor> inputs, std::span<
 
 void Session::run(std::span<const std::string> input_names, std::span<const Tensor> inputs,
                   std::span<const std::string> output_names, std::span<Tensor> outputs) const {
-  std::shared_ptr<rt::SessionCore> core = impl_->core();
-  RunTimer timer(core->profiler);
-  const rt::CompiledGraph& graph = *core->graph;
-  std::vector<size_t> slots = rt::match_inputs(impl_->inputs, input_names, inputs);
-  if (output_names.empty()) invalid("no output names were given");
-  std::vector<size_t> wanted = rt::match_outputs(impl_->outputs, output_names);
-  if (outputs.size() != output_names.size())
-    invalid(std::to_string(output_names.size()) + " output names were given for " +
-            std::to_string(outputs.size()) + " output tensors");
-
-  for (size_t k : wanted) {
-    const ValueInfo& o = impl_->outputs[k];
-    if (o.kind == ValueKind::Sequence || o.kind == ValueKind::Optional)
-      invalid("output '" + o.name + "' is " + (o.kind == ValueKind::Sequence ? "a sequence" : "an optional") +
-              "; read it as a Value (Session::run_values)");
-  }
-
-  auto& key = key_scratch();
-  key.resize(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) key[i] = {inputs[slots[i]].dtype(), inputs[slots[i]].shape()};
-  std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
-
-  // Outputs whose shape the plan knows are checked before running.
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    int v = graph.outputs()[wanted[k]];
-    if (plan->source(v) != rt::ValueSource::Dynamic)
-      check_output_slot(impl_->outputs[wanted[k]], outputs[k], plan->dtype(v), plan->shape(v));
-  }
-
-  StateLease lease(*plan);
-  for (size_t i = 0; i < slots.size(); ++i) lease.state->set_input(*plan, i, inputs[slots[i]]);
-  lease.state->execute(*plan, timer.scope());
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    const Tensor& r = lease.state->value(graph.outputs()[wanted[k]]);
-    if (r.empty())
-      invalid("output '" + impl_->outputs[wanted[k]].name + "' is not a tensor in this run; read it as a Value "
-              "(Session::run_values)");
-    check_output_slot(impl_->outputs[wanted[k]], outputs[k], r.dtype(), r.shape());
-  }
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    const Tensor& r = lease.state->value(graph.outputs()[wanted[k]]);
-    if (outputs[k].empty())
-      outputs[k] = Tensor::copy_of(r.dtype(), r.shape(), r.raw(), r.nbytes());
-    else if (r.nbytes())
-      std::memmove(outputs[k].raw_mut(), r.raw(), r.nbytes());
-  }
+  Feed feed{.form = Feed::Form::Tensors, .names = input_names, .tensors = inputs};
+  TensorOutputs out{*impl_, output_names, outputs, {}};
+  run_graph(*impl_, feed, out);
 }
 
 std::vector<Value> Session::run_values(std::span<const NamedValue> inputs,
                                       std::span<const std::string> output_names) const {
-  std::shared_ptr<rt::SessionCore> core = impl_->core();
-  RunTimer timer(core->profiler);
-  const rt::CompiledGraph& graph = *core->graph;
   std::vector<std::string> names;
   std::vector<Value> given;
+  names.reserve(inputs.size());
+  given.reserve(inputs.size());
   for (const NamedValue& nv : inputs) {
     names.push_back(nv.name);
     given.push_back(nv.value);
   }
-  std::vector<Value> values;
-  rt::match_value_inputs(impl_->inputs, names, given, values);
-  std::vector<size_t> wanted = rt::match_outputs(impl_->outputs, output_names);
-
-  std::vector<rt::InputSignature> key(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    const Value& v = values[i];
-    if (v.is_tensor())
-      key[i] = {v.tensor().dtype(), v.tensor().shape(), ValueKind::Tensor};
-    else
-      key[i] = {DType::Undefined, Shape(), v.kind()};
-  }
-  std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
-  StateLease lease(*plan);
-  for (size_t i = 0; i < values.size(); ++i) lease.state->set_input_value(*plan, i, values[i]);
-  lease.state->execute(*plan, timer.scope());
-  std::vector<Value> out;
-  out.reserve(wanted.size());
-  for (size_t k : wanted) {
-    Value r = lease.state->value_of(graph.outputs()[k]);
-    if (r.empty()) throw Error(ErrorKind::Internal, "output '" + impl_->outputs[k].name + "' was not produced");
-    out.push_back(rt::detach_value(r));
-  }
-  return out;
+  Feed feed{.form = Feed::Form::Values, .names = names, .values = given};
+  ValueOutputs out{*impl_, output_names, {}, {}};
+  run_graph(*impl_, feed, out);
+  return std::move(out.values);
 }
 
 std::vector<int64_t> Session::run_into(DType in_type, const void* input, size_t input_bytes,
                                        std::span<const int64_t> shape, DType out_type, void* output,
                                        size_t output_bytes) const {
-  std::shared_ptr<rt::SessionCore> core = impl_->core();
-  RunTimer timer(core->profiler);
-  const rt::CompiledGraph& graph = *core->graph;
-  if (impl_->inputs.size() != 1 || impl_->outputs.size() != 1)
-    invalid("the span form needs a model with one input and one output; this one has " +
-            std::to_string(impl_->inputs.size()) + " inputs and " + std::to_string(impl_->outputs.size()) +
-            " outputs");
-  const ValueInfo& in_info = impl_->inputs[0];
-  const ValueInfo& out_info = impl_->outputs[0];
-  if (!Shape::valid(shape)) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-    invalid("input '" + in_info.name + "' has an invalid shape " + s + "]");
-  }
-  Shape in_shape(shape);
-  rt::check_input(in_info, in_type, in_shape);
-  size_t need_in = static_cast<size_t>(in_shape.numel()) * dtype_size(in_type);
-  if (input_bytes != need_in)
-    invalid("input '" + in_info.name + "' of shape " + in_shape.to_string() + " needs " + std::to_string(need_in) +
-            " bytes, got " + std::to_string(input_bytes));
-  if (need_in != 0 && input == nullptr) invalid("input '" + in_info.name + "' has no data");
-
-  auto& key = key_scratch();
-  key.resize(1);
-  key[0] = {in_type, in_shape};
-  std::shared_ptr<const rt::ExecutionPlan> plan = core->cache.get(core->graph, key);
-  const int out_v = graph.outputs()[0];
-  auto check_out = [&](DType t, const Shape& s) {
-    if (t != out_type)
-      invalid("output '" + out_info.name + "' is " + std::string(dtype_short_name(t)) + ", the buffer holds " +
-              std::string(dtype_short_name(out_type)));
-    size_t need = static_cast<size_t>(s.numel()) * dtype_size(t);
-    if (output_bytes < need)
-      invalid("the output buffer holds " + std::to_string(output_bytes) + " bytes; output '" + out_info.name +
-              "' " + s.to_string() + " needs " + std::to_string(need));
-    if (need != 0 && output == nullptr) invalid("the output buffer is null");
-  };
-  if (plan->source(out_v) != rt::ValueSource::Dynamic) check_out(plan->dtype(out_v), plan->shape(out_v));
-
-  StateLease lease(*plan);
-  lease.state->set_input_bytes(*plan, 0, input, input_bytes);
-  lease.state->execute(*plan, timer.scope());
-  const Tensor& r = lease.state->value(out_v);
-  if (r.empty()) invalid("output '" + out_info.name + "' is not a tensor; read it with Session::run_values");
-  check_out(r.dtype(), r.shape());
-  if (r.nbytes()) std::memcpy(output, r.raw(), r.nbytes());
-  return r.shape().to_vector();
+  Feed feed{.form = Feed::Form::Bytes, .dtype = in_type, .shape = shape, .data = input, .bytes = input_bytes};
+  BufferOutput out{*impl_, out_type, output, output_bytes};
+  run_graph(*impl_, feed, out);
+  return out.shape.to_vector();
 }
 
 }  // namespace onemodel

@@ -69,25 +69,6 @@ DType Subgraph::output_elem(size_t k) const {
   return info.dtype;
 }
 
-namespace {
-
-InputSignature signature_of(const Value& v) {
-  if (v.is_tensor()) return {v.tensor().dtype(), v.tensor().shape(), ValueKind::Tensor};
-  return {DType::Undefined, Shape(), v.kind()};
-}
-
-// Gives the run state back however the body run ends.
-struct BodyLease {
-  const ExecutionPlan& plan;
-  std::unique_ptr<RunState> state;
-  explicit BodyLease(const ExecutionPlan& p) : plan(p), state(p.acquire()) { state->begin_run(); }
-  ~BodyLease() { plan.give_back(std::move(state)); }
-  BodyLease(const BodyLease&) = delete;
-  BodyLease& operator=(const BodyLease&) = delete;
-};
-
-}  // namespace
-
 void Subgraph::run(const RunContext& ctx, std::span<const Value> formal, std::vector<Value>& outputs) const {
   if (formal.size() != num_formal_)
     info_.fail(ErrorKind::InvalidModel, "the body takes " + std::to_string(num_formal_) + " inputs, the node "
@@ -95,6 +76,8 @@ void Subgraph::run(const RunContext& ctx, std::span<const Value> formal, std::ve
                                              std::to_string(formal.size()));
   const size_t n = num_formal_ + capture_slots_.size();
   std::vector<Value> ins(n);
+  // Its own key, not the session's per-thread key scratch: bodies run nested inside a session's run (and
+  // inside each other), so sharing it could overwrite a key still in use.
   std::vector<InputSignature> key(n);
   for (size_t i = 0; i < n; ++i) {
     if (i < num_formal_) {
@@ -111,7 +94,7 @@ void Subgraph::run(const RunContext& ctx, std::span<const Value> formal, std::ve
     key[i] = signature_of(ins[i]);
   }
   std::shared_ptr<const ExecutionPlan> plan = cache_->get(graph_, key);
-  BodyLease lease(*plan);
+  RunLease lease(*plan);
   for (size_t i = 0; i < n; ++i) lease.state->set_input_value(*plan, i, ins[i]);
   if (ctx.profile) {
     const ProfileScope& outer = *ctx.profile;

@@ -140,6 +140,67 @@ TEST(RuntimeSession, SpanFormChecks) {
   expect_error(ErrorKind::InvalidInput, [&] { sc.s.run<float, float>(x, shape, y); });
 }
 
+// The three run forms share one path (session.cc run_graph): one key per input types and shapes whichever
+// form fed them, the same order of checks (Disposed, then inputs, then outputs), and nothing written to a
+// caller's buffer that a check refused.
+TEST(RuntimeSession, RunFormsShareOnePath) {
+  Session cls = Session::load(testdata("classifier.onnx"));
+  const std::vector<float> x = {5.1f, 3.5f, 1.4f, 0.2f};
+  const std::vector<int64_t> shape = {1, 4};
+  const Tensor xt = Tensor::from_values<float>(x, Shape{1, 4});
+  std::vector<float> y(3);
+  cls.run<float, float>(x, shape, y);
+  std::vector<Tensor> by_tensor = cls.run(std::vector<NamedTensor>{{"x", xt}});
+  std::vector<Value> by_value = cls.run_values(std::vector<NamedValue>{{"x", Value(xt)}});
+  EXPECT_EQ(cls.impl()->core()->cache.plans_built(), 1u);  // one plan for all three forms
+  ASSERT_EQ(by_value.size(), 1u);
+  ASSERT_TRUE(by_value[0].is_tensor());
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(by_tensor[0].data<float>()[i], y[i]);
+    EXPECT_EQ(by_value[0].tensor().data<float>()[i], y[i]);
+  }
+
+  // Input errors come before output errors in every form.
+  const Tensor wrong = Tensor::zeros(DType::F64, Shape{1, 4});
+  const std::vector<std::string> bad_out = {"nope"};
+  Error e = expect_error(ErrorKind::InvalidInput, [&] { cls.run(std::vector<NamedTensor>{{"x", wrong}}, bad_out); });
+  EXPECT_EQ(e.message(), "input 'x' must be F32, got F64");
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_values(std::vector<NamedValue>{{"x", Value(wrong)}}, bad_out); });
+  EXPECT_EQ(e.message(), "input 'x' must be F32, got F64");
+  e = expect_error(ErrorKind::InvalidInput, [&] { cls.run(std::vector<NamedTensor>{{"x", xt}}, bad_out); });
+  EXPECT_EQ(e.message(), "unknown output 'nope'; the model's outputs are: probs");
+
+  // Hostile span calls: null buffers, a short output, a wrong output type; the buffer is left as it was.
+  std::vector<float> guard(3, -7.0f);
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_into(DType::F32, nullptr, 16, shape, DType::F32, guard.data(), 12); });
+  EXPECT_EQ(e.message(), "input 'x' has no data");
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_into(DType::F32, x.data(), 16, shape, DType::F32, nullptr, 12); });
+  EXPECT_EQ(e.message(), "the output buffer is null");
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_into(DType::F32, x.data(), 16, shape, DType::F64, guard.data(), 12); });
+  EXPECT_EQ(e.message(), "output 'probs' is F32, the buffer holds F64");
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_into(DType::F32, x.data(), 15, shape, DType::F32, guard.data(), 12); });
+  EXPECT_EQ(e.message(), "input 'x' of shape [1,4] needs 16 bytes, got 15");
+  const int64_t huge[] = {int64_t{1} << 40, 4};
+  e = expect_error(ErrorKind::InvalidInput,
+                   [&] { cls.run_into(DType::F32, x.data(), 16, huge, DType::F32, guard.data(), 12); });
+  EXPECT_EQ(e.message(), "input 'x' has an invalid shape [1099511627776,4]");
+  for (float g : guard) EXPECT_EQ(g, -7.0f);
+  EXPECT_EQ(cls.impl()->core()->cache.plans_built(), 1u);  // refused calls made no plan
+
+  // After release every form reports Disposed first, even with arguments it would refuse.
+  Scorer sc;  // two inputs: the span form would be refused
+  Session copy = sc.s;
+  sc.s.release();
+  expect_error(ErrorKind::Disposed, [&] { copy.run_into(DType::F32, nullptr, 1, shape, DType::F32, nullptr, 0); });
+  expect_error(ErrorKind::Disposed, [&] { copy.run_values(std::vector<NamedValue>{{"nope", Value()}}); });
+  expect_error(ErrorKind::Disposed, [&] { copy.run(std::vector<NamedTensor>{}, bad_out); });
+}
+
 TEST(RuntimeSession, OptionsValidated) {
   auto load = [](SessionOptions o) { return Session::load(testdata("classifier.onnx"), o); };
   SessionOptions o;

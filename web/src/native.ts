@@ -68,7 +68,7 @@ export interface NativeSession {
   run(names: string[], dtypeCodes: number[], dims: number[][], data: ArrayBufferView[],
     outputNames: string[]): NativeOutput[] | Promise<NativeOutput[]>;
   /** kinds: ValueCode per input. */
-  runValues(names: string[], kinds: number[], elemCodes: number[], items: NativeTensor[][],
+  runValues(names: string[], kinds: ValueCode[], elemCodes: number[], items: NativeTensor[][],
     outputNames: string[]): NativeValueOutput[] | Promise<NativeValueOutput[]>;
   startProfiling(): void;
   endProfiling(): Profile;
@@ -78,10 +78,16 @@ export interface NativeSession {
   delete(): void;
 }
 
-/** Value-kind codes of runValues inputs (bindings/core.h InputKind holds the same numbers). */
+/**
+ * Value-kind codes of runValues inputs: what one input holds, as it crosses the binding. The numbers are a
+ * contract with the C++ side: bindings/core.h `InputKind` has the same names and numbers (Tensor,
+ * Sequence, EmptyOptional, OptionalTensor, OptionalSequence) and binding::input_value reads them;
+ * tests/js/value-codes.test.mjs compares the two tables. Pass these names, never the bare numbers.
+ */
 export const ValueCode = {
   tensor: 0, sequence: 1, emptyOptional: 2, optionalTensor: 3, optionalSequence: 4,
 } as const;
+export type ValueCode = (typeof ValueCode)[keyof typeof ValueCode];
 
 /** The Emscripten module of the wasm build (bindings/embind.cc). */
 export interface NativeModule {

@@ -4,7 +4,7 @@
 // fetched once at creation, so the synchronous members stay synchronous. Inputs are copied to the worker
 // (the caller keeps its arrays), outputs are transferred back.
 import { OneModelError } from './errors.js';
-import type { Engine, NativeOutput, NativeSession, NativeTensor, NativeValueInfo, NativeValueOutput, Profile } from './native.js';
+import type { Engine, NativeOutput, NativeSession, NativeTensor, NativeValueInfo, NativeValueOutput, Profile, ValueCode } from './native.js';
 
 interface Pending {
   resolve(v: unknown): void;
@@ -65,7 +65,7 @@ function proxySession(w: ProxyWorker, c: Created): NativeSession {
     opsets: () => c.opsets,
     run: (names: string[], codes: number[], dims: number[][], data: ArrayBufferView[], outputNames: string[]) =>
       w.call({ op: 'run', sid: c.sid, args: [names, codes, dims, data, outputNames] }) as Promise<NativeOutput[]>,
-    runValues: (names: string[], kinds: number[], elems: number[], items: NativeTensor[][], outputNames: string[]) =>
+    runValues: (names: string[], kinds: ValueCode[], elems: number[], items: NativeTensor[][], outputNames: string[]) =>
       w.call({ op: 'runValues', sid: c.sid, args: [names, kinds, elems, items, outputNames] }) as Promise<NativeValueOutput[]>,
     startProfiling: unavailable,
     endProfiling: unavailable as () => Profile,

@@ -3,9 +3,9 @@
 // checks live here; the wasm binding only converts values (bindings/README.md).
 import { noticesEnabled, wasmEnvNotices } from './env.js';
 import { OneModelError, fromNative } from './errors.js';
-import { ValueCode } from './native.js';
-import type { Engine, NativeSession, NativeTensor, NativeValueInfo, Platform, Profile } from './native.js';
-import { Tensor, type TensorType, arrayConstructor, elementCount, isTensorType, typeCode, typeName } from './tensor.js';
+import { checkFeeds } from './feeds.js';
+import type { Engine, NativeSession, NativeValueInfo, Platform, Profile } from './native.js';
+import { Tensor, type TensorType, isTensorType, typeName } from './tensor.js';
 
 export type ExecutionMode = 'fast' | 'exact';
 export type GraphOptimizationLevel = 'disabled' | 'basic' | 'extended' | 'layout' | 'all';
@@ -274,54 +274,11 @@ function toMetadata(info: NativeValueInfo): ValueMetadata {
   });
 }
 
-/**
- * Checks one tensor fed for input `name` against its declared element type and (when `info.hasShape`) dims;
- * returns what crosses the binding.
- */
-function checkTensor(name: string, value: unknown, info: NativeValueInfo,
-  overrides: { readonly [dimension: string]: number } = {}): NativeTensor {
-  const t = value as Partial<Tensor>;
-  if (typeof t !== 'object' || t === null || !isTensorType(t.type) || !Array.isArray(t.dims)) {
-    throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
-  }
-  if (!(t.data instanceof (arrayConstructor(t.type) as never))) {
-    throw new OneModelError('InvalidInput', `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`);
-  }
-  const tensorData = t.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
-  const count = elementCount(t.dims);
-  if (count !== tensorData.length) {
-    throw new OneModelError('InvalidInput',
-      `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`);
-  }
-  if (info.dtype !== 0 && typeCode(t.type) !== info.dtype) {
-    throw new OneModelError('InvalidInput',
-      `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
-  }
-  // A declared scalar takes any shape, as in ORT and the engine (docs/graph-runtime.md section 4, "Inputs").
-  if (info.hasShape && info.dims.length > 0) {
-    if (t.dims.length !== info.dims.length) {
-      throw new OneModelError('InvalidInput',
-        `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
-    }
-    info.dims.forEach((d, i) => {
-      if (typeof d === 'number' && t.dims![i] !== d) {
-        throw new OneModelError('InvalidInput',
-          `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
-      }
-      if (typeof d === 'string' && Object.prototype.hasOwnProperty.call(overrides, d) && t.dims![i] !== overrides[d]) {
-        throw new OneModelError('InvalidInput', `input '${name}' dimension ${i} ('${d}') is fixed to ${overrides[d]} by ` +
-          `freeDimensionOverrides, got dims [${t.dims!.join(',')}]`);
-      }
-    });
-  }
-  if (t.type === 'bool') {
-    for (let i = 0; i < tensorData.length; i++) {
-      if (tensorData[i] !== 0 && tensorData[i] !== 1) {
-        throw new OneModelError('InvalidInput', `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`);
-      }
-    }
-  }
-  return { dtype: typeCode(t.type), dims: [...t.dims], data: tensorData };
+/** The package's name of an output's element type; Unsupported for a type JS cannot hold. */
+function outputType(name: string, code: number): TensorType {
+  const type = typeName(code);
+  if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${name}' has element type ${type}`);
+  return type;
 }
 
 // Frees engine sessions whose InferenceSession was garbage-collected without release().
@@ -448,9 +405,8 @@ export class InferenceSession {
    */
   async run(feeds: Readonly<Record<string, Tensor>>, fetchesOrOptions?: FetchesType | RunOptions,
     options?: RunOptions): Promise<Record<string, Tensor>> {
-    const native = this.#native;
-    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
-    const { names, codes, dims, data } = this.#checkFeeds(feeds);
+    const native = this.#live();
+    const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, false);
     const { wanted, into } = this.#runArguments(fetchesOrOptions, options);
     for (const o of wanted.length > 0 ? wanted : this.outputNames) {
       const kind = this.#outputKinds.get(o);
@@ -458,16 +414,17 @@ export class InferenceSession {
         throw new OneModelError('InvalidInput', `output '${o}' is ${kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
       }
     }
+    const tensors = fed.map((f) => f.items[0]!);
     let results;
     try {
-      results = await native.run(names, codes, dims, data, wanted);
+      results = await native.run(fed.map((f) => f.name), tensors.map((t) => t.dtype), tensors.map((t) => t.dims),
+        tensors.map((t) => t.data), wanted);
     } catch (e) {
       throw fromNative(e);
     }
     const out: Record<string, Tensor> = {};
     for (const r of results) {
-      const type = typeName(r.dtype);
-      if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
+      const type = outputType(r.name, r.dtype);
       const target = into.get(r.name);
       if (target === undefined) {
         out[r.name] = new Tensor(type, r.data as never, r.dims);
@@ -490,65 +447,19 @@ export class InferenceSession {
    * same way: sequences as arrays of Tensors, an empty optional as null.
    */
   async runValues(feeds: Readonly<Record<string, OnnxValue>>, fetches?: readonly string[]): Promise<Record<string, OnnxValue>> {
-    const native = this.#native;
-    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
-    if (typeof feeds !== 'object' || feeds === null || Array.isArray(feeds)) {
-      throw new OneModelError('InvalidInput', 'feeds must be an object mapping input names to values');
-    }
-    const names: string[] = [];
-    const kinds: number[] = [];
-    const elems: number[] = [];
-    const items: NativeTensor[][] = [];
-    for (const [name, value] of Object.entries(feeds)) {
-      const info = this.#inputs.get(name);
-      if (info === undefined) {
-        throw new OneModelError('InvalidInput',
-          `'${name}' is not an input of the model (inputs: ${this.inputNames.join(', ')})`);
-      }
-      const isOptional = info.kind === 'optional';
-      const wantsSequence = info.kind === 'sequence' || (isOptional && info.elementKind === 'sequence');
-      let kind: number;
-      let list: NativeTensor[];
-      if (value === null) {
-        if (!isOptional) throw new OneModelError('InvalidInput', `input '${name}' is not optional; null is not a value for it`);
-        kind = ValueCode.emptyOptional;
-        list = [];
-      } else if (Array.isArray(value)) {
-        if (!wantsSequence && info.kind !== 'unknown' && !(isOptional && info.elementKind === 'unknown')) {
-          throw new OneModelError('InvalidInput', `input '${name}' is not a sequence; pass a Tensor`);
-        }
-        list = value.map((t, k) => checkTensor(`${name}[${k}]`, t, { ...info, hasShape: false }));
-        const types = new Set(list.map((t) => t.dtype));
-        if (types.size > 1) throw new OneModelError('InvalidInput', `sequence input '${name}' mixes element types`);
-        kind = isOptional ? ValueCode.optionalSequence : ValueCode.sequence;
-      } else {
-        if (wantsSequence) throw new OneModelError('InvalidInput', `input '${name}' is a sequence; pass an array of Tensors`);
-        list = [checkTensor(name, value, info.kind === 'tensor' ? info : { ...info, hasShape: false }, this.options.freeDimensionOverrides)];
-        kind = isOptional ? ValueCode.optionalTensor : ValueCode.tensor;
-      }
-      names.push(name);
-      kinds.push(kind);
-      elems.push(info.dtype);
-      items.push(list);
-    }
-    const missing = this.inputNames.filter((n) => !Object.prototype.hasOwnProperty.call(feeds, n));
-    if (missing.length > 0) {
-      throw new OneModelError('InvalidInput', `missing input${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
-    }
+    const native = this.#live();
+    const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, true);
     const wanted = this.#checkFetches(fetches);
     let results;
     try {
-      results = await native.runValues(names, kinds, elems, items, wanted);
+      results = await native.runValues(fed.map((f) => f.name), fed.map((f) => f.kind), fed.map((f) => f.elem),
+        fed.map((f) => f.items), wanted);
     } catch (e) {
       throw fromNative(e);
     }
     const out: Record<string, OnnxValue> = {};
     for (const r of results) {
-      const tensors = r.items.map((t) => {
-        const type = typeName(t.dtype);
-        if (!isTensorType(type)) throw new OneModelError('Unsupported', `output '${r.name}' has element type ${type}`);
-        return new Tensor(type, t.data as never, t.dims);
-      });
+      const tensors = r.items.map((t) => new Tensor(outputType(r.name, t.dtype), t.data as never, t.dims));
       const sequence = r.kind === 'sequence' || (r.kind === 'optional' && r.contentKind === 'sequence');
       if (r.kind === 'optional' && !r.present) out[r.name] = null;
       else out[r.name] = sequence ? tensors : tensors[0]!;
@@ -561,8 +472,7 @@ export class InferenceSession {
    * Starting again clears what was recorded.
    */
   startProfiling(): void {
-    const native = this.#native;
-    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    const native = this.#live();
     try {
       native.startProfiling();
     } catch (e) {
@@ -575,8 +485,7 @@ export class InferenceSession {
    * operator type (ORT writes a trace file instead and returns nothing; ignoring our result is the same use).
    */
   endProfiling(): Profile {
-    const native = this.#native;
-    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    const native = this.#live();
     try {
       return native.endProfiling();
     } catch (e) {
@@ -599,34 +508,11 @@ export class InferenceSession {
     }
   }
 
-  #checkFeeds(feeds: unknown): { names: string[]; codes: number[]; dims: number[][]; data: ArrayBufferView[] } {
-    if (typeof feeds !== 'object' || feeds === null || Array.isArray(feeds)) {
-      throw new OneModelError('InvalidInput', 'feeds must be an object mapping input names to tensors');
-    }
-    const names: string[] = [];
-    const codes: number[] = [];
-    const dims: number[][] = [];
-    const data: ArrayBufferView[] = [];
-    for (const [name, value] of Object.entries(feeds)) {
-      const info = this.#inputs.get(name);
-      if (info === undefined) {
-        throw new OneModelError('InvalidInput',
-          `'${name}' is not an input of the model (inputs: ${this.inputNames.join(', ')})`);
-      }
-      if (info.kind === 'sequence' || info.kind === 'optional') {
-        throw new OneModelError('InvalidInput', `input '${name}' is ${info.kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
-      }
-      const checked = checkTensor(name, value, info, this.options.freeDimensionOverrides);
-      names.push(name);
-      codes.push(checked.dtype);
-      dims.push(checked.dims);
-      data.push(checked.data);
-    }
-    const missing = this.inputNames.filter((n) => !Object.prototype.hasOwnProperty.call(feeds, n));
-    if (missing.length > 0) {
-      throw new OneModelError('InvalidInput', `missing input${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
-    }
-    return { names, codes, dims, data };
+  /** The engine session, or Disposed after release(). */
+  #live(): NativeSession {
+    const native = this.#native;
+    if (native === undefined) throw new OneModelError('Disposed', 'the session was released');
+    return native;
   }
 
   // ORT's reading of run()'s second and third arguments: an array is fetches (then options); an object with
