@@ -202,41 +202,47 @@ template <int64_t NR, class Q>
 void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* strip) {
   const WindowGeom& g = s.g.win;
   const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t kd = g.k[0], kh = g.k[1], kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
   const int64_t row0 = js / ow, ox0 = js % ow, oz0 = row0 / oh, oy0 = row0 % oh;
   const bool one_row = ox0 + cnt <= ow;
   int64_t kx = 0, ky = 0, kz = 0, c = 0;
   const int32_t zx = s.zx;
+  // One output row: the input row of taps (kz, ky) as an offset in the channel plane, -1 when it lies in the
+  // padding; it changes only when kx wraps.
+  int64_t row_off = -1;
+  auto locate = [&] {
+    const int64_t iz = oz0 * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy0 * g.s[1] - g.pb[1] + ky * g.d[1];
+    row_off = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h ? (iz * in_h + iy) * in_w : -1;
+  };
+  if (one_row) locate();
   auto step = [&] {  // to the next row (c, kz, ky, kx)
-    if (++kx == g.k[2]) {
-      kx = 0;
-      if (++ky == g.k[1]) {
-        ky = 0;
-        if (++kz == g.k[0]) {
-          kz = 0;
-          ++c;
-        }
+    if (++kx < kw) return;
+    kx = 0;
+    if (++ky == kh) {
+      ky = 0;
+      if (++kz == kd) {
+        kz = 0;
+        ++c;
       }
     }
+    if (one_row) locate();
   };
-  const int64_t sw = g.s[2];
   auto build_row = [&](int16_t* t) {  // row (c, kz, ky, kx), then step to the next row
     const Q* xc = s.xg + c * s.plane;
-    const int64_t off = kx * g.d[2] - g.pb[2];
+    const int64_t off = kx * dw - pw;
     if (one_row) {
-      const int64_t iz = oz0 * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy0 * g.s[1] - g.pb[1] + ky * g.d[1];
-      const bool inside = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h;
       const int64_t a = std::max(s.col_lo[kx], ox0), b = std::min(s.col_hi[kx], ox0 + cnt);
-      if (sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && inside) {
+      if (sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && row_off >= 0) {
         // Every tap inside the input, stride 1: NR consecutive values, a loop of fixed length the compiler
         // turns into a few vector instructions (ISNet spent a third of its run here one value at a time).
-        const Q* src = xc + (iz * in_h + iy) * in_w + off + ox0;
+        const Q* src = xc + row_off + off + ox0;
         for (int64_t j = 0; j < NR; ++j) t[j] = static_cast<int16_t>(static_cast<int32_t>(src[j]) - zx);
         step();
         return;
       }
       for (int64_t j = 0; j < NR; ++j) t[j] = 0;
-      if (inside) {
-        const Q* srow = xc + (iz * in_h + iy) * in_w + off;
+      if (row_off >= 0) {
+        const Q* srow = xc + row_off + off;
         if (sw == 1) {
           for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox]) - s.zx);
         } else {
