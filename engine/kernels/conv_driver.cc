@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/int_div.h"
 #include "kernels/exact_math.h"
 #include "kernels/gemm.h"
 #include "kernels/scratch_slots.h"
@@ -24,12 +25,6 @@ namespace {
 constexpr int64_t kIm2colChunkRows = 16;  // kernels-gemm.md: im2col rows are built in chunks of 16
 constexpr int64_t kMaxDepthwiseTaps = 64;
 constexpr int64_t kMaxDepthwiseStrideW = 8;
-
-int64_t floor_div(int64_t a, int64_t b) {  // b > 0
-  const int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 using kern::canon;  // NaN -> 0x7FC00000
 

@@ -1,6 +1,7 @@
-// Conv and ConvTranspose (ops-conv.md), float32, one to three spatial axes. This file settles shapes and
-// attributes (output sizes, auto_pad, output_shape, groups) and hands a kern::ConvGeometry to the kernels of
-// kernels/conv.h; the bias is the separate per-channel pass of kernels/bias.h, added after the taps.
+// Conv and ConvTranspose (ops-conv.md), float32, one to three spatial axes. Attributes and shapes (output
+// sizes, auto_pad, output_shape, groups) are settled by ops/window.h; this file hands the result as a
+// kern::ConvGeometry to the kernels of kernels/conv.h; the bias is the separate per-channel pass of
+// kernels/bias.h, added after the taps.
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,168 +14,28 @@
 #include "ops/ops.h"
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
+#include "ops/window.h"
 
 namespace onemodel::rt {
 namespace {
 
-enum class AutoPad { NotSet, SameUpper, SameLower, Valid };
-
-struct ConvAttrs {
-  AutoPad auto_pad = AutoPad::NotSet;
-  int64_t group = 1;
-  std::vector<int64_t> dilations, kernel_shape, pads, strides;
-  std::vector<int64_t> output_padding, output_shape;  // ConvTranspose only
-};
-
-int64_t floor_div(int64_t a, int64_t b) {  // b > 0
-  const int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-std::string list_str(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-ConvAttrs read_attrs(const NodeInfo& info, bool transpose) {
-  ConvAttrs a;
-  const std::string ap = info.get_string("auto_pad", "NOTSET");
-  if (ap == "NOTSET") a.auto_pad = AutoPad::NotSet;
-  else if (ap == "SAME_UPPER") a.auto_pad = AutoPad::SameUpper;
-  else if (ap == "SAME_LOWER") a.auto_pad = AutoPad::SameLower;
-  else if (ap == "VALID") a.auto_pad = AutoPad::Valid;
-  else info.fail(ErrorKind::InvalidModel, "auto_pad '" + ap + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
-  a.group = info.get_int("group", 1);
-  if (a.group < 1) info.fail(ErrorKind::InvalidModel, "group must be at least 1, got " + std::to_string(a.group));
-  a.dilations = info.get_ints("dilations");
-  a.kernel_shape = info.get_ints("kernel_shape");
-  a.pads = info.get_ints("pads");
-  a.strides = info.get_ints("strides");
-  if (transpose) {
-    a.output_padding = info.get_ints("output_padding");
-    a.output_shape = info.get_ints("output_shape");
-  }
-  return a;
-}
-
-// A per-axis attribute of `k` values (default `dflt` when absent), each at least `min`.
-std::vector<int64_t> axis_values(const NodeInfo& info, const std::vector<int64_t>& v, size_t k, int64_t dflt,
-                                 int64_t min, const char* name) {
-  if (v.empty()) return std::vector<int64_t>(k, dflt);
-  if (v.size() != k)
-    info.fail(ErrorKind::InvalidModel, std::string(name) + " has " + std::to_string(v.size()) + " values for " +
-                                           std::to_string(k) + " spatial axes");
-  for (int64_t x : v)
-    if (x < min)
-      info.fail(ErrorKind::InvalidModel, std::string(name) + " " + list_str(v) + " must be at least " + std::to_string(min));
-  return v;
-}
-
 // The kernel geometry and output shape of a Conv (transpose = false) or ConvTranspose node for input shapes
-// x and w; errors of kind `kind` name the node.
-kern::ConvGeometry geometry(const NodeInfo& info, const ConvAttrs& a, bool transpose, const Shape& x, const Shape& w,
+// x and w (window.h); errors of kind `kind` name the node.
+kern::ConvGeometry geometry(const NodeInfo& info, const WindowAttrs& a, bool transpose, const Shape& x, const Shape& w,
                             Shape& out_shape, ErrorKind kind) {
-  const int r = x.rank();
-  if (r < 3) info.fail(kind, "X must have rank 3 or more (N, C, spatial axes), got " + x.to_string());
-  if (r > 5) info.fail(ErrorKind::Unsupported, "more than 3 spatial axes are not supported, got X " + x.to_string());
-  if (w.rank() != r) info.fail(kind, "W " + w.to_string() + " must have the rank of X " + x.to_string());
-  const size_t k = static_cast<size_t>(r - 2);
-  const int64_t c = x[1];
+  const ConvWindow cw = conv_window(info, a, transpose, x, w, kind);
   kern::ConvGeometry g;
-  g.batch = x[0];
-  g.in_channels = c;
-  g.groups = a.group;
-  if (c % a.group != 0)
-    info.fail(kind, "input channels " + std::to_string(c) + " are not divisible by group " + std::to_string(a.group));
-  if (!transpose) {
-    if (w[1] * a.group != c)
-      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[1] * a.group) + " input channels (group " +
-                          std::to_string(a.group) + "), X " + x.to_string() + " has " + std::to_string(c));
-    if (w[0] % a.group != 0)
-      info.fail(kind, "output channels " + std::to_string(w[0]) + " are not divisible by group " + std::to_string(a.group));
-    g.out_channels = w[0];
-  } else {
-    if (w[0] != c)
-      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[0]) + " input channels, X " + x.to_string() +
-                          " has " + std::to_string(c));
-    g.out_channels = w[1] * a.group;
-  }
-  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
-  if (!a.kernel_shape.empty() && a.kernel_shape != kernel)
-    info.fail(kind, "kernel_shape " + list_str(a.kernel_shape) + " differs from W " + w.to_string());
-  for (int64_t kv : kernel)
-    if (kv < 1) info.fail(kind, "kernel sizes must be positive, got W " + w.to_string());
-  const auto strides = axis_values(info, a.strides, k, 1, 1, "strides");
-  const auto dil = axis_values(info, a.dilations, k, 1, 1, "dilations");
-  std::vector<int64_t> pads = a.pads.empty() ? std::vector<int64_t>(2 * k, 0) : a.pads;
-  if (pads.size() != 2 * k)
-    info.fail(kind, "pads has " + std::to_string(pads.size()) + " values for " + std::to_string(k) + " spatial axes");
-  for (int64_t p : pads)
-    if (p < 0) info.fail(kind, "pads " + list_str(pads) + " must not be negative");
-  const auto out_pad = axis_values(info, a.output_padding, k, 0, 0, "output_padding");
-  std::vector<int64_t> out_shape_attr = a.output_shape;
-  if (out_shape_attr.size() == k + 2) out_shape_attr.erase(out_shape_attr.begin(), out_shape_attr.begin() + 2);
-  if (!out_shape_attr.empty() && out_shape_attr.size() != k)
-    info.fail(kind, "output_shape " + list_str(a.output_shape) + " does not match " + std::to_string(k) + " spatial axes");
-
-  std::vector<int64_t> out_dims{x[0], g.out_channels};
-  const size_t lift = 3 - k;  // leading axes of the 3-axis geometry that stay 1
-  for (size_t i = 0; i < k; ++i) {
-    const int64_t n = x[static_cast<int>(i) + 2], s = strides[i], d = dil[i];
-    const int64_t e = d * (kernel[i] - 1) + 1;
-    int64_t before = pads[i], after = pads[i + k], out = 0;
-    if (!transpose) {
-      if (a.auto_pad == AutoPad::Valid) before = after = 0;
-      if (a.auto_pad == AutoPad::SameUpper || a.auto_pad == AutoPad::SameLower) {
-        out = (n + s - 1) / s;
-        const int64_t total = std::max<int64_t>(0, (out - 1) * s + e - n);
-        before = a.auto_pad == AutoPad::SameUpper ? total / 2 : total - total / 2;
-      } else {
-        if (n + before + after < e)
-          info.fail(kind, "the window (" + std::to_string(e) + " with dilation) does not fit axis " + std::to_string(i + 2) +
-                              " of X " + x.to_string() + " with pads " + list_str(pads));
-        out = (n + before + after - e) / s + 1;
-      }
-    } else {
-      if (out_pad[i] >= std::max(s, d))
-        info.fail(kind, "output_padding " + list_str(a.output_padding) + " must be smaller than the stride or dilation");
-      const int64_t natural = s * (n - 1) + out_pad[i] + e;
-      if (!out_shape_attr.empty()) {
-        out = out_shape_attr[i];
-        if (out < 0) info.fail(kind, "output_shape " + list_str(a.output_shape) + " must not be negative");
-        // The operator text's "otherwise" split: the extra element before; a surplus (negative total) is
-        // zero output at the end.
-        const int64_t total = natural - out;
-        before = total - floor_div(total, 2);
-      } else if (a.auto_pad == AutoPad::SameUpper || a.auto_pad == AutoPad::SameLower) {
-        const int64_t target = n * s;
-        if (natural >= target) {
-          const int64_t total = natural - target;
-          before = a.auto_pad == AutoPad::SameUpper ? total / 2 : total - total / 2;
-          out = target;
-        } else {
-          before = 0;
-          out = natural;
-        }
-      } else {
-        if (a.auto_pad == AutoPad::Valid) before = after = 0;
-        out = natural - before - after;
-        if (out < 0)
-          info.fail(kind, "pads " + list_str(pads) + " remove more than the output of axis " + std::to_string(i + 2) +
-                              " (" + std::to_string(natural) + ")");
-      }
-    }
-    const size_t ax = lift + i;
-    g.in[ax] = n;
-    g.out[ax] = out;
-    g.kernel[ax] = kernel[i];
-    g.stride[ax] = s;
-    g.dilation[ax] = d;
-    g.pad_before[ax] = before;
-    out_dims.push_back(out);
-  }
-  out_shape = Shape(std::span<const int64_t>(out_dims));
+  g.batch = cw.g.n;
+  g.in_channels = cw.g.c;
+  g.out_channels = cw.out_channels;
+  g.groups = cw.groups;
+  g.in = cw.g.in;
+  g.out = cw.g.out;
+  g.kernel = cw.g.k;
+  g.stride = cw.g.s;
+  g.dilation = cw.g.d;
+  g.pad_before = cw.g.pb;
+  out_shape = cw.g.out_shape;
   return g;
 }
 
@@ -326,7 +187,7 @@ bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
 
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(ConvAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
+  ConvKernel(WindowAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
       : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose) {
     if (!prog) return;
     if (auto with_bias = bias_first(*prog)) prog_bias_ = kern::ew_plan(*std::move(with_bias));
@@ -442,7 +303,7 @@ class ConvKernel final : public Kernel {
       info.fail(kind, "B " + b.to_string() + " must be [" + std::to_string(m) + "] (one value per output channel)");
   }
 
-  ConvAttrs a_;
+  WindowAttrs a_;
   bool transpose_;
   std::optional<kern::EwPlan> prog_;       // FusedConv
   std::optional<kern::EwPlan> prog_bias_;  // prog_ with the bias as its first instruction
@@ -452,7 +313,7 @@ class ConvKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_conv(const NodeInfo& info) {
-  return std::make_unique<ConvKernel>(read_attrs(info, false), false);
+  return std::make_unique<ConvKernel>(read_window_attrs(info, WindowOp::Conv), false);
 }
 
 // FusedConv (domain "onemodel", the `fuse-elementwise` pass): Conv's attributes and inputs X, W, B (B may be
@@ -462,11 +323,11 @@ std::unique_ptr<Kernel> make_fused_conv(const NodeInfo& info) {
   if (n < 2 || n - 2 > static_cast<size_t>(ir::kEwMaxInputs))
     info.fail(ErrorKind::InvalidModel, "expects X, W, B and at most " + std::to_string(ir::kEwMaxInputs - 1) +
                                            " program inputs, got " + std::to_string(n) + " inputs");
-  return std::make_unique<ConvKernel>(read_attrs(info, false), false, ewp::read_program(info, n < 3 ? 1 : n - 2));
+  return std::make_unique<ConvKernel>(read_window_attrs(info, WindowOp::Conv), false, ewp::read_program(info, n < 3 ? 1 : n - 2));
 }
 
 std::unique_ptr<Kernel> make_conv_transpose(const NodeInfo& info) {
-  return std::make_unique<ConvKernel>(read_attrs(info, true), true);
+  return std::make_unique<ConvKernel>(read_window_attrs(info, WindowOp::ConvTranspose), true);
 }
 
 }  // namespace onemodel::rt

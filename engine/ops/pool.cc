@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "kernels/pool.h"
-#include "ops/pool_geom.h"
 #include "ops/reduce_walk.h"
 #include "ops/ops.h"
+#include "ops/window.h"
 
 namespace onemodel::rt {
 namespace {
@@ -17,14 +17,14 @@ namespace {
 // Per-axis window tables of a geometry (the windows are the same in every plane).
 struct Windows {
   std::array<std::vector<AxisWindow>, 3> ax;
-  explicit Windows(const PoolGeom& g) {
+  explicit Windows(const WindowGeom& g) {
     for (size_t j = 0; j < 3; ++j) ax[j] = axis_windows(g, j);
   }
 };
 
 // The outputs [lo, hi) of a row whose windows have every width tap inside the input, as one run (empty when
 // they are not one run: every column then takes the edge path).
-std::pair<int64_t, int64_t> inner_columns(const PoolGeom& g, const Windows& w) {
+std::pair<int64_t, int64_t> inner_columns(const WindowGeom& g, const Windows& w) {
   const int64_t out_w = g.out[2], kw = g.k[2];
   int64_t lo = 0, hi = out_w;
   while (lo < out_w && w.ax[2][static_cast<size_t>(lo)].count != kw) ++lo;
@@ -38,7 +38,7 @@ std::pair<int64_t, int64_t> inner_columns(const PoolGeom& g, const Windows& w) {
 // [lo, hi) as one call inner(first tap of output lo, hi - lo) per tap row, the edge outputs one tap at a time
 // as acc[q] = fold(tap, acc[q]).
 template <class Fold, class Inner>
-void fold_window_row(const PoolGeom& g, const Windows& w, std::pair<int64_t, int64_t> run, const float* xp,
+void fold_window_row(const WindowGeom& g, const Windows& w, std::pair<int64_t, int64_t> run, const float* xp,
                      const AxisWindow& wh, float* acc, Fold fold, Inner inner) {
   const int64_t lo = run.first, hi = run.second;
   const int64_t in_w = g.in[2], out_w = g.out[2];
@@ -59,7 +59,7 @@ void fold_window_row(const PoolGeom& g, const Windows& w, std::pair<int64_t, int
 // Every output row of every plane (one or two spatial axes): body(plane input, height window, buf, output row)
 // with buf a per-thread row of out_w floats filled with `init`, in chunks of planes on the pool.
 template <class F>
-void for_output_rows(ThreadPool* pool, const PoolGeom& g, const Windows& w, const float* x, float* y, float init,
+void for_output_rows(ThreadPool* pool, const WindowGeom& g, const Windows& w, const float* x, float* y, float init,
                      F&& body) {
   const int64_t plane = g.in_plane(), out_w = g.out[2];
   for_planes(pool, g, g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
@@ -79,7 +79,7 @@ void for_output_rows(ThreadPool* pool, const PoolGeom& g, const Windows& w, cons
 // Planes are independent: chunks of whole planes on the session's pool (the chunking depends on the shape
 // only, and each output is computed the same way in any chunk).
 template <class F>
-void for_planes(ThreadPool* pool, const PoolGeom& g, int64_t taps_per_output, F&& f) {
+void for_planes(ThreadPool* pool, const WindowGeom& g, int64_t taps_per_output, F&& f) {
   const int64_t planes = g.n * g.c, out_plane = g.out_plane();
   const int64_t per = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
   const double work = 0.5 * static_cast<double>(planes) * static_cast<double>(out_plane * taps_per_output);
@@ -89,7 +89,7 @@ void for_planes(ThreadPool* pool, const PoolGeom& g, int64_t taps_per_output, F&
 }
 
 template <class T>
-void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major, ThreadPool* pool) {
+void max_pool(const WindowGeom& g, const T* x, T* y, int64_t* idx, bool col_major, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane();
   for_planes(pool, g, g.k[0] * g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
@@ -144,7 +144,7 @@ void max_pool(const PoolGeom& g, const T* x, T* y, int64_t* idx, bool col_major,
 // registers (ResNet-50's 3x3 stride-2 pool over 64 x 112 x 112 took 6.5 ms one output at a time, 0.87 ms with
 // a pass over the row per tap, 0.51 ms now against ONNX Runtime's 0.25-0.31; openWakeWord embedding's five 2x2 stride-2 pools went from
 // 0.28 to 0.23 ms a run: their rows are short, and the per-row overhead dominates).
-void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, ThreadPool* pool) {
+void max_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, float* y, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
   const int64_t kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
@@ -197,7 +197,7 @@ void max_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* 
 // AveragePool: the taps inside the input summed from +0 in order and divided by their count, or with
 // count_include_pad by the taps inside the declared padding (never the ceil_mode overhang).
 template <class T>
-void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad, ThreadPool* pool) {
+void average_pool(const WindowGeom& g, const T* x, T* y, bool include_pad, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane();
   for_planes(pool, g, g.k[0] * g.k[1] * g.k[2], [&](int64_t p, int64_t o) {
@@ -221,7 +221,7 @@ void average_pool(const PoolGeom& g, const T* x, T* y, bool include_pad, ThreadP
 // inside the row, one output at a time at the edges), so each output still adds its taps in (height, width)
 // order from +0. PP-OCRv4 rec's 3x2 stride-(3, 2) pool over 480 x 3 x 80 took 0.25 ms one output at a time
 // (ONNX Runtime: 0.02 ms).
-void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, float* y, bool include_pad,
+void average_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, float* y, bool include_pad,
                            ThreadPool* pool) {
   const Windows w(g);
   const int64_t out_w = g.out[2];
@@ -241,21 +241,21 @@ void average_pool_rows_f32(kern::Isa isa, const PoolGeom& g, const float* x, flo
 
 class PoolKernel final : public Kernel {
  public:
-  PoolKernel(bool is_max, PoolAttrs a, bool include_pad, bool col_major)
+  PoolKernel(bool is_max, WindowAttrs a, bool include_pad, bool col_major)
       : Kernel(KernelFlags{.exact = true}), max_(is_max), a_(std::move(a)), include_pad_(include_pad), col_major_(col_major) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
     check_type(ctx.info, ctx.input(0).dtype);
     if (!max_ && ctx.outputs.size() > 1) ctx.fail(ErrorKind::InvalidModel, "has one output");
-    const PoolGeom g = pool_geometry(ctx.info, ctx.input(0).shape, a_);
+    const WindowGeom g = pool_geometry(ctx.info, ctx.input(0).shape, a_);
     ctx.set_output(0, ctx.input(0).dtype, g.out_shape);
     if (ctx.outputs.size() > 1) ctx.set_output(1, DType::I64, g.out_shape);
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const PoolGeom g = pool_geometry(ctx.info, x.shape(), a_);
+    const WindowGeom g = pool_geometry(ctx.info, x.shape(), a_);
     Tensor& y = ctx.output(0);
     if (y.shape() != g.out_shape || y.dtype() != x.dtype())
       ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
@@ -294,7 +294,7 @@ class PoolKernel final : public Kernel {
   }
 
   bool max_;
-  PoolAttrs a_;
+  WindowAttrs a_;
   bool include_pad_, col_major_;
 };
 
@@ -363,7 +363,7 @@ class GlobalPoolKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_max_pool(const NodeInfo& info) {
-  PoolAttrs a = read_pool_attrs(info);
+  WindowAttrs a = read_window_attrs(info, WindowOp::Pool);
   const int64_t so = info.get_int("storage_order", 0);
   if (so != 0 && so != 1) info.fail(ErrorKind::InvalidModel, "storage_order must be 0 or 1, got " + std::to_string(so));
   if (info.num_outputs() > 2) info.fail(ErrorKind::InvalidModel, "has at most two outputs");
@@ -371,7 +371,7 @@ std::unique_ptr<Kernel> make_max_pool(const NodeInfo& info) {
 }
 
 std::unique_ptr<Kernel> make_average_pool(const NodeInfo& info) {
-  PoolAttrs a = read_pool_attrs(info);
+  WindowAttrs a = read_window_attrs(info, WindowOp::Pool);
   const int64_t cip = info.get_int("count_include_pad", 0);
   if (cip != 0 && cip != 1) info.fail(ErrorKind::InvalidModel, "count_include_pad must be 0 or 1, got " + std::to_string(cip));
   return std::make_unique<PoolKernel>(false, std::move(a), cip == 1, false);

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "ops/index_util.h"
-#include "ops/pool_geom.h"
 #include "ops/reduce_walk.h"
 #include "ops/ops.h"
+#include "ops/window.h"
 
 namespace onemodel::rt {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 // y = (sum over the window's taps inside the input of |x|^p)^(1/p); padding taps are zeros and add nothing.
 class LpPoolKernel final : public Kernel {
  public:
-  LpPoolKernel(PoolAttrs a, float p) : Kernel(KernelFlags{.exact = false}), a_(std::move(a)), p_(p) {}
+  LpPoolKernel(WindowAttrs a, float p) : Kernel(KernelFlags{.exact = false}), a_(std::move(a)), p_(p) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
@@ -27,7 +27,7 @@ class LpPoolKernel final : public Kernel {
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const PoolGeom g = pool_geometry(ctx.info, x.shape(), a_);
+    const WindowGeom g = pool_geometry(ctx.info, x.shape(), a_);
     if (ctx.output(0).shape() != g.out_shape) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
     if (x.dtype() == DType::F32) go<float>(g, x.data<float>().data(), ctx.output(0).mutable_data<float>().data());
     else go<double>(g, x.data<double>().data(), ctx.output(0).mutable_data<double>().data());
@@ -35,7 +35,7 @@ class LpPoolKernel final : public Kernel {
 
  private:
   template <class T>
-  void go(const PoolGeom& g, const T* x, T* y) const {
+  void go(const WindowGeom& g, const T* x, T* y) const {
     std::array<std::vector<AxisWindow>, 3> w;
     for (size_t j = 0; j < 3; ++j) w[j] = axis_windows(g, j);
     const T p = static_cast<T>(p_);
@@ -58,13 +58,13 @@ class LpPoolKernel final : public Kernel {
     }
   }
 
-  PoolAttrs a_;
+  WindowAttrs a_;
   float p_;
 };
 
 class MaxUnpoolKernel final : public Kernel {
  public:
-  explicit MaxUnpoolKernel(PoolAttrs a) : Kernel(KernelFlags{.exact = true}), a_(std::move(a)) {}
+  explicit MaxUnpoolKernel(WindowAttrs a) : Kernel(KernelFlags{.exact = true}), a_(std::move(a)) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X and I");
@@ -136,20 +136,20 @@ class MaxUnpoolKernel final : public Kernel {
       info.fail(ErrorKind::InvalidModel, "output_shape must be [N, C, spatial...] matching " + implied.to_string());
     return shape_of(d);
   }
-  PoolAttrs a_;
+  WindowAttrs a_;
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> make_lp_pool(const NodeInfo& info) {
-  PoolAttrs a = read_pool_attrs(info);
+  WindowAttrs a = read_window_attrs(info, WindowOp::Pool);
   const float p = info.opset() < 2 ? info.get_float("p", 2.0f) : static_cast<float>(info.get_int("p", 2));
   if (!(p > 0.0f) || !std::isfinite(p)) info.fail(ErrorKind::InvalidModel, "p must be a positive number");
   return std::make_unique<LpPoolKernel>(std::move(a), p);
 }
 
 std::unique_ptr<Kernel> make_max_unpool(const NodeInfo& info) {
-  return std::make_unique<MaxUnpoolKernel>(read_pool_attrs(info));
+  return std::make_unique<MaxUnpoolKernel>(read_window_attrs(info, WindowOp::Pool));
 }
 
 }  // namespace onemodel::rt

@@ -12,6 +12,7 @@
 #include "ops/matmul_shape.h"
 #include "ops/quant_common.h"
 #include "ops/ops.h"
+#include "ops/window.h"
 
 namespace onemodel::rt {
 namespace {
@@ -159,107 +160,25 @@ class MatMulIntegerKernel final : public Kernel {
   bool q_;
 };
 
-// ---- convolutions (1-D and 2-D, NCHW) ----
+// ---- convolutions (1 to 3 spatial axes, NCHW) ----
 
+// A ConvInteger / QLinearConv node's shapes: the window of window.h (lifted to three axes: depth, height,
+// width), weights [M, C/group, kernel...].
 struct ConvGeom {
-  int64_t n = 0, c = 0, h = 1, w = 1;        // input (1-D: h = 1)
-  int64_t m = 0, cg = 0, kh = 1, kw = 1;     // weights [M, C/group, kh, kw]
-  int64_t oh = 1, ow = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;  // strides, dilations, leading pads
-  int64_t group = 1;
-  Shape out;
+  WindowGeom win;
+  int64_t m = 0, cg = 0, group = 1;
 };
 
-struct ConvAttrs {
-  std::string auto_pad;
-  std::vector<int64_t> kernel_shape, strides, dilations, pads;
-  int64_t group = 1;
-};
-
-ConvAttrs conv_attrs(const NodeInfo& info) {
-  ConvAttrs a;
-  a.auto_pad = info.get_string("auto_pad", "NOTSET");
-  a.kernel_shape = info.get_ints("kernel_shape");
-  a.strides = info.get_ints("strides");
-  a.dilations = info.get_ints("dilations");
-  a.pads = info.get_ints("pads");
-  a.group = info.get_int("group", 1);
-  if (a.auto_pad != "NOTSET" && a.auto_pad != "VALID" && a.auto_pad != "SAME_UPPER" && a.auto_pad != "SAME_LOWER")
-    info.fail(ErrorKind::InvalidModel, "auto_pad '" + a.auto_pad + "' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER");
-  if (a.group < 1) info.fail(ErrorKind::InvalidModel, "group must be positive, got " + std::to_string(a.group));
-  return a;
+ConvGeom conv_geom(const NodeInfo& info, const WindowAttrs& at, const Shape& x, const Shape& w, ErrorKind kind) {
+  ConvWindow cw = conv_window(info, at, false, x, w, kind);
+  return ConvGeom{std::move(cw.g), cw.out_channels, w[1], cw.groups};
 }
 
-bool conv_geom(const ConvAttrs& at, const Shape& x, const Shape& w, ConvGeom& g, std::string& why) {
-  if (x.rank() != w.rank() || (x.rank() != 3 && x.rank() != 4)) {
-    why = x.rank() == 5 ? "3-D convolution is not supported" : "x " + x.to_string() + " and w " + w.to_string() + " must both be 3-D or 4-D";
-    return false;
-  }
-  const size_t sp = static_cast<size_t>(x.rank() - 2);
-  auto ok_len = [&](const std::vector<int64_t>& v, size_t want) { return v.empty() || v.size() == want; };
-  if (!ok_len(at.kernel_shape, sp) || !ok_len(at.strides, sp) || !ok_len(at.dilations, sp) || !ok_len(at.pads, 2 * sp)) {
-    why = "kernel_shape, strides, dilations or pads do not match " + std::to_string(sp) + " spatial axes";
-    return false;
-  }
-  g.n = x[0];
-  g.c = x[1];
-  g.m = w[0];
-  g.cg = w[1];
-  g.group = at.group;
-  if (g.cg * g.group != g.c || g.m % g.group != 0) {
-    why = "channels do not match: x " + x.to_string() + ", w " + w.to_string() + ", group " + std::to_string(g.group);
-    return false;
-  }
-  int64_t in[2] = {1, x[2]}, k[2] = {1, w[2]}, s[2] = {1, 1}, dl[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0}, o[2] = {1, 1};
-  if (sp == 2) {
-    in[0] = x[2]; in[1] = x[3]; k[0] = w[2]; k[1] = w[3];
-  }
-  for (size_t i = 0; i < sp; ++i) {
-    const size_t a = sp == 2 ? i : 1;  // slot in the 2-D arrays
-    if (!at.kernel_shape.empty() && at.kernel_shape[i] != k[a]) {
-      why = "kernel_shape does not match w " + w.to_string();
-      return false;
-    }
-    if (!at.strides.empty()) s[a] = at.strides[i];
-    if (!at.dilations.empty()) dl[a] = at.dilations[i];
-    if (s[a] < 1 || dl[a] < 1) {
-      why = "strides and dilations must be positive";
-      return false;
-    }
-    if (!at.pads.empty()) {
-      pb[a] = at.pads[i];
-      pe[a] = at.pads[i + sp];
-      if (pb[a] < 0 || pe[a] < 0) {
-        why = "pads must not be negative";
-        return false;
-      }
-    }
-    const int64_t span = dl[a] * (k[a] - 1) + 1;
-    if (at.auto_pad == "VALID") {
-      pb[a] = pe[a] = 0;
-    } else if (at.auto_pad == "SAME_UPPER" || at.auto_pad == "SAME_LOWER") {
-      const int64_t out = (in[a] + s[a] - 1) / s[a];
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s[a] + span - in[a]);
-      pb[a] = at.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pe[a] = total - pb[a];
-    }
-    const int64_t room = in[a] + pb[a] + pe[a] - span;
-    if (room < 0) {
-      why = "the kernel is larger than the padded input " + x.to_string();
-      return false;
-    }
-    o[a] = room / s[a] + 1;
-  }
-  g.h = in[0]; g.w = in[1]; g.kh = k[0]; g.kw = k[1]; g.sh = s[0]; g.sw = s[1];
-  g.dh = dl[0]; g.dw = dl[1]; g.ph = pb[0]; g.pw = pb[1]; g.oh = o[0]; g.ow = o[1];
-  g.out = sp == 2 ? Shape{g.n, g.m, g.oh, g.ow} : Shape{g.n, g.m, g.ow};
-  return true;
-}
-
-// acc[n][m][oy][ox] = sum over (c, ky, kx) of (x - zx) * (w - zw[m]); padding taps contribute 0 (the input's
-// zero point). Per image and group: the weights (less their zero points) times the im2col matrix of the
-// input (less its zero point) on the integer product of kernels/qgemm.h; integer sums are exact in any
-// order, so this is the plain loop's result.
+// acc[n][m][oz][oy][ox] = sum over (c, kz, ky, kx) of (x - zx) * (w - zw[m]); padding taps contribute 0 (the
+// input's zero point). Per image and group: the weights (less their zero points) times the im2col matrix of
+// the input (less its zero point) on the integer product of kernels/qgemm.h; integer sums are exact in any
+// order, so this is the plain loop's result. One and two spatial axes are the three-axis case with leading
+// axes of size 1.
 // What one im2col strip is built from: the group's input, its zero point, and per kernel column kx the output
 // columns whose tap lies inside the input row (col_lo/col_hi).
 template <class Q>
@@ -273,59 +192,72 @@ struct StripSource {
   const int64_t* col_hi;
 };
 
-// Strip of NR im2col columns starting at output position js (cnt of them real), every row (c, ky, kx), in the
-// packed layout of kernels/qgemm.h: row pair q at strip + q * NR * pair, column j's members side by side.
+// Strip of NR im2col columns starting at output position js (cnt of them real), every row (c, kz, ky, kx), in
+// the packed layout of kernels/qgemm.h: row pair q at strip + q * NR * pair, column j's members side by side.
 // One strip at a time: the strip (a few KB) is written in order while the input rows it reads stay in cache
 // for the next one (row by row across every strip of the block wrote one cache line per strip and row over a
 // few MiB: 40% of ISNet's run). Each row goes into a small buffer (0 where the tap is outside), then the two
 // rows sharing int32 lanes are stored interleaved, NR columns at once. Unwritten padding stays 0.
 template <int64_t NR, class Q>
 void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* strip) {
-  const ConvGeom& g = s.g;
-  const int64_t oy0 = js / g.ow, ox0 = js % g.ow;
-  const bool one_row = ox0 + cnt <= g.ow;
-  int64_t kx = 0, ky = 0, c = 0;
+  const WindowGeom& g = s.g.win;
+  const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t kd = g.k[0], kh = g.k[1], kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
+  const int64_t row0 = js / ow, ox0 = js % ow, oz0 = row0 / oh, oy0 = row0 % oh;
+  const bool one_row = ox0 + cnt <= ow;
+  int64_t kx = 0, ky = 0, kz = 0, c = 0;
   const int32_t zx = s.zx;
-  auto step = [&] {  // to the next row (c, ky, kx)
-    if (++kx == g.kw) {
-      kx = 0;
-      if (++ky == g.kh) {
-        ky = 0;
+  // One output row: the input row of taps (kz, ky) as an offset in the channel plane, -1 when it lies in the
+  // padding; it changes only when kx wraps.
+  int64_t row_off = -1;
+  auto locate = [&] {
+    const int64_t iz = oz0 * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy0 * g.s[1] - g.pb[1] + ky * g.d[1];
+    row_off = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h ? (iz * in_h + iy) * in_w : -1;
+  };
+  if (one_row) locate();
+  auto step = [&] {  // to the next row (c, kz, ky, kx)
+    if (++kx < kw) return;
+    kx = 0;
+    if (++ky == kh) {
+      ky = 0;
+      if (++kz == kd) {
+        kz = 0;
         ++c;
       }
     }
+    if (one_row) locate();
   };
-  auto build_row = [&](int16_t* t) {  // row (c, ky, kx), then step to the next row
+  auto build_row = [&](int16_t* t) {  // row (c, kz, ky, kx), then step to the next row
     const Q* xc = s.xg + c * s.plane;
-    const int64_t off = kx * g.dw - g.pw;
+    const int64_t off = kx * dw - pw;
     if (one_row) {
-      const int64_t iy = oy0 * g.sh - g.ph + ky * g.dh;
       const int64_t a = std::max(s.col_lo[kx], ox0), b = std::min(s.col_hi[kx], ox0 + cnt);
-      if (g.sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && iy >= 0 && iy < g.h) {
+      if (sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && row_off >= 0) {
         // Every tap inside the input, stride 1: NR consecutive values, a loop of fixed length the compiler
         // turns into a few vector instructions (ISNet spent a third of its run here one value at a time).
-        const Q* src = xc + iy * g.w + off + ox0;
+        const Q* src = xc + row_off + off + ox0;
         for (int64_t j = 0; j < NR; ++j) t[j] = static_cast<int16_t>(static_cast<int32_t>(src[j]) - zx);
         step();
         return;
       }
       for (int64_t j = 0; j < NR; ++j) t[j] = 0;
-      if (iy >= 0 && iy < g.h) {
-        const Q* srow = xc + iy * g.w + off;
-        if (g.sw == 1) {
+      if (row_off >= 0) {
+        const Q* srow = xc + row_off + off;
+        if (sw == 1) {
           for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox]) - s.zx);
         } else {
           for (int64_t ox = a; ox < b; ++ox)
-            t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox * g.sw]) - s.zx);
+            t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox * sw]) - s.zx);
         }
       }
     } else {
       for (int64_t j = 0; j < NR; ++j) t[j] = 0;
       for (int64_t jj = 0; jj < cnt; ++jj) {
-        const int64_t oy = (js + jj) / g.ow, ox = (js + jj) % g.ow;
-        const int64_t iy = oy * g.sh - g.ph + ky * g.dh, ix = ox * g.sw + off;
-        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
-        t[jj] = static_cast<int16_t>(static_cast<int32_t>(xc[iy * g.w + ix]) - s.zx);
+        const int64_t row = (js + jj) / ow, ox = (js + jj) % ow, oz = row / oh, oy = row % oh;
+        const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+        const int64_t ix = ox * sw + off;
+        if (iz < 0 || iz >= in_d || iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) continue;
+        t[jj] = static_cast<int16_t>(static_cast<int32_t>(xc[(iz * in_h + iy) * in_w + ix]) - s.zx);
       }
     }
     step();
@@ -352,7 +284,9 @@ void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* stri
 
 void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const Tensor& w, int32_t zx,
               const std::vector<int32_t>& zw, int32_t* acc) {
-  const int64_t wsz = g.cg * g.kh * g.kw, plane = g.h * g.w, os = g.oh * g.ow, mg = g.m / g.group;
+  const WindowGeom& win = g.win;
+  const int64_t wsz = g.cg * win.k[0] * win.k[1] * win.k[2], plane = win.in_plane(), os = win.out_plane();
+  const int64_t mg = g.m / g.group, kw = win.k[2], sw = win.s[2], in_w = win.in[2];
   const kern::QGemmLayout lay = kern::qgemm_layout(ctx.isa);
   const int64_t kp = lay.kq(wsz) * lay.pair;  // weight rows padded to whole pairs
   const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair;
@@ -361,11 +295,11 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
   const int64_t block = std::max<int64_t>(nr, (int64_t{4} << 20) / std::max<int64_t>(kp * 2, 1) / nr * nr);
   thread_local std::vector<int16_t> wbuf, pbuf;
   // Per kernel column kx: the output columns whose tap lies inside the row, ix = ox * sw + kx * dw - pw in [0, w).
-  std::vector<int64_t> col_lo(static_cast<size_t>(g.kw)), col_hi(static_cast<size_t>(g.kw));
-  for (int64_t kx = 0; kx < g.kw; ++kx) {
-    const int64_t off = kx * g.dw - g.pw;
-    col_lo[static_cast<size_t>(kx)] = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-    col_hi[static_cast<size_t>(kx)] = std::min(g.ow, g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw);
+  std::vector<int64_t> col_lo(static_cast<size_t>(kw)), col_hi(static_cast<size_t>(kw));
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    const int64_t off = kx * win.d[2] - win.pb[2];
+    col_lo[static_cast<size_t>(kx)] = off >= 0 ? 0 : (-off + sw - 1) / sw;
+    col_hi[static_cast<size_t>(kx)] = std::min(win.out[2], in_w - off <= 0 ? 0 : (in_w - off + sw - 1) / sw);
   }
 
   wbuf.assign(static_cast<size_t>(g.m * kp), 0);
@@ -374,13 +308,13 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
     widen_q8(w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
   quant::visit_q8(x.dtype(), [&](auto tag) {
     using Q = decltype(tag);
-    for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t n = 0; n < win.n; ++n)
       for (int64_t gi = 0; gi < g.group; ++gi) {
-        const Q* xg = x.data<Q>().data() + (n * g.c + gi * g.cg) * plane;
+        const Q* xg = x.data<Q>().data() + (n * win.c + gi * g.cg) * plane;
         for (int64_t j0 = 0; j0 < os; j0 += block) {
           const int64_t cols = std::min(block, os - j0), j1 = j0 + cols;
-          // Columns [j0, j1) of the im2col matrix (row (c, ky, kx), column (oy, ox); taps outside the input
-          // 0; values x - zx) written straight into the packed strips of kernels/qgemm.h: element (p, j) at
+          // Columns [j0, j1) of the im2col matrix (row (c, kz, ky, kx), column (oz, oy, ox); taps outside the
+          // input 0; values x - zx) written straight into the packed strips of kernels/qgemm.h: element (p, j) at
           // ((j/nr * kq + p/pair) * nr + j%nr) * pair + p%pair, j counted from j0. Padding stays 0.
           if (nr != 4 && nr != 8 && nr != 16 && nr != 32)
             throw Error(ErrorKind::Internal, "ConvInteger: no strip builder for " + std::to_string(nr) + " columns");
@@ -415,7 +349,7 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
 class ConvIntegerKernel final : public Kernel {
  public:
   // qlinear: QLinearConv (x, sx, zx, w, sw, zw, sy, zy [, B]); else ConvInteger (x, w [, zx] [, zw]).
-  ConvIntegerKernel(const NodeInfo& info, bool qlinear) : Kernel(KernelFlags{.exact = true}), at_(conv_attrs(info)), q_(qlinear) {}
+  ConvIntegerKernel(const NodeInfo& info, bool qlinear) : Kernel(KernelFlags{.exact = true}), at_(read_window_attrs(info, WindowOp::Conv)), q_(qlinear) {}
 
   void infer(InferContext& ctx) const override {
     const size_t ix = 0, iw = q_ ? 3 : 1;
@@ -425,22 +359,17 @@ class ConvIntegerKernel final : public Kernel {
         if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
     if (!is_q8(ctx.input(ix).dtype) || !is_q8(ctx.input(iw).dtype))
       ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ix).dtype) + " and " + type_str(ctx.input(iw).dtype));
-    ConvGeom g;
-    std::string why;
-    if (!conv_geom(at_, ctx.input(ix).shape, ctx.input(iw).shape, g, why))
-      ctx.fail(why.find("not supported") != std::string::npos ? ErrorKind::Unsupported : ErrorKind::InvalidModel, why);
+    const ConvGeom g = conv_geom(ctx.info, at_, ctx.input(ix).shape, ctx.input(iw).shape, ErrorKind::InvalidModel);
     if (q_ && !is_q8(ctx.input(7).dtype)) ctx.fail(ErrorKind::Unsupported, "y_zero_point must be uint8 or int8");
-    ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, g.out);
+    ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, g.win.out_shape);
   }
 
   void run(RunContext& ctx) const override {
     const size_t ix = 0, iw = q_ ? 3 : 1, izx = q_ ? 2 : 2, izw = q_ ? 5 : 3;
     const Tensor& x = ctx.input(ix);
     const Tensor& w = ctx.input(iw);
-    ConvGeom g;
-    std::string why;
-    if (!conv_geom(at_, x.shape(), w.shape(), g, why)) ctx.fail(ErrorKind::InvalidInput, why);
-    if (g.out != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
+    const ConvGeom g = conv_geom(ctx.info, at_, x.shape(), w.shape(), ErrorKind::InvalidInput);
+    if (g.win.out_shape != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
     const Tensor* zx = ctx.has_input(izx) ? &ctx.input(izx) : nullptr;
     const Tensor* zw = ctx.has_input(izw) ? &ctx.input(izw) : nullptr;
     if ((zx && zx->dtype() != x.dtype()) || (zw && zw->dtype() != w.dtype()))
@@ -456,7 +385,7 @@ class ConvIntegerKernel final : public Kernel {
       int_conv(ctx, g, x, w, zxv, zwv, ctx.output(0).mutable_data<int32_t>().data());
       return;
     }
-    const int64_t count = g.out.numel(), plane = g.oh * g.ow;
+    const int64_t count = g.win.out_shape.numel(), plane = g.win.out_plane();
     Tensor acc_t = ctx.scratch(DType::I32, Shape{count});
     int32_t* acc = acc_t.mutable_data<int32_t>().data();
     int_conv(ctx, g, x, w, zxv, zwv, acc);
@@ -483,7 +412,7 @@ class ConvIntegerKernel final : public Kernel {
   }
 
  private:
-  ConvAttrs at_;
+  WindowAttrs at_;
   bool q_;
 };
 

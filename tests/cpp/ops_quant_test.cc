@@ -2,7 +2,11 @@
 // infinities, per-axis parameters, 16-bit types, the integer products with per-row / per-column zero points,
 // requantization ties, padding with the zero point, and errors. Expected values are worked by hand (the
 // DynamicQuantizeLinear scale with numpy, as noted).
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops_test_util.h"
 
@@ -188,6 +192,136 @@ TEST(OpsQuantTest, ConvIntegerStrideOneRowsInsideAndAtTheEdges) {
   check_conv_integer_3x3(4, 9, 64, 4, 2, 1);
 }
 
+// One random ConvInteger and QLinearConv node of `sp` spatial axes (x of type TX, w of type TW) against the plain
+// definition: acc = sum over (c, kz, ky, kx) of (x - zx) * (w - zw[m]), taps outside the input skipped, then
+// QLinearConv's bias and requantization y = clamp(round_half_even(float(acc) * mult[m]) + zy). `wide` makes
+// the width up to 40 more, so whole strips of a row (the vector copy) occur as well as strips across rows.
+template <class TX, class TW>
+void check_random_conv(int sp, uint32_t seed, bool wide) {
+  uint32_t st = seed;
+  auto next = [&](int64_t lo, int64_t hi) {
+    st = st * 1664525u + 1013904223u;
+    return lo + static_cast<int64_t>((st >> 8) % static_cast<uint32_t>(hi - lo + 1));
+  };
+  const int64_t n = next(1, 2), group = next(1, 3), cg = next(1, 3), mg = next(1, 3), c = cg * group, m = mg * group;
+  const int64_t mode = next(0, 4);  // 0-2 NOTSET with pads, 3 SAME_UPPER, 4 SAME_LOWER
+  std::array<int64_t, 3> in{1, 1, 1}, k{1, 1, 1}, s{1, 1, 1}, d{1, 1, 1}, pb{0, 0, 0}, out{1, 1, 1};
+  std::vector<int64_t> pads(static_cast<size_t>(2 * sp)), xs{n, c}, ws{m, cg}, ys{n, m};
+  for (int i = 0; i < sp; ++i) {
+    const size_t j = static_cast<size_t>(3 - sp + i), u = static_cast<size_t>(i);
+    k[j] = next(1, 3);
+    d[j] = next(1, 2);
+    s[j] = next(1, 3);
+    const int64_t e = d[j] * (k[j] - 1) + 1, b = next(0, 2), a = next(0, 2);
+    in[j] = next(std::max<int64_t>(1, e - b - a), e + 6 + (wide && j == 2 ? 40 : 0));
+    if (wide && j == 2) s[j] = 1;
+    if (mode < 3) {
+      pads[u] = b;
+      pads[u + static_cast<size_t>(sp)] = a;
+      pb[j] = b;
+      out[j] = (in[j] + b + a - e) / s[j] + 1;
+    } else {
+      out[j] = (in[j] + s[j] - 1) / s[j];
+      const int64_t total = std::max<int64_t>(0, (out[j] - 1) * s[j] + e - in[j]);
+      pb[j] = mode == 3 ? total / 2 : total - total / 2;
+    }
+    xs.push_back(in[j]);
+    ws.push_back(k[j]);
+    ys.push_back(out[j]);
+  }
+  std::vector<TX> x(static_cast<size_t>(n * c * in[0] * in[1] * in[2]));
+  std::vector<TW> w(static_cast<size_t>(m * cg * k[0] * k[1] * k[2]));
+  for (auto& v : x) v = static_cast<TX>(next(std::numeric_limits<TX>::min(), std::numeric_limits<TX>::max()));
+  for (auto& v : w) v = static_cast<TW>(next(std::numeric_limits<TW>::min(), std::numeric_limits<TW>::max()));
+  const auto zx = static_cast<TX>(next(std::numeric_limits<TX>::min(), std::numeric_limits<TX>::max()));
+  std::vector<TW> zw(static_cast<size_t>(m));
+  for (auto& v : zw) v = static_cast<TW>(next(-20, 20) + (std::is_signed_v<TW> ? 0 : 100));
+  std::vector<int32_t> bias(static_cast<size_t>(m));
+  for (auto& v : bias) v = static_cast<int32_t>(next(-5000, 5000));
+  std::vector<float> sw(static_cast<size_t>(m));
+  for (int64_t o = 0; o < m; ++o) sw[static_cast<size_t>(o)] = 0.01f * static_cast<float>(o + 1);
+  std::vector<ir::Attribute> attrs{attr_ints("strides", std::vector<int64_t>(s.end() - sp, s.end())),
+                                   attr_ints("dilations", std::vector<int64_t>(d.end() - sp, d.end())),
+                                   attr_i("group", group)};
+  if (mode < 3) attrs.push_back(attr_ints("pads", pads));
+  ir::Attribute ap = attr_i("auto_pad", 0);
+  ap.type = ir::AttrType::String;
+  ap.s = mode == 3 ? "SAME_UPPER" : mode == 4 ? "SAME_LOWER" : "NOTSET";
+  attrs.push_back(ap);
+  const std::string what = std::to_string(sp) + "-D seed " + std::to_string(seed);
+
+  // The definition, one output at a time, with weight zero points `z` (one per output channel).
+  const int64_t os = out[0] * out[1] * out[2];
+  auto reference = [&](const std::vector<TW>& z) {
+    std::vector<int64_t> acc(static_cast<size_t>(n * m * os));
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t oc = 0; oc < m; ++oc)
+        for (int64_t p = 0; p < os; ++p) {
+          const int64_t oz = p / (out[1] * out[2]), oy = p / out[2] % out[1], ox = p % out[2], c0 = oc / mg * cg;
+          int64_t sum = 0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t kz = 0; kz < k[0]; ++kz)
+              for (int64_t ky = 0; ky < k[1]; ++ky)
+                for (int64_t kx = 0; kx < k[2]; ++kx) {
+                  const int64_t iz = oz * s[0] - pb[0] + kz * d[0], iy = oy * s[1] - pb[1] + ky * d[1];
+                  const int64_t ix = ox * s[2] - pb[2] + kx * d[2];
+                  if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 || ix >= in[2]) continue;
+                  const int64_t xv = x[static_cast<size_t>((((b * c + c0 + ci) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
+                  const int64_t wv = w[static_cast<size_t>((((oc * cg + ci) * k[0] + kz) * k[1] + ky) * k[2] + kx)];
+                  sum += (xv - zx) * (wv - z[static_cast<size_t>(oc)]);
+                }
+          acc[static_cast<size_t>((b * m + oc) * os + p)] = sum;
+        }
+    return acc;
+  };
+
+  const Tensor tx = t_of<TX>(x, xs), tw = t_of<TW>(w, ws), tzx = t_of<TX>({zx}, {});
+  const float sx = 0.05f, sy = 0.5f;
+  const auto want_i = reference(std::vector<TW>(static_cast<size_t>(m), zw[0]));
+  const auto acc = reference(zw);
+  for (kern::Isa isa : kern::available_isas()) {
+    const std::string at = what + " " + std::string(kern::isa_name(isa));
+    OpCase c;
+    c.op_type = "ConvInteger";
+    c.opset = 10;
+    c.attrs = attrs;
+    c.isa = isa;
+    // ConvInteger: one weight zero point (the first channel's) for every channel.
+    c.inputs = {tx, tw, tzx, t_of<TW>({zw[0]}, {})};
+    auto ci = run_op(c);
+    ASSERT_EQ(ci.outputs[0].shape(), Shape(std::span<const int64_t>(ys))) << at;
+    const auto got = values<int32_t>(ci.outputs[0]);
+    for (size_t e = 0; e < got.size(); ++e) ASSERT_EQ(got[e], static_cast<int32_t>(want_i[e])) << at << " element " << e;
+
+    // QLinearConv: per-channel weight zero points and scales, an int32 bias, uint8 output with zero point 128.
+    c.op_type = "QLinearConv";
+    c.inputs = {tx, f32({sx}, {}), tzx, tw, f32(sw, {m}), t_of<TW>(zw, {m}), f32({sy}, {}), u8({128}, {}),
+                t_of<int32_t>(bias, {m})};
+    auto q = run_op(c);
+    ASSERT_EQ(q.outputs[0].shape(), Shape(std::span<const int64_t>(ys))) << at;
+    const auto qy = values<uint8_t>(q.outputs[0]);
+    for (size_t e = 0; e < qy.size(); ++e) {
+      const size_t oc = static_cast<size_t>(static_cast<int64_t>(e) / os % m);
+      const float mult = (sx * sw[oc]) / sy;
+      const float v = static_cast<float>(acc[e] + bias[oc]) * mult;
+      const double r = std::clamp(static_cast<double>(std::nearbyint(v)) + 128.0, 0.0, 255.0);
+      ASSERT_EQ(qy[e], static_cast<uint8_t>(r)) << at << " element " << e;
+    }
+  }
+}
+
+TEST(OpsQuantTest, ConvIntegerAndQLinearConvAgainstThePlainLoop) {
+  // Three spatial axes most often (the depth axis folded into the im2col rows), one and two as well, on every
+  // target (their strips differ in width).
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    const int sp = seed % 4 == 0 ? 1 : seed % 4 == 1 ? 2 : 3;
+    const bool wide = seed % 3 == 0;
+    if (seed % 2 == 0) check_random_conv<uint8_t, int8_t>(sp, seed, wide);
+    else check_random_conv<int8_t, uint8_t>(sp, seed, wide);
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(OpsQuantTest, QLinearConvBiasPerChannel) {
   // x scale 0.5, w [1, -2] with scales [1, 0.25], y scale 1, bias [1, 0]: channel 0 acc = x + 1, mult 0.5;
   // channel 1 acc = -2x, mult 0.125; y zero point 10.
@@ -205,8 +339,9 @@ TEST(OpsQuantTest, Errors) {
                "block_size");
   expect_error([] { run("ConvInteger", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), u8({1, 1}, {2, 1, 1, 1}), Tensor(), u8({0, 1}, {2})}, 10); },
                ErrorKind::InvalidInput, "per-tensor");
-  expect_error([] { run("ConvInteger", {u8({1}, {1, 1, 1, 1, 1}), u8({1}, {1, 1, 1, 1, 1})}, 10); }, ErrorKind::Unsupported,
-               "3-D convolution");
+  // Three spatial axes are served (ConvIntegerAndQLinearConvAgainstThePlainLoop); four are not.
+  expect_error([] { run("ConvInteger", {u8({1}, {1, 1, 1, 1, 1, 1}), u8({1}, {1, 1, 1, 1, 1, 1})}, 10); }, ErrorKind::Unsupported,
+               "more than 3 spatial axes");
   expect_error([] { run("MatMulInteger", {u8({1, 2}, {1, 2}), u8({1, 2, 3}, {3, 1})}, 10); }, ErrorKind::InvalidModel,
                "inner dimensions differ");
 }
