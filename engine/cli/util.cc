@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/bits.h"
 #include "cli/cli.h"
 
 namespace onemodel::cli {
@@ -31,12 +32,6 @@ struct Rng {
     return z ^ (z >> 31);
   }
 };
-
-uint32_t float_bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
 
 // binary16 bits of a float known to be exactly representable as a normal half (or zero).
 uint16_t exact_half_bits(float f) {

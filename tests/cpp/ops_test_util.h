@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bits.h"
 #include "ir/graph.h"
 #include "runtime/kernel.h"
 
@@ -118,21 +119,9 @@ std::vector<T> values(const Tensor& t) {
   return {s.begin(), s.end()};
 }
 
-inline uint32_t fbits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float from_fbits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline uint64_t dbits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
+inline uint32_t fbits(float f) { return float_bits(f); }
+inline float from_fbits(uint32_t u) { return float_from_bits(u); }
+inline uint64_t dbits(double d) { return double_bits(d); }
 
 // Expects the error kind and a message fragment.
 template <class F>
