@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attr_util.h"
 #include "base/bits.h"
 #include "ir/graph.h"
 #include "runtime/kernel.h"
@@ -18,28 +19,6 @@ class TestArena final : public rt::Arena {
  public:
   Tensor allocate(DType dtype, const Shape& shape) override { return Tensor::zeros(dtype, shape); }
 };
-
-inline ir::Attribute attr_i(const std::string& n, int64_t v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Int;
-  a.i = v;
-  return a;
-}
-inline ir::Attribute attr_f(const std::string& n, float v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Float;
-  a.f = v;
-  return a;
-}
-inline ir::Attribute attr_ints(const std::string& n, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Ints;
-  a.ints = std::move(v);
-  return a;
-}
 
 struct OpCase {
   std::string op_type;
