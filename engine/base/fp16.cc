@@ -1,23 +1,11 @@
 #include "base/fp16.h"
 
-#include <cstring>
+#include "base/bits.h"
 
 namespace onemodel {
-namespace {
-uint32_t bits_of(float x) noexcept {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
-float float_of(uint32_t u) noexcept {
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
-}  // namespace
 
 uint16_t float_to_half(float x) noexcept {
-  const uint32_t u = bits_of(x);
+  const uint32_t u = float_bits(x);
   const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t a = u & 0x7FFFFFFFu;
   if (a > 0x7F800000u) return static_cast<uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x1FFu));
@@ -44,16 +32,16 @@ float half_to_float(uint16_t h) noexcept {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1Fu;
   const uint32_t man = h & 0x3FFu;
-  if (exp == 0x1F) return float_of(sign | 0x7F800000u | (man << 13) | (man ? 0x400000u : 0u));
-  if (exp != 0) return float_of(sign | ((exp + 112u) << 23) | (man << 13));
-  if (man == 0) return float_of(sign);
+  if (exp == 0x1F) return float_from_bits(sign | 0x7F800000u | (man << 13) | (man ? 0x400000u : 0u));
+  if (exp != 0) return float_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
+  if (man == 0) return float_from_bits(sign);
   // Subnormal: man * 2^-24 is exact in float32 (man < 2^10, 2^-24 is a power of two).
   const float v = static_cast<float>(man) * 5.9604644775390625e-8f;
   return sign ? -v : v;
 }
 
 uint16_t float_to_bf16(float x) noexcept {
-  const uint32_t u = bits_of(x);
+  const uint32_t u = float_bits(x);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
@@ -61,7 +49,7 @@ uint16_t float_to_bf16(float x) noexcept {
 float bf16_to_float(uint16_t b) noexcept {
   uint32_t u = static_cast<uint32_t>(b) << 16;
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) u |= 0x400000u;
-  return float_of(u);
+  return float_from_bits(u);
 }
 
 }  // namespace onemodel

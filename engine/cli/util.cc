@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/fp16.h"
 #include "cli/cli.h"
 
 namespace onemodel::cli {
@@ -31,46 +32,6 @@ struct Rng {
     return z ^ (z >> 31);
   }
 };
-
-uint32_t float_bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-
-// binary16 bits of a float known to be exactly representable as a normal half (or zero).
-uint16_t exact_half_bits(float f) {
-  uint32_t b = float_bits(f);
-  uint16_t sign = static_cast<uint16_t>((b >> 16) & 0x8000);
-  if ((b & 0x7fffffff) == 0) return sign;
-  uint32_t exp = ((b >> 23) & 0xff) - 127 + 15;
-  return static_cast<uint16_t>(sign | (exp << 10) | ((b >> 13) & 0x3ff));
-}
-
-// Exact binary16 -> float (subnormals as m * 2^-24).
-float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    float v = static_cast<float>(man) * (1.0f / 16777216.0f);
-    return sign ? -v : v;
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13) | (man ? 0x400000u : 0);
-  } else {
-    bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bf16_to_float(uint16_t h) {
-  uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 }  // namespace
 
@@ -104,13 +65,13 @@ Tensor random_input(const ValueInfo& info, uint64_t seed) {
         break;
       }
       case DType::F16: {
-        uint16_t h = exact_half_bits(static_cast<float>(static_cast<int32_t>(r >> 53) - 1024) / 1024.0f);
+        uint16_t h = float_to_half(static_cast<float>(static_cast<int32_t>(r >> 53) - 1024) / 1024.0f);  // exact
         std::memcpy(p + 2 * k, &h, 2);
         break;
       }
       case DType::BF16: {
         float v = static_cast<float>(static_cast<int32_t>(r >> 56) - 128) / 128.0f;
-        uint16_t h = static_cast<uint16_t>(float_bits(v) >> 16);
+        uint16_t h = float_to_bf16(v);  // exact: v has 8 significant bits
         std::memcpy(p + 2 * k, &h, 2);
         break;
       }

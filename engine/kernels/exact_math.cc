@@ -1,22 +1,13 @@
 #include "kernels/exact_math.h"
 
+#include "base/bits.h"
+
 namespace onemodel::kern {
 namespace {
 constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: x + M - M rounds x to an integer (|x| < 2^22)
 constexpr float kLog2e = 1.44269502f;
 constexpr float kLn2Hi = 0.693145751953125f;
 constexpr float kLn2Lo = 1.4286068e-6f;
-
-uint32_t bits(float x) noexcept {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  return u;
-}
-float from_bits(uint32_t u) noexcept {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // Steps 1-3 shared by exp and ExpNonPositive: p ~ exp(r) and the integer n with x = n*ln2 + r.
 struct Reduced {
@@ -26,7 +17,7 @@ struct Reduced {
 Reduced reduce(float x) noexcept {
   const float t = x * kLog2e + kRound;
   const float n = t - kRound;
-  const int32_t n_int = static_cast<int32_t>(bits(t)) - static_cast<int32_t>(bits(kRound));
+  const int32_t n_int = static_cast<int32_t>(float_bits(t)) - static_cast<int32_t>(float_bits(kRound));
   const float r = (x - n * kLn2Hi) - n * kLn2Lo;
   float q = 0.0013814613f * r + 0.00836871f;
   q = q * r + 0.04166839f;
@@ -39,14 +30,14 @@ Reduced reduce(float x) noexcept {
 
 float exact_exp(float x) noexcept {
   if (x != x) return canonical_nan_f32();
-  if (x > 88.72283172607422f) return from_bits(0x7F800000u);
+  if (x > 88.72283172607422f) return float_from_bits(0x7F800000u);
   if (x < -103.97207641601562f) return 0.0f;
   const Reduced rd = reduce(x);
   // Two power-of-two scalings so a subnormal result is rounded once (in the second multiply).
   const int32_t a = rd.n >> 1;
   const int32_t b = rd.n - a;
-  const float sa = from_bits(static_cast<uint32_t>(a + 127) << 23);
-  const float sb = from_bits(static_cast<uint32_t>(b + 127) << 23);
+  const float sa = float_from_bits(static_cast<uint32_t>(a + 127) << 23);
+  const float sb = float_from_bits(static_cast<uint32_t>(b + 127) << 23);
   return (rd.p * sa) * sb;
 }
 
@@ -54,7 +45,7 @@ float exact_exp_nonpositive(float x) noexcept {
   if (x != x) return canonical_nan_f32();
   if (x < -87.33654f) return 0.0f;
   const Reduced rd = reduce(x);
-  return rd.p * from_bits(static_cast<uint32_t>(rd.n + 127) << 23);
+  return rd.p * float_from_bits(static_cast<uint32_t>(rd.n + 127) << 23);
 }
 
 float fast_exp(float x) noexcept {
@@ -63,14 +54,14 @@ float fast_exp(float x) noexcept {
   if (x > 88.3f) x = 88.3f;
   const float t = x * kLog2e + kRound;
   const float n = t - kRound;
-  const int32_t n_int = static_cast<int32_t>(bits(t)) - static_cast<int32_t>(bits(kRound));
+  const int32_t n_int = static_cast<int32_t>(float_bits(t)) - static_cast<int32_t>(float_bits(kRound));
   float r = x - n * kLn2Hi;
   r = r - n * kLn2Lo;
   float q = 0.008312525f * r + 0.041890115f;
   q = q * r + 0.16667114f;
   q = q * r + 0.4999923f;
   const float p = 1.0f + ((r * r) * q + r);
-  return p * from_bits(static_cast<uint32_t>(n_int + 127) << 23);
+  return p * float_from_bits(static_cast<uint32_t>(n_int + 127) << 23);
 }
 
 }  // namespace onemodel::kern
@@ -81,9 +72,9 @@ constexpr float kFltMax = 3.40282347e+38f;
 constexpr float kInf = __builtin_inff();
 
 float bits_or_sign(float v, float sign_of) noexcept {
-  return from_bits(bits(v) | (bits(sign_of) & 0x80000000u));
+  return float_from_bits(float_bits(v) | (float_bits(sign_of) & 0x80000000u));
 }
-float fabs_bits(float x) noexcept { return from_bits(bits(x) & 0x7FFFFFFFu); }
+float fabs_bits(float x) noexcept { return float_from_bits(float_bits(x) & 0x7FFFFFFFu); }
 
 // erf(|x|) for |x| < 0.5 (odd polynomial in |x|).
 float erf_small(float ax, float z) noexcept {
@@ -118,10 +109,10 @@ float erfc_large(float ax, float z) noexcept {
 float exact_log(float x) noexcept {
   const bool sub = x < 1.17549435e-38f;
   const float xs = sub ? x * 16777216.0f : x;
-  const uint32_t ix = bits(xs) - 0x3F3504F3u;
+  const uint32_t ix = float_bits(xs) - 0x3F3504F3u;
   const int32_t e = static_cast<int32_t>(ix) >> 23;
-  const float m = from_bits((ix & 0x007FFFFFu) + 0x3F3504F3u);
-  float ef = from_bits(static_cast<uint32_t>(e) + 0x4B400000u) - kRound;
+  const float m = float_from_bits((ix & 0x007FFFFFu) + 0x3F3504F3u);
+  float ef = float_from_bits(static_cast<uint32_t>(e) + 0x4B400000u) - kRound;
   if (sub) ef = ef - 24.0f;
   const float f = m - 1.0f;
   const float s = f / (2.0f + f);

@@ -6,21 +6,15 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/bits.h"
+
 namespace onemodel::kern {
 
 inline constexpr uint32_t kCanonicalNanF32 = 0x7FC00000u;
 inline constexpr uint64_t kCanonicalNanF64 = 0x7FF8000000000000ull;
 
-inline float canonical_nan_f32() noexcept {
-  float f;
-  std::memcpy(&f, &kCanonicalNanF32, 4);
-  return f;
-}
-inline double canonical_nan_f64() noexcept {
-  double d;
-  std::memcpy(&d, &kCanonicalNanF64, 8);
-  return d;
-}
+inline float canonical_nan_f32() noexcept { return float_from_bits(kCanonicalNanF32); }
+inline double canonical_nan_f64() noexcept { return double_from_bits(kCanonicalNanF64); }
 // NaN -> the canonical quiet NaN; everything else unchanged.
 inline float canon(float x) noexcept { return x != x ? canonical_nan_f32() : x; }
 inline double canon(double x) noexcept { return x != x ? canonical_nan_f64() : x; }

@@ -5,8 +5,8 @@
 // same comparisons tap by tap, hence the scalar loop's bits.
 #pragma once
 #include <cstdint>
-#include <cstring>
 
+#include "base/bits.h"
 #include "kernels/isa.h"
 
 namespace onemodel::kern {
@@ -15,13 +15,7 @@ namespace onemodel::kern {
 // mispredicts on data (the edge outputs and row tails of ResNet-50's stem pool spent half their time there).
 inline float max_tap_update(float v, float b) {
   const uint32_t take = 0u - static_cast<uint32_t>((v > b) | (b != b));
-  uint32_t vb, bb;  // memcpy: the wasm toolchain's library has no std::bit_cast
-  std::memcpy(&vb, &v, 4);
-  std::memcpy(&bb, &b, 4);
-  const uint32_t r = (vb & take) | (bb & ~take);
-  float out;
-  std::memcpy(&out, &r, 4);
-  return out;
+  return float_from_bits((float_bits(v) & take) | (float_bits(b) & ~take));
 }
 
 // best[q] for q in [0, count): over r in [0, nrows), then t in [0, taps), v = rows[r][q * stride + t *

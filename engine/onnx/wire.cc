@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "base/bits.h"
+
 namespace onemodel::onnx {
 
 Error Context::error(ErrorKind kind, const std::string& message, int64_t offset) const {
@@ -84,18 +86,9 @@ bool Reader::next(Field& f) {
   }
 }
 
-float Reader::as_float(const Field& f) {
-  uint32_t u = static_cast<uint32_t>(f.value);
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
+float Reader::as_float(const Field& f) { return float_from_bits(static_cast<uint32_t>(f.value)); }
 
-double Reader::as_double(const Field& f) {
-  double x;
-  std::memcpy(&x, &f.value, 8);
-  return x;
-}
+double Reader::as_double(const Field& f) { return double_from_bits(f.value); }
 
 void Reader::uvarints(const Field& f, std::vector<uint64_t>& out) {
   if (f.wire == WireType::Varint) {

@@ -24,39 +24,65 @@ inline std::array<int64_t, kMaxRank> broadcast_strides(const Shape& in, const Sh
   return s;
 }
 
-// Calls f(out_offset, a_offset, b_offset, n, a_step, b_step) once per run of the innermost output
-// dimension. Outputs are visited in row-major order.
-template <class F>
-void broadcast_loop(const Shape& out, const Shape& a, const Shape& b, F&& f) {
-  if (out.numel() == 0) return;
-  // Common cases as one flat run: equal shapes, or one side a single element.
-  const bool a_full = a == out, b_full = b == out;
-  if ((a_full || a.numel() == 1) && (b_full || b.numel() == 1)) {
-    f(int64_t{0}, int64_t{0}, int64_t{0}, out.numel(), int64_t{a_full ? 1 : 0}, int64_t{b_full ? 1 : 0});
+// Calls f(out_offset, offsets, n, steps) once per run of the innermost output dimension, where offsets[i]
+// and steps[i] locate input i (NumPy broadcasting, right-aligned, extent 1 repeats). Row-major order; only
+// the rows (runs of the innermost dimension) [row_begin, row_end) are visited.
+template <size_t N, class F>
+void broadcast_rows(const Shape& out, const std::array<const Shape*, N>& in, int64_t row_begin, int64_t row_end,
+                    F&& f) {
+  if (out.numel() == 0 || row_begin >= row_end) return;
+  std::array<int64_t, N> off{}, step{};
+  if (out.rank() == 0) {
+    f(int64_t{0}, off, int64_t{1}, step);
     return;
   }
-  const auto sa = broadcast_strides(a, out);
-  const auto sb = broadcast_strides(b, out);
+  std::array<std::array<int64_t, kMaxRank>, N> st;
+  for (size_t i = 0; i < N; ++i) st[i] = broadcast_strides(*in[i], out);
   const int r = out.rank();
+  const auto last = static_cast<size_t>(r - 1);
+  for (size_t i = 0; i < N; ++i) step[i] = st[i][last];
   const int64_t inner = out[r - 1];
   std::array<int64_t, kMaxRank> idx{};
-  int64_t ia = 0, ib = 0, o = 0;
-  const int64_t outer = out.numel() / inner;
-  for (int64_t it = 0; it < outer; ++it) {
-    f(o, ia, ib, inner, sa[static_cast<size_t>(r - 1)], sb[static_cast<size_t>(r - 1)]);
+  for (int64_t rem = row_begin, d = r - 2; d >= 0; --d) {  // the odometer's position at row_begin
+    const auto du = static_cast<size_t>(d);
+    idx[du] = rem % out[static_cast<int>(d)];
+    rem /= out[static_cast<int>(d)];
+    for (size_t i = 0; i < N; ++i) off[i] += st[i][du] * idx[du];
+  }
+  int64_t o = row_begin * inner;
+  for (int64_t it = row_begin; it < row_end; ++it) {
+    f(o, off, inner, step);
     o += inner;
-    // Advance the multi-index over the outer dimensions (odometer), keeping the input offsets in step.
-    for (int d = r - 2; d >= 0; --d) {
+    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
       const auto du = static_cast<size_t>(d);
       ++idx[du];
-      ia += sa[du];
-      ib += sb[du];
+      for (size_t i = 0; i < N; ++i) off[i] += st[i][du];
       if (idx[du] < out[d]) break;
-      ia -= sa[du] * out[d];
-      ib -= sb[du] * out[d];
+      for (size_t i = 0; i < N; ++i) off[i] -= st[i][du] * out[d];
       idx[du] = 0;
     }
   }
+}
+
+// broadcast_rows over every row of `out`. When each input is either the whole output or a single element,
+// the output is one flat run (step 1 for a whole input, 0 for a single element): one call, so the caller's
+// contiguous loop covers everything.
+template <size_t N, class F>
+void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f) {
+  if (out.numel() == 0) return;
+  bool flat = true;
+  std::array<int64_t, N> off{}, step{};
+  for (size_t i = 0; i < N && flat; ++i) {
+    const bool full = *in[i] == out;
+    flat = full || in[i]->numel() == 1;
+    step[i] = full ? 1 : 0;
+  }
+  if (flat) {
+    f(int64_t{0}, off, out.numel(), step);
+    return;
+  }
+  const int64_t rows = out.rank() == 0 ? 1 : out.numel() / out[out.rank() - 1];
+  broadcast_rows<N>(out, in, 0, rows, f);
 }
 
 // Calls f(T{}) with the C++ type of `t` for the stored numeric types (not Bool, F16, BF16); returns false

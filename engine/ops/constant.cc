@@ -6,6 +6,7 @@
 
 #include "ops/common.h"
 #include "ops/ops.h"
+#include "tensor/readable.h"
 
 namespace onemodel::rt {
 namespace {
@@ -69,7 +70,7 @@ Tensor constant_value(const NodeInfo& info) {
   }
   // The attribute's tensor views the model's bytes at whatever offset the encoding put it; the value feeds
   // plans (constant inputs read in place) and kernels, which need element alignment: copy it when it has none.
-  if (reinterpret_cast<uintptr_t>(t->data.raw()) % dtype_size(t->dtype) != 0)
+  if (!readable_in_place(t->data))
     return Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());
   return t->data;
 }

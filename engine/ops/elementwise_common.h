@@ -1,5 +1,5 @@
 // Shared machinery of the element-wise family (ops-elementwise.md): element-type sets, a per-type view of
-// storage (f16 computes in float and rounds once, bool is a byte), an N-input broadcasting loop, and two
+// storage (f16 computes in float and rounds once, bool is a byte), and two
 // generic kernels (unary map, same-type binary map) that every simple operator instantiates with a lambda.
 // Type sets are template parameters so a lambda is only ever compiled for the types it accepts (no
 // bit operations on floats, no sqrt on bools), and exact-mode NaN canonicalisation lives in one place.
@@ -87,52 +87,6 @@ template <class S>
 const S* in_ptr(const Tensor& t) { return static_cast<const S*>(t.raw()); }
 template <class S>
 S* out_ptr(Tensor& t) { return static_cast<S*>(t.raw_mut()); }
-
-// Calls f(out_offset, offsets, n, steps) once per run of the innermost output dimension, where offsets[i]
-// and steps[i] locate input i (NumPy broadcasting, right-aligned, extent 1 repeats). Row-major order; only
-// the rows (runs of the innermost dimension) [row_begin, row_end) are visited.
-template <size_t N, class F>
-void broadcast_rows(const Shape& out, const std::array<const Shape*, N>& in, int64_t row_begin, int64_t row_end,
-                    F&& f) {
-  if (out.numel() == 0 || row_begin >= row_end) return;
-  std::array<int64_t, N> off{}, step{};
-  if (out.rank() == 0) {
-    f(int64_t{0}, off, int64_t{1}, step);
-    return;
-  }
-  std::array<std::array<int64_t, kMaxRank>, N> st;
-  for (size_t i = 0; i < N; ++i) st[i] = broadcast_strides(*in[i], out);
-  const int r = out.rank();
-  const auto last = static_cast<size_t>(r - 1);
-  for (size_t i = 0; i < N; ++i) step[i] = st[i][last];
-  const int64_t inner = out[r - 1];
-  std::array<int64_t, kMaxRank> idx{};
-  for (int64_t rem = row_begin, d = r - 2; d >= 0; --d) {  // the odometer's position at row_begin
-    const auto du = static_cast<size_t>(d);
-    idx[du] = rem % out[static_cast<int>(d)];
-    rem /= out[static_cast<int>(d)];
-    for (size_t i = 0; i < N; ++i) off[i] += st[i][du] * idx[du];
-  }
-  int64_t o = row_begin * inner;
-  for (int64_t it = row_begin; it < row_end; ++it) {
-    f(o, off, inner, step);
-    o += inner;
-    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer dimensions
-      const auto du = static_cast<size_t>(d);
-      ++idx[du];
-      for (size_t i = 0; i < N; ++i) off[i] += st[i][du];
-      if (idx[du] < out[d]) break;
-      for (size_t i = 0; i < N; ++i) off[i] -= st[i][du] * out[d];
-      idx[du] = 0;
-    }
-  }
-}
-
-template <size_t N, class F>
-void broadcast_n(const Shape& out, const std::array<const Shape*, N>& in, F&& f) {
-  const int64_t rows = out.rank() == 0 ? 1 : (out[out.rank() - 1] == 0 ? 0 : out.numel() / out[out.rank() - 1]);
-  broadcast_rows<N>(out, in, 0, rows, f);
-}
 
 // Element-wise work over the session's pool (kernels-gemm.md's fixed-chunk rule): [0, n) is cut into chunks
 // of kChunk elements, a constant, so which thread runs a chunk never changes a result. Below about 2 x 10 us

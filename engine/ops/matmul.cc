@@ -115,9 +115,10 @@ void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, con
     one(pa, d.out_batch.numel() * d.m, 0, po);
     return;
   }
-  broadcast_loop(d.out_batch, d.a_batch, d.b_batch,
-                 [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
-                   for (int64_t t = 0; t < cnt; ++t) one(pa + (ia + t * sa) * as, d.m, ib + t * sb, po + (o + t) * os);
+  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch},
+                 [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
+                   for (int64_t t = 0; t < cnt; ++t)
+                     one(pa + (off[0] + t * st[0]) * as, d.m, off[1] + t * st[1], po + (o + t) * os);
                  });
 }
 
@@ -127,11 +128,11 @@ void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor
   const T* pb = b.data<T>().data();
   T* po = out.mutable_data<T>().data();
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
-  broadcast_loop(d.out_batch, d.a_batch, d.b_batch,
-                 [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
+  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch},
+                 [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
                    for (int64_t t = 0; t < cnt; ++t)
-                     gemm_ref<T>(d.m, d.n, d.k, pa + (ia + t * sa) * as, d.k, 1, pb + (ib + t * sb) * bs, d.n, 1,
-                                 po + (o + t) * os);
+                     gemm_ref<T>(d.m, d.n, d.k, pa + (off[0] + t * st[0]) * as, d.k, 1, pb + (off[1] + t * st[1]) * bs,
+                                 d.n, 1, po + (o + t) * os);
                  });
   if constexpr (std::is_floating_point_v<T>) {
     if (exact)

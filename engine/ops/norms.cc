@@ -98,8 +98,8 @@ class LayerNormKernel final : public Kernel {
     Tensor out = ctx.scratch(DType::F32, ns);
     const float* src = p.data<float>().data();
     float* dst = out.mutable_data<float>().data();
-    broadcast_loop(ns, ps, ps, [&](int64_t o, int64_t a, int64_t, int64_t n, int64_t sa, int64_t) {
-      for (int64_t j = 0; j < n; ++j) dst[o + j] = src[a + j * sa];
+    broadcast_n<1>(ns, {&ps}, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
+      for (int64_t j = 0; j < n; ++j) dst[o + j] = src[off[0] + j * st[0]];
     });
     return out;
   }

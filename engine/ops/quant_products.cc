@@ -65,10 +65,11 @@ void int_matmul(const RunContext& ctx, const MatMulDims& d, const Tensor& a, con
                 const std::vector<int32_t>& za, const std::vector<int32_t>& zb, int32_t* acc) {
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
   std::vector<int16_t> a16(static_cast<size_t>(as)), b16(static_cast<size_t>(bs));
-  broadcast_loop(d.out_batch, d.a_batch, d.b_batch, [&](int64_t o, int64_t ia, int64_t ib, int64_t cnt, int64_t sa, int64_t sb) {
+  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch}, [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
     for (int64_t t = 0; t < cnt; ++t) {
-      widen_q8(a, (ia + t * sa) * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
-      widen_q8(b, (ib + t * sb) * bs, bs, [&](int64_t e) { return zb[static_cast<size_t>(e % d.n)]; }, b16.data());
+      const int64_t ia = off[0] + t * st[0], ib = off[1] + t * st[1];
+      widen_q8(a, ia * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
+      widen_q8(b, ib * bs, bs, [&](int64_t e) { return zb[static_cast<size_t>(e % d.n)]; }, b16.data());
       kern::qgemm_s16(ctx.isa, d.m, d.n, d.k, a16.data(), d.k, b16.data(), d.n, acc + (o + t) * os, d.n, ctx.pool);
     }
   });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "tensor/readable.h"
+
 namespace onemodel::passes {
 
 namespace {
@@ -107,7 +109,7 @@ int PassGraph::sole_reader(int v, std::string_view op) const {
 
 const Tensor* PassGraph::aligned(int v, const Tensor& t) const {
   if (t.empty() || !t.is_contiguous()) return nullptr;
-  if (reinterpret_cast<uintptr_t>(t.raw()) % dtype_size(t.dtype()) == 0) return &t;
+  if (readable_in_place(t)) return &t;
   auto it = aligned_.find(v);
   if (it == aligned_.end()) it = aligned_.emplace(v, Tensor::copy_of(t.dtype(), t.shape(), t.raw(), t.nbytes())).first;
   return &it->second;

@@ -247,10 +247,7 @@ void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
     }
     if (t.dtype() != tv.dtype || t.shape() != shape)
       throw Error(ErrorKind::Internal, "initializer '" + val.name + "' data does not match its declared type");
-    size_t es = dtype_size(t.dtype());
-    if (!t.is_contiguous() || reinterpret_cast<uintptr_t>(t.raw()) % es != 0)
-      t = contiguous_copy(t);
-    weights_[v] = std::move(t);
+    weights_[v] = usable(t);
   }
   known_constants_ = weights_;
 }
@@ -267,9 +264,7 @@ void CompiledGraph::note_constant_outputs(const CompiledNode& cn) {
   cn.kernel->infer(ctx);
   const Tensor& c = outs[0].constant;
   if (ctx.needs_runtime_values || c.empty()) return;
-  const size_t es = dtype_size(c.dtype());
-  const bool usable = c.is_contiguous() && es != 0 && reinterpret_cast<uintptr_t>(c.raw()) % es == 0;
-  known_constants_[static_cast<size_t>(cn.outputs[0])] = usable ? c : contiguous_copy(c);
+  known_constants_[static_cast<size_t>(cn.outputs[0])] = usable(c);
 }
 
 // Every value a live node reads must come from somewhere.

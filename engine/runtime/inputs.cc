@@ -50,6 +50,8 @@ Tensor contiguous_copy(const Tensor& t) {
   return out;
 }
 
+Tensor usable(const Tensor& t) { return readable_in_place(t) ? t : contiguous_copy(t); }
+
 std::string dims_to_string(const std::vector<Dim>& dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -140,13 +142,7 @@ void check_items(const ValueInfo& info, const Value& seq) {
             ", got a sequence of " + std::string(dtype_short_name(seq.elem_type())));
 }
 
-// Kernels read elements with typed loads: a strided or misaligned item is copied (plain tensor inputs get
-// the same treatment in RunState::set_input).
-Tensor usable(const Tensor& t) {
-  size_t es = dtype_size(t.dtype());
-  bool aligned = es != 0 && reinterpret_cast<uintptr_t>(t.raw()) % es == 0;
-  return t.is_contiguous() && aligned ? t : contiguous_copy(t);
-}
+// Sequence items and optional contents: plain tensor inputs get the same treatment in RunState::set_input.
 
 Value usable_value(const Value& v) {
   switch (v.kind()) {

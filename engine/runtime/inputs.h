@@ -7,6 +7,7 @@
 
 #include "onemodel/session.h"
 #include "runtime/plan.h"
+#include "tensor/readable.h"
 
 namespace onemodel::rt {
 
@@ -14,6 +15,8 @@ namespace onemodel::rt {
 void copy_into(const Tensor& t, void* dst);
 // A new contiguous, 64-byte-aligned copy of `t`.
 Tensor contiguous_copy(const Tensor& t);
+// `t` itself when kernels can read it in place (tensor/readable.h), else its contiguous_copy.
+Tensor usable(const Tensor& t);
 
 // Matches named tensors to the model's inputs. Returns, for each model input (in model order), the index
 // into `names`/`tensors` of the tensor given for it. Error(InvalidInput) for an unknown, duplicate or

@@ -2,9 +2,9 @@
 // symbolic or unknown dimension absorbs the element count, so four values for [batch, 4] are one row.
 #include "onemodel/model.h"
 
-#include <cstring>
 #include <string>
 
+#include "base/fp16.h"
 #include "runtime/inputs.h"
 
 namespace onemodel {
@@ -51,27 +51,6 @@ std::vector<int64_t> infer_shape(const ValueInfo& info, size_t count) {
   return dims;
 }
 
-float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu, bits;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {  // subnormal half: normalise
-    int e = -1;
-    do {
-      ++e;
-      man <<= 1;
-    } while ((man & 0x400u) == 0);
-    bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((man & 0x3FFu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 template <class T>
 void convert(const Tensor& t, std::vector<float>& out) {
   auto d = t.data<T>();
@@ -97,10 +76,7 @@ std::vector<float> to_float(const Tensor& t) {
       for (size_t i = 0; i < out.size(); ++i) out[i] = half_to_float(raw[i]);
       break;
     case DType::BF16:
-      for (size_t i = 0; i < out.size(); ++i) {
-        uint32_t bits = static_cast<uint32_t>(raw[i]) << 16;
-        std::memcpy(&out[i], &bits, 4);
-      }
+      for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(raw[i]);
       break;
     default:
       throw Error(ErrorKind::Unsupported, "output element type " + std::string(dtype_name(t.dtype())) +

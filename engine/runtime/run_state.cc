@@ -33,9 +33,7 @@ void RunState::begin_run() { arena.reset(); }
 
 void RunState::set_input(const ExecutionPlan& plan, size_t i, const Tensor& t) {
   int v = plan.graph().inputs()[i];
-  size_t es = dtype_size(t.dtype());
-  bool aligned = es != 0 && reinterpret_cast<uintptr_t>(t.raw()) % es == 0;
-  if (t.is_contiguous() && aligned) {
+  if (readable_in_place(t)) {
     values[static_cast<size_t>(v)] = t;
     return;
   }

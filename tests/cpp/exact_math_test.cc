@@ -4,27 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
+#include "base/bits.h"
 #include "kernels/exact_math.h"
 #include "kernels/isa.h"
 #include "kernels/softmax.h"
 
 namespace onemodel::kern {
 namespace {
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 struct ExpCase {
   float x;
@@ -44,28 +33,28 @@ const ExpCase kCases[] = {
 
 TEST(ExactMathTest, ExpMatchesIndependentBitPatterns) {
   for (const auto& c : kCases) {
-    EXPECT_EQ(bits(exact_exp(c.x)), c.exp_bits) << c.x;
+    EXPECT_EQ(float_bits(exact_exp(c.x)), c.exp_bits) << c.x;
     if (c.x <= 0.0f) {
-      EXPECT_EQ(bits(exact_exp_nonpositive(c.x)), c.exp_nonpositive_bits) << c.x;
+      EXPECT_EQ(float_bits(exact_exp_nonpositive(c.x)), c.exp_nonpositive_bits) << c.x;
     }
   }
 }
 
 TEST(ExactMathTest, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(bits(exact_exp(inf)), 0x7F800000u);
-  EXPECT_EQ(bits(exact_exp(88.72283172607422f)), bits(exact_exp(88.72283172607422f)));  // finite, no trap
+  EXPECT_EQ(float_bits(exact_exp(inf)), 0x7F800000u);
+  EXPECT_EQ(float_bits(exact_exp(88.72283172607422f)), float_bits(exact_exp(88.72283172607422f)));  // finite, no trap
   EXPECT_TRUE(std::isfinite(exact_exp(88.72283172607422f)));
-  EXPECT_EQ(bits(exact_exp(std::nextafter(88.72283172607422f, inf))), 0x7F800000u);
-  EXPECT_EQ(bits(exact_exp(-inf)), 0u);
-  EXPECT_EQ(bits(exact_exp(std::nextafter(-103.97207641601562f, -inf))), 0u);
-  EXPECT_EQ(bits(exact_exp(from_bits(0xFFC12345u))), 0x7FC00000u);
-  EXPECT_EQ(bits(exact_exp(-0.0f)), 0x3F800000u);
-  EXPECT_EQ(bits(exact_exp_nonpositive(-inf)), 0u);
-  EXPECT_EQ(bits(exact_exp_nonpositive(from_bits(0x7F800001u))), 0x7FC00000u);
-  EXPECT_EQ(bits(exact_exp_nonpositive(std::nextafter(-87.33654f, -inf))), 0u);
-  EXPECT_EQ(bits(fast_exp(from_bits(0xFFC12345u))), 0x7FC00000u);
-  EXPECT_EQ(bits(fast_exp(-100.0f)), 0u);
+  EXPECT_EQ(float_bits(exact_exp(std::nextafter(88.72283172607422f, inf))), 0x7F800000u);
+  EXPECT_EQ(float_bits(exact_exp(-inf)), 0u);
+  EXPECT_EQ(float_bits(exact_exp(std::nextafter(-103.97207641601562f, -inf))), 0u);
+  EXPECT_EQ(float_bits(exact_exp(float_from_bits(0xFFC12345u))), 0x7FC00000u);
+  EXPECT_EQ(float_bits(exact_exp(-0.0f)), 0x3F800000u);
+  EXPECT_EQ(float_bits(exact_exp_nonpositive(-inf)), 0u);
+  EXPECT_EQ(float_bits(exact_exp_nonpositive(float_from_bits(0x7F800001u))), 0x7FC00000u);
+  EXPECT_EQ(float_bits(exact_exp_nonpositive(std::nextafter(-87.33654f, -inf))), 0u);
+  EXPECT_EQ(float_bits(fast_exp(float_from_bits(0xFFC12345u))), 0x7FC00000u);
+  EXPECT_EQ(float_bits(fast_exp(-100.0f)), 0u);
 }
 
 // Error in units of the fp32 spacing at the correctly rounded reference (exact-transcendentals.md).
@@ -78,19 +67,19 @@ double ulp_error(float got, long double ref) {
 TEST(ExactMathTest, AccuracyBoundsAndNonPositiveAgreement) {
   double worst = 0, worst_fast = 0;
   // Every 331st float in [-87.33654, 0]: ExpNonPositive equals exp bit for bit; both within 1.2 ulp.
-  const uint32_t lo = bits(-87.33654f);
+  const uint32_t lo = float_bits(-87.33654f);
   for (uint32_t u = 0x80000000u; u <= lo; u += 331) {
-    const float x = from_bits(u);
+    const float x = float_from_bits(u);
     const float e = exact_exp(x);
-    ASSERT_EQ(bits(exact_exp_nonpositive(x)), bits(e)) << x;
+    ASSERT_EQ(float_bits(exact_exp_nonpositive(x)), float_bits(e)) << x;
     const long double ref = std::exp(static_cast<long double>(x));
     if (ref >= static_cast<long double>(std::numeric_limits<float>::min())) worst = std::max(worst, ulp_error(e, ref));
     // The fast exp flushes below -87.3 by definition.
     if (x >= -87.3f) worst_fast = std::max(worst_fast, ulp_error(fast_exp(x), ref));
   }
   // Positive side up to the overflow threshold.
-  for (uint32_t u = 0; u <= bits(88.72283172607422f); u += 331) {
-    const float x = from_bits(u);
+  for (uint32_t u = 0; u <= float_bits(88.72283172607422f); u += 331) {
+    const float x = float_from_bits(u);
     worst = std::max(worst, ulp_error(exact_exp(x), std::exp(static_cast<long double>(x))));
   }
   EXPECT_LE(worst, 1.2);       // documented bound of the exact exp
@@ -116,9 +105,9 @@ TEST(ExactMathTest, Sum16Order) {
     u[8] = 1.0f;
     u[4] = -1e8f;
     EXPECT_EQ(sum16(u.data(), u.size()), 0.0f) << isa_name(isa);
-    EXPECT_EQ(bits(sum16(nullptr, 0)), 0u) << isa_name(isa);
+    EXPECT_EQ(float_bits(sum16(nullptr, 0)), 0u) << isa_name(isa);
     const float neg_zero = -0.0f;
-    EXPECT_EQ(bits(sum16(&neg_zero, 1)), 0u) << isa_name(isa);  // starts from +0
+    EXPECT_EQ(float_bits(sum16(&neg_zero, 1)), 0u) << isa_name(isa);  // starts from +0
   }
 }
 

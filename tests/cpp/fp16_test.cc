@@ -2,26 +2,16 @@
 // decoding by ldexp arithmetic, encoding by searching the nearest representable value (ties to even).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <vector>
 
+#include "base/bits.h"
 #include "base/fp16.h"
 
 namespace onemodel {
 namespace {
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float from_bits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 // binary16 value by its definition: (-1)^s * 2^(e-15) * (1 + m/1024), subnormals 2^-14 * m/1024.
 double half_value(uint16_t h) {
@@ -45,9 +35,9 @@ TEST(Fp16Test, AllHalfPatternsDecode) {
     if (std::isnan(ref)) {
       ASSERT_TRUE(std::isnan(f)) << h;
       // Payload shifted left 13, quiet bit forced, sign kept.
-      ASSERT_EQ(bits(f), ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13) | 0x400000u) << h;
+      ASSERT_EQ(float_bits(f), ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13) | 0x400000u) << h;
     } else {
-      ASSERT_EQ(bits(f), bits(static_cast<float>(ref))) << h;
+      ASSERT_EQ(float_bits(f), float_bits(static_cast<float>(ref))) << h;
     }
   }
 }
@@ -57,9 +47,9 @@ TEST(Fp16Test, AllBf16PatternsDecode) {
     const float f = bf16_to_float(static_cast<uint16_t>(b));
     const double ref = bf16_value(static_cast<uint16_t>(b));
     if (std::isnan(ref)) {
-      ASSERT_EQ(bits(f), (b << 16) | 0x400000u) << b;
+      ASSERT_EQ(float_bits(f), (b << 16) | 0x400000u) << b;
     } else {
-      ASSERT_EQ(bits(f), bits(static_cast<float>(ref))) << b;
+      ASSERT_EQ(float_bits(f), float_bits(static_cast<float>(ref))) << b;
     }
   }
 }
@@ -98,7 +88,7 @@ struct NearestRef {
 std::vector<float> probe_floats() {
   std::vector<float> xs;
   std::mt19937 rng(12345);
-  for (int i = 0; i < 1700000; ++i) xs.push_back(from_bits(rng()));
+  for (int i = 0; i < 1700000; ++i) xs.push_back(float_from_bits(rng()));
   // Around every half boundary: each half value and each midpoint, and their float neighbours.
   for (uint32_t h = 0; h < 0x7C00; ++h) {
     const double v = half_value(static_cast<uint16_t>(h));
@@ -127,11 +117,11 @@ TEST(Fp16Test, FloatToHalfMatchesNearestSearch) {
   for (float x : xs) {
     const uint16_t got = float_to_half(x);
     if (std::isnan(x)) {
-      const uint32_t u = bits(x);
+      const uint32_t u = float_bits(x);
       ASSERT_EQ(got, ((u >> 16) & 0x8000u) | 0x7E00u | ((u >> 13) & 0x1FFu)) << u;
       continue;
     }
-    ASSERT_EQ(got, ref.encode(x)) << "x bits " << std::hex << bits(x);
+    ASSERT_EQ(got, ref.encode(x)) << "x bits " << std::hex << float_bits(x);
   }
 }
 
@@ -139,16 +129,16 @@ TEST(Fp16Test, FloatToBf16MatchesNearestSearch) {
   const NearestRef ref(bf16_value, 0x7F80);
   std::vector<float> xs;
   std::mt19937 rng(777);
-  for (int i = 0; i < 1800000; ++i) xs.push_back(from_bits(rng()));
+  for (int i = 0; i < 1800000; ++i) xs.push_back(float_from_bits(rng()));
   // bfloat16 boundaries: every bf16 pattern with low halves 0x7FFF, 0x8000, 0x8001 (just below/at/above
   // the tie) and the pattern itself.
   for (uint32_t b = 0; b < 0x10000; b += 1) {
-    for (uint32_t low : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u}) xs.push_back(from_bits((b << 16) | low));
+    for (uint32_t low : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u}) xs.push_back(float_from_bits((b << 16) | low));
   }
   ASSERT_GT(xs.size(), 2000000u);
   for (float x : xs) {
     const uint16_t got = float_to_bf16(x);
-    const uint32_t u = bits(x);
+    const uint32_t u = float_bits(x);
     if (std::isnan(x)) {
       ASSERT_EQ(got, static_cast<uint16_t>((u >> 16) | 0x40u)) << std::hex << u;
       continue;
@@ -167,15 +157,33 @@ TEST(Fp16Test, HandPickedValues) {
   EXPECT_EQ(float_to_half(2.9802322e-8f), 0x0000);  // 2^-25 exactly: tie to even (0)
   EXPECT_EQ(float_to_half(8.940697e-8f), 0x0002);   // 1.5 * 2^-24: tie to even (2)
   EXPECT_EQ(float_to_half(-0.0f), 0x8000);
-  EXPECT_EQ(float_to_half(from_bits(0x7F800001u)), 0x7E00);  // signalling NaN, payload below the kept bits
-  EXPECT_EQ(float_to_half(from_bits(0xFFC02000u)), 0xFE01);
+  EXPECT_EQ(float_to_half(float_from_bits(0x7F800001u)), 0x7E00);  // signalling NaN, payload below the kept bits
+  EXPECT_EQ(float_to_half(float_from_bits(0xFFC02000u)), 0xFE01);
   EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
-  EXPECT_EQ(float_to_bf16(from_bits(0x3F808000u)), 0x3F80);  // tie, even stays
-  EXPECT_EQ(float_to_bf16(from_bits(0x3F818000u)), 0x3F82);  // tie, odd rounds up
-  EXPECT_EQ(float_to_bf16(from_bits(0x7F7FFFFFu)), 0x7F80);  // FLT_MAX rounds to inf
-  EXPECT_EQ(float_to_bf16(from_bits(0x7F800001u)), 0x7FC0);
-  EXPECT_EQ(bits(half_to_float(0x7C01)), 0x7FC02000u);
-  EXPECT_EQ(bits(bf16_to_float(0x7F81)), 0x7FC10000u);
+  EXPECT_EQ(float_to_bf16(float_from_bits(0x3F808000u)), 0x3F80);  // tie, even stays
+  EXPECT_EQ(float_to_bf16(float_from_bits(0x3F818000u)), 0x3F82);  // tie, odd rounds up
+  EXPECT_EQ(float_to_bf16(float_from_bits(0x7F7FFFFFu)), 0x7F80);  // FLT_MAX rounds to inf
+  EXPECT_EQ(float_to_bf16(float_from_bits(0x7F800001u)), 0x7FC0);
+  EXPECT_EQ(float_bits(half_to_float(0x7C01)), 0x7FC02000u);
+  EXPECT_EQ(float_bits(bf16_to_float(0x7F81)), 0x7FC10000u);
+}
+
+// base/bits.h: the bit patterns travel unchanged (NaN payloads, signalling NaNs, -0, subnormals), at compile
+// time too (the emscripten build relies on __builtin_bit_cast there).
+static_assert(float_bits(1.0f) == 0x3F800000u);
+static_assert(float_from_bits(0xC0000000u) == -2.0f);
+static_assert(double_bits(1.0) == 0x3FF0000000000000ull);
+static_assert(bit_cast<int32_t>(-0.0f) == INT32_MIN);
+TEST(BitsTest, RoundTripsEveryKindOfPattern) {
+  for (uint32_t u : {0u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x7F800000u, 0xFF800000u, 0x7F800001u,
+                     0x7FBFFFFFu, 0xFFC12345u, 0x7FC00000u}) {
+    EXPECT_EQ(float_bits(float_from_bits(u)), u) << std::hex << u;
+    EXPECT_EQ(bit_cast<uint32_t>(bit_cast<float>(u)), u) << std::hex << u;
+  }
+  for (uint64_t u : {0ull, 0x8000000000000000ull, 1ull, 0x7FF0000000000001ull, 0xFFF8000000000123ull}) {
+    EXPECT_EQ(double_bits(double_from_bits(u)), u) << std::hex << u;
+  }
+  EXPECT_EQ(double_from_bits(0x3FF8000000000000ull), 1.5);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/bits.h"
 #include "onemodel/tensor.h"
 #include "onnx/import.h"
 
@@ -48,11 +49,7 @@ struct Msg {
     for (int i = 0; i < 4; ++i) b.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
     return *this;
   }
-  Msg& f32(uint32_t field, float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return fixed32(field, u);
-  }
+  Msg& f32(uint32_t field, float f) { return fixed32(field, float_bits(f)); }
   Msg& fixed64(uint32_t field, uint64_t v) {
     key(field, 1);
     for (int i = 0; i < 8; ++i) b.push_back(static_cast<char>((v >> (8 * i)) & 0xff));

@@ -9,14 +9,6 @@
 namespace onemodel::test {
 namespace {
 
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-
 Tensor iota(const Shape& s, float start = 0.0f) {
   std::vector<float> v(static_cast<size_t>(s.numel()));
   for (size_t i = 0; i < v.size(); ++i) v[i] = start + static_cast<float>(i);

@@ -20,14 +20,6 @@ Tensor scalar(T v) {
   return Tensor::from_values(std::span<const T>(&v, 1), Shape{});
 }
 
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-
 OpResult run(const std::string& op, std::vector<Tensor> in, std::vector<ir::Attribute> attrs = {}, int64_t opset = 18,
              bool exact = false) {
   OpCase c;

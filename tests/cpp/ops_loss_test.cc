@@ -10,19 +10,11 @@
 namespace onemodel::test {
 namespace {
 
-ir::Attribute attr_str(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-
 OpCase nll(std::vector<float> x, Shape xs, std::vector<int64_t> t, Shape ts, const std::string& reduction) {
   OpCase c;
   c.op_type = "NegativeLogLikelihoodLoss";
   c.opset = 13;
-  c.attrs = {attr_str("reduction", reduction)};
+  c.attrs = {attr_s("reduction", reduction)};
   c.inputs = {Tensor::from_values(std::span<const float>(x), xs), Tensor::from_values(std::span<const int64_t>(t), ts)};
   return c;
 }
@@ -73,7 +65,7 @@ TEST(OpsLossTest, Float16ComputesInFloat) {
   OpCase c;
   c.op_type = "NegativeLogLikelihoodLoss";
   c.opset = 13;
-  c.attrs = {attr_str("reduction", "sum")};
+  c.attrs = {attr_s("reduction", "sum")};
   const std::vector<uint16_t> x = {float_to_half(0.5f), float_to_half(0.25f)};
   c.inputs = {Tensor::copy_of(DType::F16, Shape{2, 1}, x.data(), 4),
               Tensor::from_values(std::span<const int64_t>(std::vector<int64_t>{0, 0}), Shape{2})};

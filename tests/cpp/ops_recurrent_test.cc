@@ -19,27 +19,6 @@ Tensor f32(const std::vector<float>& v, std::vector<int64_t> s) {
 Tensor i32(const std::vector<int32_t>& v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const int32_t>(v), Shape(std::span<const int64_t>(s)));
 }
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-ir::Attribute attr_strs(const std::string& n, std::vector<std::string> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Strings;
-  a.strings = std::move(v);
-  return a;
-}
-ir::Attribute attr_fs(const std::string& n, std::vector<float> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Floats;
-  a.floats = std::move(v);
-  return a;
-}
 std::vector<float> rnd(std::mt19937& g, int64_t n, float lim = 1.0f) {
   std::uniform_real_distribution<float> d(-lim, lim);
   std::vector<float> v(static_cast<size_t>(n));
@@ -269,8 +248,8 @@ TEST(OpsRecurrentTest, ActivationCursorsClipAndVariants) {
   Layer l = make_layer('L', 3, 2, 3, 4, 1, 5u);
   OpCase c = layer_case(l, "forward", false);
   c.attrs.push_back(attr_strs("activations", {"HardSigmoid", "LeakyRelu", "ScaledTanh"}));
-  c.attrs.push_back(attr_fs("activation_alpha", {0.3f, 0.2f, 1.2f}));
-  c.attrs.push_back(attr_fs("activation_beta", {0.4f, 0.7f}));
+  c.attrs.push_back(attr_floats("activation_alpha", {0.3f, 0.2f, 1.2f}));
+  c.attrs.push_back(attr_floats("activation_beta", {0.4f, 0.7f}));
   c.attrs.push_back(attr_f("clip", 0.5f));
   auto r = run_op(c);
   const Fn hs = [](double x) { return std::min(1.0, std::max(0.0, double(0.3f) * x + double(0.4f))); };

@@ -25,14 +25,6 @@ Tensor iota(int64_t n, std::vector<int64_t> s) {
   return f32(v, s);
 }
 
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-
 OpCase op(std::string type, std::vector<Tensor> inputs, std::vector<ir::Attribute> attrs = {}, int64_t opset = 18) {
   OpCase c;
   c.op_type = std::move(type);

@@ -85,21 +85,6 @@ TEST(OpsSignalTest, WindowsByHand) {
 namespace onemodel::test {
 namespace {
 
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-ir::Attribute attr_fs(const std::string& n, std::vector<float> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Floats;
-  a.floats = std::move(v);
-  return a;
-}
-
 // Pool: unigrams {5} -> column 1, {7} -> column 0; bigram {5, 7} -> column 2. Input 5 7 5 7 5.
 std::vector<float> tfidf(const std::string& mode, std::vector<float> weights, int64_t skip = 0) {
   OpCase c;
@@ -108,7 +93,7 @@ std::vector<float> tfidf(const std::string& mode, std::vector<float> weights, in
   c.attrs = {attr_s("mode", mode), attr_i("min_gram_length", 1), attr_i("max_gram_length", 2),
              attr_i("max_skip_count", skip), attr_ints("ngram_counts", {0, 2}), attr_ints("ngram_indexes", {1, 0, 2}),
              attr_ints("pool_int64s", {5, 7, 5, 7})};
-  if (!weights.empty()) c.attrs.push_back(attr_fs("weights", std::move(weights)));
+  if (!weights.empty()) c.attrs.push_back(attr_floats("weights", std::move(weights)));
   const std::vector<int64_t> x = {5, 7, 5, 7, 5};
   c.inputs = {Tensor::from_values(std::span<const int64_t>(x), Shape{5})};
   return values<float>(run_op(c).outputs[0]);

@@ -16,20 +16,6 @@ Tensor f32(std::vector<float> v, std::vector<int64_t> s) {
 Tensor i64(std::vector<int64_t> v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const int64_t>(v), Shape(std::span<const int64_t>(s)));
 }
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-ir::Attribute attr_floats(const std::string& n, std::vector<float> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Floats;
-  a.floats = std::move(v);
-  return a;
-}
 
 OpCase pool(const std::string& op, Tensor x, std::vector<ir::Attribute> attrs, size_t outs = 1) {
   OpCase c;

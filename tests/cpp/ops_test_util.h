@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "attr_util.h"
+#include "base/bits.h"
 #include "ir/graph.h"
 #include "runtime/kernel.h"
 
@@ -17,28 +19,6 @@ class TestArena final : public rt::Arena {
  public:
   Tensor allocate(DType dtype, const Shape& shape) override { return Tensor::zeros(dtype, shape); }
 };
-
-inline ir::Attribute attr_i(const std::string& n, int64_t v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Int;
-  a.i = v;
-  return a;
-}
-inline ir::Attribute attr_f(const std::string& n, float v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Float;
-  a.f = v;
-  return a;
-}
-inline ir::Attribute attr_ints(const std::string& n, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::Ints;
-  a.ints = std::move(v);
-  return a;
-}
 
 struct OpCase {
   std::string op_type;
@@ -118,21 +98,9 @@ std::vector<T> values(const Tensor& t) {
   return {s.begin(), s.end()};
 }
 
-inline uint32_t fbits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float from_fbits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline uint64_t dbits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
-  return u;
-}
+inline uint32_t fbits(float f) { return float_bits(f); }
+inline float from_fbits(uint32_t u) { return float_from_bits(u); }
+inline uint64_t dbits(double d) { return double_bits(d); }
 
 // Expects the error kind and a message fragment.
 template <class F>

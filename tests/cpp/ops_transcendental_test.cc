@@ -62,14 +62,6 @@ Tensor random_tensor(const Shape& s, float scale, uint32_t seed) {
   return t;
 }
 
-ir::Attribute attr_s(const std::string& n, const std::string& v) {
-  ir::Attribute a;
-  a.name = n;
-  a.type = ir::AttrType::String;
-  a.s = v;
-  return a;
-}
-
 struct Unary {
   const char* op;
   int64_t opset;

@@ -27,15 +27,15 @@ namespace onemodel::rt {
 namespace {
 
 using fake::Builder;
-using fake::float_attr;
-using fake::int_attr;
+using test::attr_f;
+using test::attr_i;
 
 TEST(RuntimeAlloc, WarmSpanRunAllocatesNothing) {
   // x -> AddK (in place) -> Positives (data-dependent, arena) -> AddK: static, dynamic and arena paths.
   Builder b;
   b.input("x", DType::F32, {-1});
-  b.node("AddK", {"x"}, {"a"}, {float_attr("k", 1.0f), int_attr("inplace", 1)});
-  b.node("Positives", {"a"}, {"p"}).node("AddK", {"p"}, {"y"}, {float_attr("k", 0.5f)}).output("y");
+  b.node("AddK", {"x"}, {"a"}, {attr_f("k", 1.0f), attr_i("inplace", 1)});
+  b.node("Positives", {"a"}, {"p"}).node("AddK", {"p"}, {"y"}, {attr_f("k", 0.5f)}).output("y");
   Session s = make_session(b.model(), SessionOptions{}, &fake::lookup);
   std::vector<float> x = {1, -3, 2, -5, 0}, y(5);
   std::vector<int64_t> shape = {5};

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "attr_util.h"
 #include "ir/graph.h"
 #include "runtime/kernel.h"
 
@@ -228,20 +229,5 @@ class Builder {
  private:
   std::shared_ptr<ir::Model> model_;
 };
-
-inline ir::Attribute float_attr(const std::string& name, float f) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::Float;
-  a.f = f;
-  return a;
-}
-inline ir::Attribute int_attr(const std::string& name, int64_t i) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::Int;
-  a.i = i;
-  return a;
-}
 
 }  // namespace onemodel::rt::fake

@@ -21,8 +21,8 @@ namespace {
 using test::expect_error;
 
 using fake::Builder;
-using fake::float_attr;
-using fake::int_attr;
+using test::attr_f;
+using test::attr_i;
 
 Session session_of(const Builder& b, Mode mode = Mode::Fast) {
   SessionOptions o;
@@ -71,7 +71,7 @@ TEST(RuntimePlan, ExactModeUnavailableNamesEveryOperator) {
 TEST(RuntimePlan, FactoryErrorsNameTheNode) {
   Builder b;
   b.input("x", DType::F32, {2});
-  b.node("AddK", {"x"}, {"y"}, {int_attr("k", 3)}).output("y");
+  b.node("AddK", {"x"}, {"y"}, {attr_i("k", 3)}).output("y");
   Error e = expect_error(ErrorKind::InvalidModel, [&] { session_of(b); });
   EXPECT_EQ(e.node(), "n0_AddK");
   EXPECT_EQ(e.message(), "AddK node 'n0_AddK': attribute 'k' must be FLOAT, not INT");
@@ -80,7 +80,7 @@ TEST(RuntimePlan, FactoryErrorsNameTheNode) {
 TEST(RuntimePlan, ConstantNodesRunOnceAtPlanTime) {
   Builder b;
   b.input("x", DType::F32, {2}).init("c", f32({1.0f, 2.0f}));
-  b.node("AddK", {"c"}, {"c1"}, {float_attr("k", 10.0f)}).node("Sum2", {"x", "c1"}, {"y"}).output("y");
+  b.node("AddK", {"c"}, {"c1"}, {attr_f("k", 10.0f)}).node("Sum2", {"x", "c1"}, {"y"}).output("y");
   Session s = session_of(b);
   int before = fake::add_runs;
   EXPECT_EQ(run1(s, {{"x", f32({0.5f, 0.25f})}}), (std::vector<float>{11.5f, 12.25f}));
@@ -106,7 +106,7 @@ TEST(RuntimePlan, LargeConstantResultsAreComputedEachRun) {
 TEST(RuntimePlan, RuntimeValuesMakeDynamicNodes) {
   Builder b;
   b.input("x", DType::F32, {6}).input("s", DType::I64, {2});
-  b.node("ReshapeTo", {"x", "s"}, {"r"}).node("AddK", {"r"}, {"y"}, {float_attr("k", 1.0f)}).output("y");
+  b.node("ReshapeTo", {"x", "s"}, {"r"}).node("AddK", {"r"}, {"y"}, {attr_f("k", 1.0f)}).output("y");
   Session s = session_of(b);
   Tensor x = f32({0, 1, 2, 3, 4, 5});
   for (auto [d0, d1] : {std::pair<int64_t, int64_t>{2, 3}, {3, 2}, {2, 3}}) {
@@ -132,7 +132,7 @@ TEST(RuntimePlan, RuntimeValuesMakeDynamicNodes) {
 TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
   Builder b;
   b.input("x", DType::F32, {6}).init("shape", i64({3, 2})).init("c", f32({1, 2, 3, 4, 5, 6}));
-  b.node("AddK", {"x"}, {"a"}, {float_attr("k", 1.0f)});
+  b.node("AddK", {"x"}, {"a"}, {attr_f("k", 1.0f)});
   b.node("ReshapeTo", {"a", "shape"}, {"ra"});        // view of a slab value
   b.node("ReshapeTo", {"x", "shape"}, {"rx"});        // view of the caller's input
   b.node("ReshapeTo", {"c", "shape"}, {"rc"});        // view of a constant: a constant
@@ -162,7 +162,7 @@ TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
 TEST(RuntimePlan, DataDependentOutputs) {
   Builder b;
   b.input("x", DType::F32, {-1});
-  b.node("Positives", {"x"}, {"p"}).node("AddK", {"p"}, {"y"}, {float_attr("k", 0.5f)}).output("y");
+  b.node("Positives", {"x"}, {"p"}).node("AddK", {"p"}, {"y"}, {attr_f("k", 0.5f)}).output("y");
   Session s = session_of(b);
   EXPECT_EQ(run1(s, {{"x", f32({1, -2, 3, -4, 5})}}), (std::vector<float>{1.5f, 3.5f, 5.5f}));
   EXPECT_EQ(run1(s, {{"x", f32({-1, -2, -3, -4, 7})}}), (std::vector<float>{7.5f}));
@@ -192,7 +192,7 @@ TEST(RuntimePlan, DataDependentNodeOnConstantsIsEvaluatedOnce) {
 TEST(RuntimePlan, InPlaceChainSharesOneBlock) {
   Builder b;
   b.input("x", DType::F32, {4});
-  std::vector<ir::Attribute> attrs = {float_attr("k", 1.0f), int_attr("inplace", 1)};
+  std::vector<ir::Attribute> attrs = {attr_f("k", 1.0f), attr_i("inplace", 1)};
   b.node("AddK", {"x"}, {"a"}, attrs).node("AddK", {"a"}, {"b"}, attrs).node("AddK", {"b"}, {"y"}, attrs);
   b.output("y");
   Session s = session_of(b);
@@ -212,7 +212,7 @@ TEST(RuntimePlan, InPlaceChainSharesOneBlock) {
 TEST(RuntimePlan, WarmRunsAllocateNoArenaChunks) {
   Builder b;
   b.input("x", DType::F32, {-1});
-  b.node("Positives", {"x"}, {"p"}).node("AddK", {"p"}, {"y"}, {float_attr("k", 0.5f)}).output("y");
+  b.node("Positives", {"x"}, {"p"}).node("AddK", {"p"}, {"y"}, {attr_f("k", 0.5f)}).output("y");
   Session s = session_of(b);
   std::vector<float> x(1000, 1.0f), y(1000);
   std::vector<int64_t> shape = {1000};
@@ -393,7 +393,7 @@ TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
 TEST(RuntimePlan, LargeConcatCopiesInPiecesOnThePool) {
   Builder b;
   b.input("a", DType::F32, {2, 2, 300, 300}).input("b", DType::F32, {2, 1, 300, 300}).input("c", DType::F32, {2, 3, 300, 300});
-  b.node("Concat", {"a", "b", "c"}, {"y"}, {int_attr("axis", 1)}).output("y");
+  b.node("Concat", {"a", "b", "c"}, {"y"}, {attr_i("axis", 1)}).output("y");
   const int64_t plane = 300 * 300;
   auto make = [&](int64_t ch, float base) {
     std::vector<float> v(static_cast<size_t>(2 * ch * plane));

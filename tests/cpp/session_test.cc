@@ -13,7 +13,9 @@
 
 #include "onemodel/model.h"
 #include "onemodel/session.h"
+#include "base/bits.h"
 #include "onnx/import.h"
+#include "onnx_test_util.h"
 #include "test_util.h"
 
 namespace onemodel {
@@ -198,6 +200,29 @@ TEST(Session, LoadBytesCopiesTheBuffer) {
   std::vector<float> x = {5.1f, 3.5f, 1.4f, 0.2f};
   std::vector<float> p = m.run(std::span<const float>(x));
   EXPECT_NEAR(p[2], 0.4863858f, 2e-6);
+}
+
+// Model::run widens float16 and bfloat16 outputs with base/fp16.h's conversions: exact for every number
+// (subnormals included), NaN payloads kept with the quiet bit set. The constants pass through Expand unchanged.
+TEST(Session, ModelRunWidensHalfAndBfloat16Outputs) {
+  for (const int elem : {10, 16}) {  // FLOAT16, BFLOAT16
+    const std::vector<uint16_t> c = elem == 10 ? std::vector<uint16_t>{0x3C00, 0x8001, 0x7D01, 0xFC00}
+                                               : std::vector<uint16_t>{0x3F80, 0x8001, 0x7F81, 0xFF80};
+    test::Msg t;
+    t.varint(1, 4).varint(2, static_cast<uint64_t>(elem)).bytes(8, "c");
+    t.bytes(9, std::string(reinterpret_cast<const char*>(c.data()), c.size() * 2));
+    test::Msg g;
+    g.msg(1, test::node("Expand", {"c", "s"}, {"y"})).msg(5, t);
+    g.msg(11, test::value_info("s", 7, {1})).msg(12, test::value_info("y", elem, {4}));
+    const std::string bytes = test::model(g).b;
+    Model m = Model::load_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())));
+    const std::vector<int64_t> shape = {4};
+    const std::vector<float> y = m.run(std::span<const int64_t>(shape));
+    ASSERT_EQ(y.size(), 4u);
+    const std::vector<uint32_t> want = elem == 10 ? std::vector<uint32_t>{0x3F800000u, 0xB3800000u, 0x7FE02000u, 0xFF800000u}
+                                                  : std::vector<uint32_t>{0x3F800000u, 0x80010000u, 0x7FC10000u, 0xFF800000u};
+    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(float_bits(y[i]), want[i]) << "type " << elem << " element " << i;
+  }
 }
 
 TEST(Session, ImportErrorsPassThrough) {
