@@ -261,12 +261,24 @@ void col2im(bool exact, const ConvGeometry& g, int64_t channels, const float* co
   });
 }
 
+// The vector depthwise path copies each plane into a zero-padded buffer spanning every tap of every output.
+// Hostile pads and dilations (each up to 2^31, ops/window.h) can give a one-element output whose taps span
+// 2^31 rows and columns; such a plane is refused for the vector path (the direct loop needs no buffer). Real
+// convolutions pad by less than a kernel, so the bound never binds on them.
+bool padded_plane_fits(const ConvGeometry& g) {
+  const int64_t ph = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  const int64_t pw = (g.out[2] - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
+  const int64_t limit = 4 * (g.in[1] * g.in[2] + g.out[1] * g.out[2]) + (int64_t{1} << 16);
+  return ph <= limit && pw <= limit && ph * pw <= limit;
+}
+
 }  // namespace
 
 ConvPath conv_path(const ConvGeometry& g) {
   if (depthwise_shape(g)) {
     const bool flat_depth = g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad_before[0] == 0;
-    if (flat_depth && g.kernel[1] * g.kernel[2] <= kMaxDepthwiseTaps && g.stride[2] <= kMaxDepthwiseStrideW)
+    if (flat_depth && g.kernel[1] * g.kernel[2] <= kMaxDepthwiseTaps && g.stride[2] <= kMaxDepthwiseStrideW &&
+        padded_plane_fits(g))
       return ConvPath::Depthwise;
     return ConvPath::DepthwiseDirect;
   }
@@ -312,7 +324,7 @@ struct PaddedPlane {
 bool padded_direct(const ConvGeometry& g) {
   return conv_path(g) == ConvPath::Im2colGemm && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
          g.stride[1] == 1 && g.stride[2] == 1 && g.out_size() > 16 &&
-         g.out_channels / g.groups <= kPaddedMaxChannels;
+         g.out_channels / g.groups <= kPaddedMaxChannels && padded_plane_fits(g);
 }
 
 PaddedPlane padded_plane(const ConvGeometry& g) {

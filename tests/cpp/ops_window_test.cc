@@ -179,5 +179,27 @@ TEST(OpsWindow, ConvTransposeOutputAttributes) {
   EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 1, 6, 7}));
 }
 
+// In-range pads and dilations can make the taps of a small output span 2^31 rows and columns. The convolution
+// paths that copy planes into a zero-padded buffer (depthwise, padded direct) must not size that buffer from
+// the span (it once crashed in the depthwise phase copy). A 3 x 3 window dilated by 2^30 over pads of 2^30 on
+// a 1 x w input: only the centre tap of each output lands on the input.
+TEST(OpsWindow, HugePadsAndDilationsWithASmallOutputRun) {
+  const int64_t h = int64_t{1} << 30;
+  for (int64_t w : {int64_t{1}, int64_t{20}}) {
+    for (int64_t group : {int64_t{1}, int64_t{2}}) {
+      SCOPED_TRACE("width " + std::to_string(w) + " group " + std::to_string(group));
+      OpCase c;
+      c.op_type = "Conv";
+      c.opset = 17;
+      c.inputs = {filled<float>(Shape{1, 2, 1, w}, 1.0f), filled<float>(Shape{2, 2 / group, 3, 3}, 1.0f)};
+      c.attrs = {attr_ints("pads", {h, h, h, h}), attr_ints("dilations", {h, h}), attr_i("group", group)};
+      auto r = run_op(c);
+      ASSERT_EQ(r.outputs[0].shape(), (Shape{1, 2, 1, w}));
+      // Each output sums the centre tap over its group's input channels: 2 / group ones.
+      for (float v : r.outputs[0].data<float>()) EXPECT_EQ(v, static_cast<float>(2 / group));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onemodel::test
