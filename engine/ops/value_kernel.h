@@ -1,5 +1,5 @@
 // Control flow, sequences and optionals (graph-runtime.md section 8): the base and the small helpers their
-// kernels share (their factories are in ops.h). These kernels work on Values (KernelFlags::values) and only move data, so they are exact;
+// kernels share (their factories are in ops.h). These kernels work on Values (KernelFlags::on_values) and only move data, so they are exact;
 // a body's own operators decide whether a session can be exact (the body is compiled in the same mode).
 #pragma once
 #include <cstring>
@@ -14,7 +14,7 @@ namespace onemodel::rt {
 // Base of the Value kernels: run-time only, exact (they move values), never shaped at plan time.
 class ValueKernel : public Kernel {
  public:
-  ValueKernel() : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true, .values = true}) {}
+  ValueKernel() : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true, .on_values = true}) {}
   void infer(InferContext& ctx) const override {
     ctx.fail(ErrorKind::Internal, "a value kernel is never shaped at plan time");
   }

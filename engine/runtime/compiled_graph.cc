@@ -257,7 +257,7 @@ void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
 // still evaluates the node itself; this only lets a body that captures the value treat it as a weight.
 void CompiledGraph::note_constant_outputs(const CompiledNode& cn) {
   const KernelFlags& f = cn.kernel->flags();
-  if (!cn.inputs.empty() || cn.outputs.size() != 1 || cn.outputs[0] < 0 || f.values || f.outputs_data_dependent)
+  if (!cn.inputs.empty() || cn.outputs.size() != 1 || cn.outputs[0] < 0 || f.on_values || f.outputs_data_dependent)
     return;
   std::vector<OutputMeta> outs(1);
   InferContext ctx{cn.info, {}, outs, exact_};

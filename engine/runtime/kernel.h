@@ -137,7 +137,7 @@ struct RunContext {
   Arena* arena = nullptr;
   ThreadPool* pool = nullptr;      // may be null: run on the calling thread
   kern::Isa isa = kern::Isa::Scalar;  // the session's target (kernels/isa.h)
-  // Kernels with KernelFlags::values only: every input as a Value (an omitted input is an empty Value), and
+  // Kernels with KernelFlags::on_values only: every input as a Value (an omitted input is an empty Value), and
   // the outputs to fill. Tensors a kernel keeps inside a sequence or optional must not be slab views (the
   // slab is reused once the planner thinks a value died): copy them (copy_to_arena in ops/value_kernel.h).
   std::span<const Value> value_inputs = {};
@@ -166,7 +166,7 @@ struct KernelFlags {
   bool outputs_data_dependent = false;  // infer() is not called; run() allocates outputs
   // Works on Values (tensors, sequences, optionals; graph-runtime.md section 8): the node always runs at
   // run time (never folded), infer() is not called, run() reads value_inputs and fills value_outputs.
-  bool values = false;
+  bool on_values = false;
   // For a tensor kernel (Identity): when input 0 is a sequence or optional, output 0 is that same value.
   bool passes_values = false;
 };

@@ -114,11 +114,11 @@ void ExecutionPlan::infer_all() {
         }
       steps_.push_back(step);
     };
-    if (flags.values) has_boxed_ = true;
-    if (!runtime_shaped && flags.outputs_data_dependent && !flags.values && all_constant &&
+    if (flags.on_values) has_boxed_ = true;
+    if (!runtime_shaped && flags.outputs_data_dependent && !flags.on_values && all_constant &&
         try_data_dependent_eval(cn, metas))
       continue;
-    if (runtime_shaped || flags.outputs_data_dependent || flags.values) {
+    if (runtime_shaped || flags.outputs_data_dependent || flags.on_values) {
       mark_dynamic();
       continue;
     }

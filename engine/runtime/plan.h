@@ -68,7 +68,7 @@ class ExecutionPlan {
   // Values set in every run (inputs, input views, dynamic values); cleared when the run ends.
   const std::vector<int>& per_run_values() const { return per_run_; }
   // True when some value may be a sequence or optional at run time (a sequence/optional input or a
-  // KernelFlags::values node): run states then keep a Value table beside the tensor table.
+  // KernelFlags::on_values node): run states then keep a Value table beside the tensor table.
   bool has_boxed() const { return has_boxed_; }
 
   // Run states: an idle one if any (at most kMaxIdle are kept), else a new one.

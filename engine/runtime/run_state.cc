@@ -15,14 +15,14 @@ RunState::RunState(const ExecutionPlan& plan) {
   const CompiledGraph& g = plan.graph();
   const size_t n = g.num_values();
   slab = allocate_storage(plan.slab_bytes());
-  values.assign(n, Tensor());
+  tensors.assign(n, Tensor());
   if (plan.has_boxed()) boxed.assign(n, Value());
   for (size_t v = 0; v < n; ++v) {
     int id = static_cast<int>(v);
     switch (plan.source(id)) {
-      case ValueSource::Constant: values[v] = plan.constant(id); break;
+      case ValueSource::Constant: tensors[v] = plan.constant(id); break;
       case ValueSource::Slab:
-        values[v] = Tensor::view_of(slab, static_cast<size_t>(plan.slab_offset(id)), plan.dtype(id), plan.shape(id));
+        tensors[v] = Tensor::view_of(slab, static_cast<size_t>(plan.slab_offset(id)), plan.dtype(id), plan.shape(id));
         break;
       default: break;
     }
@@ -34,12 +34,12 @@ void RunState::begin_run() { arena.reset(); }
 void RunState::set_input(const ExecutionPlan& plan, size_t i, const Tensor& t) {
   int v = plan.graph().inputs()[i];
   if (readable_in_place(t)) {
-    values[static_cast<size_t>(v)] = t;
+    tensors[static_cast<size_t>(v)] = t;
     return;
   }
   Tensor staged = arena.allocate(t.dtype(), t.shape());
   copy_into(t, staged.raw_mut());
-  values[static_cast<size_t>(v)] = std::move(staged);
+  tensors[static_cast<size_t>(v)] = std::move(staged);
 }
 
 void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* data, size_t bytes) {
@@ -49,7 +49,7 @@ void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* 
     throw Error(ErrorKind::Internal, "staged input needs " + std::to_string(staged.nbytes()) + " bytes, got " +
                                          std::to_string(bytes));
   if (bytes) std::memcpy(staged.raw_mut(), data, bytes);
-  values[static_cast<size_t>(v)] = std::move(staged);
+  tensors[static_cast<size_t>(v)] = std::move(staged);
 }
 
 void RunState::set_input_value(const ExecutionPlan& plan, size_t i, const Value& value) {
@@ -66,7 +66,7 @@ void RunState::set_input_value(const ExecutionPlan& plan, size_t i, const Value&
 
 Value RunState::value_of(int v) const {
   if (const Value* b = boxed_value(v)) return *b;
-  const Tensor& t = values[static_cast<size_t>(v)];
+  const Tensor& t = tensors[static_cast<size_t>(v)];
   return t.empty() ? Value() : Value(t);
 }
 
@@ -81,7 +81,7 @@ const char* kind_phrase(ValueKind k) {
 bool RunState::execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn) {
   const CompiledGraph& g = plan.graph();
   const KernelFlags& flags = cn.kernel->flags();
-  if (!flags.values) {
+  if (!flags.on_values) {
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
       int v = cn.inputs[i];
       const Value* b = v < 0 ? nullptr : boxed_value(v);
@@ -121,9 +121,9 @@ bool RunState::execute_boxed_step(const ExecutionPlan& plan, const CompiledNode&
       if (in_slab || !t.is_contiguous()) {
         Tensor c = arena.allocate(t.dtype(), t.shape());
         copy_into(t, c.raw_mut());
-        values[static_cast<size_t>(v)] = std::move(c);
+        tensors[static_cast<size_t>(v)] = std::move(c);
       } else {
-        values[static_cast<size_t>(v)] = t;
+        tensors[static_cast<size_t>(v)] = t;
       }
     } else {
       boxed[static_cast<size_t>(v)] = std::move(r);
@@ -177,7 +177,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
     step_inputs.resize(cn.inputs.size());
     for (size_t i = 0; i < cn.inputs.size(); ++i) {
       int v = cn.inputs[i];
-      step_inputs[i] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
+      step_inputs[i] = v < 0 ? Tensor() : tensors[static_cast<size_t>(v)];
     }
     const size_t nout = cn.outputs.size();
 
@@ -186,13 +186,13 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
         int out = cn.outputs[0];
         // Slab views were placed by the planner at their source's offset and need no work.
         if (plan.source(out) == ValueSource::Derived)
-          values[static_cast<size_t>(out)] = view_with_shape(step_inputs[0], plan.dtype(out), plan.shape(out));
+          tensors[static_cast<size_t>(out)] = view_with_shape(step_inputs[0], plan.dtype(out), plan.shape(out));
         return;
       }
       step_outputs.resize(nout);
       for (size_t o = 0; o < nout; ++o) {
         int v = cn.outputs[o];
-        step_outputs[o] = v < 0 ? Tensor() : values[static_cast<size_t>(v)];
+        step_outputs[o] = v < 0 ? Tensor() : tensors[static_cast<size_t>(v)];
       }
       RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), step.state.get(), &arena, g.pool(), g.isa()};
       ctx.profile = profile;
@@ -246,7 +246,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
       if (v < 0) continue;
       Tensor& t = step_outputs[o];
       if (t.empty()) cn.info.fail(ErrorKind::Internal, "output " + std::to_string(o) + " was not produced");
-      values[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);
+      tensors[static_cast<size_t>(v)] = t.is_contiguous() ? std::move(t) : contiguous_copy(t);
     }
   }
 }
@@ -293,7 +293,7 @@ const void* RunState::prepare_dynamic(const ExecutionPlan& plan, const PlanStep&
 }
 
 void RunState::end_run(const ExecutionPlan& plan) {
-  for (int v : plan.per_run_values()) values[static_cast<size_t>(v)] = Tensor();
+  for (int v : plan.per_run_values()) tensors[static_cast<size_t>(v)] = Tensor();
   if (!boxed.empty())
     for (int v : plan.per_run_values()) boxed[static_cast<size_t>(v)] = Value();
   for (Tensor& t : step_inputs) t = Tensor();

@@ -26,8 +26,8 @@ struct RunState {
   void set_input_value(const ExecutionPlan& plan, size_t i, const Value& value);
   // Runs every step of the plan; with a profile scope, each step is timed and recorded there.
   void execute(const ExecutionPlan& plan, const ProfileScope* profile = nullptr);
-  // The value of graph value `v` after execute(): contiguous, valid until end_run().
-  const Tensor& value(int v) const { return values[static_cast<size_t>(v)]; }
+  // The tensor of graph value `v` after execute(): contiguous, valid until end_run().
+  const Tensor& tensor(int v) const { return tensors[static_cast<size_t>(v)]; }
   // The sequence or optional held by `v`, or null when `v` holds a tensor (or nothing).
   const Value* boxed_value(int v) const {
     if (boxed.empty()) return nullptr;
@@ -43,7 +43,7 @@ struct RunState {
 
   Storage slab;
   BumpArena arena;
-  std::vector<Tensor> values;
+  std::vector<Tensor> tensors;  // per graph value: its tensor in this run (empty for a sequence or optional)
   std::vector<Value> boxed;  // per value: a sequence or optional, else empty; sized only when plan.has_boxed()
   // Per-step scratch, kept so a warm run does not allocate.
   std::vector<Tensor> step_inputs, step_outputs;
@@ -63,7 +63,7 @@ struct RunState {
   std::vector<Prepared> prepared;
 
  private:
-  // Dynamic steps of a plan with boxed values: values kernels, and tensor kernels meeting a boxed input.
+  // Dynamic steps of a plan with boxed values: Value kernels, and tensor kernels meeting a boxed input.
   // Returns true when the step was handled here.
   bool execute_boxed_step(const ExecutionPlan& plan, const CompiledNode& cn);
   // prepare() for a dynamic step, reusing the last state when nothing it may depend on changed.

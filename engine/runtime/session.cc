@@ -247,11 +247,11 @@ void run_graph(const Session::Impl& impl, const Feed& feed, Out& out) {
   if constexpr (Out::kTensors) {
     // Every output is vetted before any is written, so a refused output leaves the caller's buffers as they were.
     for (size_t k = 0; k < wanted.size(); ++k) {
-      const Tensor& r = state.value(output_value(k));
+      const Tensor& r = state.tensor(output_value(k));
       if (r.empty()) invalid("output '" + impl.outputs[wanted[k]].name + "' is not a tensor" + Out::kNotTensor);
       out.check(k, r.dtype(), r.shape());
     }
-    for (size_t k = 0; k < wanted.size(); ++k) out.write(k, state.value(output_value(k)));
+    for (size_t k = 0; k < wanted.size(); ++k) out.write(k, state.tensor(output_value(k)));
   } else {
     for (size_t k = 0; k < wanted.size(); ++k) out.take(k, state.value_of(output_value(k)));
   }
