@@ -72,7 +72,8 @@ class Session {
   std::string_view kernel_path() const;
   // The graph passes this session ran (docs/architecture.md "Graph passes") as (pass name, patterns
   // rewritten); exact mode runs only the passes that keep bits (docs/graph-passes.md), so there it lists at
-  // most those (fuse-elementwise at level All).
+  // most those (fuse-elementwise at level All). The list is the session handle's own copy: release() does not
+  // free it (a reference stays valid while this Session lives; calls after release() throw Disposed).
   const std::vector<std::pair<std::string, int>>& graph_passes() const;
   // Opset imports of the model as (domain, version); the empty domain is ai.onnx.
   const std::vector<std::pair<std::string, int64_t>>& opsets() const;
