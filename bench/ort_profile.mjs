@@ -22,8 +22,12 @@ for (const arg of inputs) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'ort-profile-'));
 const session = await ort.InferenceSession.create(model, {
-  intraOpNumThreads: Number(threads), interOpNumThreads: 1, graphOptimizationLevel: 'all',
-  executionMode: 'sequential', enableProfiling: true, profileFilePrefix: join(dir, 'p'),
+  intraOpNumThreads: Number(threads),
+  interOpNumThreads: 1,
+  graphOptimizationLevel: 'all',
+  executionMode: 'sequential',
+  enableProfiling: true,
+  profileFilePrefix: join(dir, 'p'),
 });
 const warm = 5;
 for (let i = 0; i < warm; ++i) await session.run(feeds);

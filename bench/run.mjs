@@ -25,7 +25,16 @@
 // bench/README.md between the results markers, with the command and the machine. Every run's raw records are
 // saved to build/bench/last-run.json.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,47 +51,100 @@ const ERROR_BOUND = 1e-4;
 const TIME = '/usr/bin/time';
 
 function usage(message) {
-  console.error(`run.mjs: ${message}\nusage: node bench/run.mjs [--rows SUBSTR,...] [--engines ${ENGINES.join(',')}]\n` +
-    '  [--threads 1,2] [--modes fast,exact] [--seconds S] [--reps N] [--quick] [--cli PATH] [--models DIR]\n' +
-    '  [--timeout S] [--ignore-load] [--readme FILE | --no-readme] | --render RUN.json [--readme FILE]');
+  console.error(
+    `run.mjs: ${message}\nusage: node bench/run.mjs [--rows SUBSTR,...] [--engines ${ENGINES.join(',')}]\n` +
+      '  [--threads 1,2] [--modes fast,exact] [--seconds S] [--reps N] [--quick] [--cli PATH] [--models DIR]\n' +
+      '  [--timeout S] [--ignore-load] [--readme FILE | --no-readme] | --render RUN.json [--readme FILE]',
+  );
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const o = {
-    rows: [], engines: [...ENGINES], threads: [1, 2], modes: ['fast', 'exact'], seconds: undefined, reps: 3,
-    quick: false, cli: join(root, 'build', 'native', 'onemodel'), models: undefined, wholeModels: undefined, timeout: 600,
-    ignoreLoad: false, readme: undefined, noReadme: false, render: undefined,
+    rows: [],
+    engines: [...ENGINES],
+    threads: [1, 2],
+    modes: ['fast', 'exact'],
+    seconds: undefined,
+    reps: 3,
+    quick: false,
+    cli: join(root, 'build', 'native', 'onemodel'),
+    models: undefined,
+    wholeModels: undefined,
+    timeout: 600,
+    ignoreLoad: false,
+    readme: undefined,
+    noReadme: false,
+    render: undefined,
   };
-  const list = (v) => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = (v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const take = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
     switch (a) {
-      case '--rows': o.rows = list(take()); break;
-      case '--engines': o.engines = list(take()); break;
-      case '--threads': o.threads = list(take()).map(Number); break;
-      case '--modes': o.modes = list(take()); break;
-      case '--seconds': o.seconds = Number(take()); break;
-      case '--reps': o.reps = Number(take()); break;
-      case '--quick': o.quick = true; break;
-      case '--cli': o.cli = resolve(take()); break;
-      case '--models': o.models = resolve(take()); break;
-      case '--whole-models': o.wholeModels = resolve(take()); break;
-      case '--timeout': o.timeout = Number(take()); break;
-      case '--ignore-load': o.ignoreLoad = true; break;
-      case '--readme': o.readme = resolve(take()); break;
-      case '--no-readme': o.noReadme = true; break;
-      case '--render': o.render = resolve(take()); break;
-      case '--help': case '-h': usage('help'); break;
-      default: usage(`unknown argument '${a}'`);
+      case '--rows':
+        o.rows = list(take());
+        break;
+      case '--engines':
+        o.engines = list(take());
+        break;
+      case '--threads':
+        o.threads = list(take()).map(Number);
+        break;
+      case '--modes':
+        o.modes = list(take());
+        break;
+      case '--seconds':
+        o.seconds = Number(take());
+        break;
+      case '--reps':
+        o.reps = Number(take());
+        break;
+      case '--quick':
+        o.quick = true;
+        break;
+      case '--cli':
+        o.cli = resolve(take());
+        break;
+      case '--models':
+        o.models = resolve(take());
+        break;
+      case '--whole-models':
+        o.wholeModels = resolve(take());
+        break;
+      case '--timeout':
+        o.timeout = Number(take());
+        break;
+      case '--ignore-load':
+        o.ignoreLoad = true;
+        break;
+      case '--readme':
+        o.readme = resolve(take());
+        break;
+      case '--no-readme':
+        o.noReadme = true;
+        break;
+      case '--render':
+        o.render = resolve(take());
+        break;
+      case '--help':
+      case '-h':
+        usage('help');
+        break;
+      default:
+        usage(`unknown argument '${a}'`);
     }
   }
   for (const e of o.engines) if (!ENGINES.includes(e)) usage(`unknown engine '${e}'`);
   for (const m of o.modes) if (m !== 'fast' && m !== 'exact') usage(`unknown mode '${m}'`);
   for (const t of o.threads) if (!Number.isInteger(t) || t < 1 || t > 256) usage(`bad thread count '${t}'`);
   if (o.seconds === undefined) o.seconds = o.quick ? 0.1 : 1;
-  if (!(o.seconds > 0) || !(o.timeout > 0) || !Number.isInteger(o.reps) || o.reps < 1) usage('bad --seconds, --timeout or --reps');
+  if (!(o.seconds > 0) || !(o.timeout > 0) || !Number.isInteger(o.reps) || o.reps < 1)
+    usage('bad --seconds, --timeout or --reps');
   if (o.readme === undefined && !o.quick && !o.noReadme && !o.render) o.readme = join(here, 'README.md');
   if (o.noReadme) o.readme = undefined;
   return o;
@@ -96,9 +158,14 @@ function sh(cmd, args, opts = {}) {
 function machine(o) {
   const lscpu = sh('lscpu', []) ?? '';
   const model = /^Model name:\s*(.+)$/m.exec(lscpu)?.[1] ?? cpus()[0]?.model ?? 'unknown';
-  const flags = (/^flags\s*:\s*(.+)$/m.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? '').split(/\s+/);
+  const flags = (
+    /^flags\s*:\s*(.+)$/m.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? ''
+  ).split(/\s+/);
   const wanted = ['sse4_2', 'avx2', 'fma', 'avx512f', 'avx512bw', 'avx512dq', 'avx512vbmi', 'avx_vnni', 'avx512_vnni'];
-  const osName = /^PRETTY_NAME="?([^"\n]+)"?/m.exec(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '')?.[1] ?? process.platform;
+  const osName =
+    /^PRETTY_NAME="?([^"\n]+)"?/m.exec(
+      existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '',
+    )?.[1] ?? process.platform;
   const pkgVersion = (name) => {
     try {
       return JSON.parse(readFileSync(join(here, 'node_modules', name, 'package.json'), 'utf8')).version;
@@ -115,7 +182,7 @@ function machine(o) {
     os: `${osName}, Linux ${sh('uname', ['-r']) ?? '?'}`,
     node: process.version,
     ort: `onnxruntime-node ${pkgVersion('onnxruntime-node')}, onnxruntime-web ${pkgVersion('onnxruntime-web')}`,
-    onemodel: `${o.engines.includes('onemodel-native') ? sh(o.cli, ['--version']) ?? 'CLI not found' : 'onemodel'} (git ${commit}${dirty ? ', uncommitted changes' : ''})`,
+    onemodel: `${o.engines.includes('onemodel-native') ? (sh(o.cli, ['--version']) ?? 'CLI not found') : 'onemodel'} (git ${commit}${dirty ? ', uncommitted changes' : ''})`,
     cores_note: `${cpus().length} logical processors`,
   };
 }
@@ -133,10 +200,18 @@ function takeLock(label) {
     throw e;
   }
   const release = () => {
-    try { unlinkSync(path); } catch { /* already gone */ }
+    try {
+      unlinkSync(path);
+    } catch {
+      /* already gone */
+    }
   };
   process.on('exit', release);
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { release(); process.exit(130); });
+  for (const sig of ['SIGINT', 'SIGTERM'])
+    process.on(sig, () => {
+      release();
+      process.exit(130);
+    });
   return path;
 }
 
@@ -149,20 +224,53 @@ function jobsFor(row, o, modelsDir) {
   ];
   const jobs = [];
   const worker = (engine, mode, threads) => ({
-    row: row.name, engine, mode, threads,
+    row: row.name,
+    engine,
+    mode,
+    threads,
     group: engine === 'ort-web' || engine === 'onemodel-wasm' ? 'wasm' : engine === 'onemodel-node' ? 'node' : 'native',
     cmd: process.execPath,
-    args: [join(here, 'worker.mjs'), '--engine', engine, '--model', model, ...inputs,
-      '--mode', mode, '--threads', String(threads), '--seconds', String(o.seconds), '--reps', String(o.reps)],
+    args: [
+      join(here, 'worker.mjs'),
+      '--engine',
+      engine,
+      '--model',
+      model,
+      ...inputs,
+      '--mode',
+      mode,
+      '--threads',
+      String(threads),
+      '--seconds',
+      String(o.seconds),
+      '--reps',
+      String(o.reps),
+    ],
   });
   for (const t of o.threads) {
     if (o.engines.includes('ort-node')) jobs.push(worker('ort-node', '-', t));
     if (o.engines.includes('onemodel-native')) {
       for (const mode of o.modes) {
         jobs.push({
-          row: row.name, engine: 'onemodel-native', mode, threads: t, group: 'native', cmd: o.cli,
-          args: ['bench', model, ...inputs, '--mode', mode, '--threads', String(t),
-            '--seconds', String(o.seconds), '--reps', String(o.reps)],
+          row: row.name,
+          engine: 'onemodel-native',
+          mode,
+          threads: t,
+          group: 'native',
+          cmd: o.cli,
+          args: [
+            'bench',
+            model,
+            ...inputs,
+            '--mode',
+            mode,
+            '--threads',
+            String(t),
+            '--seconds',
+            String(o.seconds),
+            '--reps',
+            String(o.reps),
+          ],
         });
       }
     }
@@ -185,12 +293,20 @@ function runJob(job, outDir, timeoutS) {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, timeoutS * 1000);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -200,7 +316,15 @@ function runJob(job, outDir, timeoutS) {
       const result = parseResultLine(out);
       if (timedOut) rec.error = `timed out after ${timeoutS} s`;
       else if (code !== 0 || result === undefined) {
-        const lines = err.split('\n').filter((l) => l.trim() !== '' && !/^\s*(Command|User time|System time|Percent|Elapsed|Average|Maximum|Major|Minor|Voluntary|Involuntary|Swaps|File system|Socket|Signals|Page size|Exit status|Command being timed)/.test(l));
+        const lines = err
+          .split('\n')
+          .filter(
+            (l) =>
+              l.trim() !== '' &&
+              !/^\s*(Command|User time|System time|Percent|Elapsed|Average|Maximum|Major|Minor|Voluntary|Involuntary|Swaps|File system|Socket|Signals|Page size|Exit status|Command being timed)/.test(
+                l,
+              ),
+          );
         rec.error = (lines.find((l) => /error/i.test(l)) ?? lines[0] ?? `exit status ${code}`).trim().slice(0, 200);
       } else Object.assign(rec, result);
       resolveJob(rec);
@@ -235,9 +359,10 @@ function writeReadme(file, report) {
   const old = existsSync(file) ? readFileSync(file, 'utf8') : `${begin}\n${finish}\n`;
   const a = old.indexOf(begin);
   const b = old.indexOf(finish);
-  const next = a >= 0 && b > a
-    ? `${old.slice(0, a + begin.length)}\n${report}\n${old.slice(b)}`
-    : `${old.trimEnd()}\n\n${begin}\n${report}\n${finish}\n`;
+  const next =
+    a >= 0 && b > a
+      ? `${old.slice(0, a + begin.length)}\n${report}\n${old.slice(b)}`
+      : `${old.trimEnd()}\n\n${begin}\n${report}\n${finish}\n`;
   writeFileSync(file, next);
   console.error(`bench: results written to ${file}`);
 }
@@ -259,19 +384,30 @@ async function main() {
   const command = ['node', 'bench/run.mjs', ...process.argv.slice(2)].join(' ');
 
   if (o.engines.includes('onemodel-native') && !existsSync(o.cli)) {
-    console.error(`run.mjs: no CLI at ${o.cli}; build it (cmake --preset native && cmake --build --preset native --target onemodel_cli) or pass --cli`);
+    console.error(
+      `run.mjs: no CLI at ${o.cli}; build it (cmake --preset native && cmake --build --preset native --target onemodel_cli) or pass --cli`,
+    );
     process.exit(1);
   }
-  if ((o.engines.includes('onemodel-wasm') || o.engines.includes('onemodel-node')) && !process.env.ONEMODEL_PACKAGE && !existsSync(join(root, 'dist', 'node', 'index.mjs'))) {
+  if (
+    (o.engines.includes('onemodel-wasm') || o.engines.includes('onemodel-node')) &&
+    !process.env.ONEMODEL_PACKAGE &&
+    !existsSync(join(root, 'dist', 'node', 'index.mjs'))
+  ) {
     console.error('run.mjs: the npm package is not built (dist/node/index.mjs); run bench/setup.sh');
     process.exit(1);
   }
-  if ((o.engines.includes('ort-node') || o.engines.includes('ort-web')) && !existsSync(join(here, 'node_modules', 'onnxruntime-node'))) {
+  if (
+    (o.engines.includes('ort-node') || o.engines.includes('ort-web')) &&
+    !existsSync(join(here, 'node_modules', 'onnxruntime-node'))
+  ) {
     console.error('run.mjs: ONNX Runtime is not installed in bench/; run bench/setup.sh');
     process.exit(1);
   }
 
-  const gen = spawnSync('/usr/bin/python3', [join(here, 'make_models.py'), ...(o.models ? [o.models] : [])], { encoding: 'utf8' });
+  const gen = spawnSync('/usr/bin/python3', [join(here, 'make_models.py'), ...(o.models ? [o.models] : [])], {
+    encoding: 'utf8',
+  });
   if (gen.status !== 0) {
     console.error(`run.mjs: make_models.py failed:\n${gen.stderr}`);
     process.exit(1);
@@ -281,23 +417,31 @@ async function main() {
   // Whole models (group 'models'): the real-model cache of tools/models/fetch.sh, inputs beside the layer models.
   const cache = process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel');
   const whole = wholeModelRows(o.wholeModels ?? join(cache, 'models'), join(modelsDir, 'whole'));
-  if (whole.missing.length) console.error(`bench: whole-model rows without a model file (run tools/models/fetch.sh): ${whole.missing.join(', ')}`);
+  if (whole.missing.length)
+    console.error(
+      `bench: whole-model rows without a model file (run tools/models/fetch.sh): ${whole.missing.join(', ')}`,
+    );
   const allRows = [...manifest.rows, ...whole.rows];
   const rows = allRows.filter((r) => o.rows.length === 0 || o.rows.some((s) => r.name.includes(s) || r.group === s));
-  if (rows.length === 0) usage(`--rows ${o.rows.join(',')} selects no row (rows: ${allRows.map((r) => r.name).join(', ')})`);
+  if (rows.length === 0)
+    usage(`--rows ${o.rows.join(',')} selects no row (rows: ${allRows.map((r) => r.name).join(', ')})`);
 
   const cores = cpus().length;
   const loadStart = loadavg()[0];
   if (loadStart > cores / 2 && !o.ignoreLoad) {
-    console.error(`run.mjs: the 1-minute load is ${loadStart.toFixed(2)}, above half of the ${cores} logical cores; ` +
-      'results would not be publishable (wait, or pass --ignore-load to measure anyway)');
+    console.error(
+      `run.mjs: the 1-minute load is ${loadStart.toFixed(2)}, above half of the ${cores} logical cores; ` +
+        'results would not be publishable (wait, or pass --ignore-load to measure anyway)',
+    );
     process.exit(1);
   }
   const jobs = rows.flatMap((r) => jobsFor(r, o, modelsDir));
   const start = new Date();
   const lock = takeLock(`onemodel bar ${rows.length} rows ${jobs.length} processes ${start.toISOString()}`);
   const info = machine(o);
-  console.error(`bench: ${rows.length} rows, ${jobs.length} processes, ${o.seconds} s x ${o.reps} repetitions; lock ${lock}`);
+  console.error(
+    `bench: ${rows.length} rows, ${jobs.length} processes, ${o.seconds} s x ${o.reps} repetitions; lock ${lock}`,
+  );
 
   const work = mkdtempSync(join(tmpdir(), 'onemodel-bench-'));
   const records = [];
@@ -307,13 +451,16 @@ async function main() {
       const rec = await runJob(job, join(work, `${i}`), o.timeout);
       records.push(rec);
       const what = `${job.row} ${job.engine}${job.mode === '-' ? '' : ` ${job.mode}`} t${job.threads}`;
-      console.error(`[${i + 1}/${jobs.length}] ${what}: ${rec.error ? `ERROR ${rec.error}` : `median ${rec.median_ms} ms, load ${rec.load_ms} ms, rss ${rec.rss_mb?.toFixed(1)} MB`}`);
+      console.error(
+        `[${i + 1}/${jobs.length}] ${what}: ${rec.error ? `ERROR ${rec.error}` : `median ${rec.median_ms} ms, load ${rec.load_ms} ms, rss ${rec.rss_mb?.toFixed(1)} MB`}`,
+      );
     }
     // Output check: each OneModel job against ONNX Runtime of its group (ort-node at the fewest threads).
     for (const rec of records) {
       if (rec.error || rec.engine.startsWith('ort-')) continue;
       const refEngine = rec.group === 'wasm' ? 'ort-web' : 'ort-node';
-      const ref = records.filter((r) => r.row === rec.row && r.engine === refEngine && !r.error)
+      const ref = records
+        .filter((r) => r.row === rec.row && r.engine === refEngine && !r.error)
         .sort((a, b) => a.threads - b.threads)[0];
       if (ref) {
         rec.err = compare(rec, ref);
@@ -326,8 +473,17 @@ async function main() {
 
   const end = new Date();
   const saved = {
-    records: records.map(({ cmd, args, outDir, ...r }) => r), rows, info, command, bound: ERROR_BOUND,
-    seconds: o.seconds, reps: o.reps, loadStart, loadEnd: loadavg()[0], cores, start: start.toISOString(),
+    records: records.map(({ cmd, args, outDir, ...r }) => r),
+    rows,
+    info,
+    command,
+    bound: ERROR_BOUND,
+    seconds: o.seconds,
+    reps: o.reps,
+    loadStart,
+    loadEnd: loadavg()[0],
+    cores,
+    start: start.toISOString(),
     end: end.toISOString(),
   };
   mkdirSync(join(root, 'build', 'bench'), { recursive: true });
@@ -337,7 +493,9 @@ async function main() {
   if (o.readme) writeReadme(o.readme, report);
   const wrong = records.filter((r) => r.wrong).length;
   const failed = records.filter((r) => r.error).length;
-  console.error(`bench: done in ${((end - start) / 1000).toFixed(0)} s; ${failed} failed processes, ${wrong} outputs above the error bound`);
+  console.error(
+    `bench: done in ${((end - start) / 1000).toFixed(0)} s; ${failed} failed processes, ${wrong} outputs above the error bound`,
+  );
 }
 
 main().catch((e) => {

@@ -23,7 +23,9 @@ function audio(samples, seed, scale) {
   const data = new Float32Array(samples);
   for (let i = 0; i < samples; ++i) {
     const t = i / 16000;
-    data[i] = scale * (0.4 * Math.sin(2 * Math.PI * 220 * t * (1 + 0.01 * Math.sin(2 * Math.PI * 5 * t))) + 0.02 * (rand() - 0.5));
+    data[i] =
+      scale *
+      (0.4 * Math.sin(2 * Math.PI * 220 * t * (1 + 0.01 * Math.sin(2 * Math.PI * 5 * t))) + 0.02 * (rand() - 0.5));
   }
   return { type: 'float32', data, dims: [1, samples] };
 }
@@ -49,14 +51,26 @@ function definitions(dir) {
   return [
     { name: 'ppocr_det_640', file: 'ppocr_det.onnx', feeds: () => fromCases(dir, 'det', 'x 1x3x640x640') },
     // reshape: the recogniser's next text line at another width (a new plan: the first call at a new shape).
-    { name: 'ppocr_rec_48x320', file: 'ppocr_rec.onnx', feeds: () => fromCases(dir, 'rec', 'x 1x3x48x320'),
-      reshape: () => ({ x: photo([1, 3, 48, 448], 16) }) },
+    {
+      name: 'ppocr_rec_48x320',
+      file: 'ppocr_rec.onnx',
+      feeds: () => fromCases(dir, 'rec', 'x 1x3x48x320'),
+      reshape: () => ({ x: photo([1, 3, 48, 448], 16) }),
+    },
     { name: 'ppocr_cls_48x192', file: 'ppocr_cls.onnx', feeds: () => fromCases(dir, 'cls', 'x 1x3x48x192') },
-    { name: 'silero_vad_512', file: 'silero_vad_v5.onnx', feeds: () => fromCases(dir, 'vad', '12 chunks of 512, state carried') },
+    {
+      name: 'silero_vad_512',
+      file: 'silero_vad_v5.onnx',
+      feeds: () => fromCases(dir, 'vad', '12 chunks of 512, state carried'),
+    },
     { name: 'oww_melspec_1760', file: 'oww_melspectrogram.onnx', feeds: () => ({ input: audio(1760, 11, 8000) }) },
     { name: 'oww_embedding', file: 'oww_embedding.onnx', feeds: () => ({ input_1: melFrames(12) }) },
     { name: 'minilm_b1_s128', file: 'minilm_l6_like.onnx', feeds: () => fromCases(dir, 'minilm', 'batch 1 x seq 128') },
-    { name: 'minilm_b8_s128', file: 'minilm_l6_like.onnx', feeds: () => fromCases(dir, 'minilm', 'batch 8 x seq 128, padded') },
+    {
+      name: 'minilm_b8_s128',
+      file: 'minilm_l6_like.onnx',
+      feeds: () => fromCases(dir, 'minilm', 'batch 8 x seq 128, padded'),
+    },
     { name: 'resnet50_224', file: 'resnet50.onnx', feeds: () => ({ input: photo([1, 3, 224, 224], 13) }) },
     { name: 'mobilenetv3_224', file: 'mobilenetv3_large.onnx', feeds: () => ({ input: photo([1, 3, 224, 224], 14) }) },
     { name: 'isnet_int8_1024', file: 'isnet_small.onnx', feeds: () => ({ input: photo([1, 3, 1024, 1024], 15) }) },
@@ -78,7 +92,8 @@ export function wholeModelRows(modelDir, inputDir) {
       missing.push(d.name);
       continue;
     }
-    const write = (feeds, stem) => {  // stem.NAME.npy (bench/alternate.sh globs the row's feeds as ROW.*.npy)
+    const write = (feeds, stem) => {
+      // stem.NAME.npy (bench/alternate.sh globs the row's feeds as ROW.*.npy)
       const files = {};
       for (const [name, tensor] of Object.entries(feeds)) {
         const file = join(inputDir, `${stem}.${name}.npy`);
@@ -87,7 +102,7 @@ export function wholeModelRows(modelDir, inputDir) {
       }
       return files;
     };
-    const inputs = write(d.feeds(), d.name);  // made once per row (ISNet's is 3 M values); written only when missing
+    const inputs = write(d.feeds(), d.name); // made once per row (ISNet's is 3 M values); written only when missing
     const row = { name: d.name, group: 'models', model, inputs, macs: 0 };
     if (d.reshape) row.reshape = write(d.reshape(), `${d.name}-reshape`);
     rows.push(row);

@@ -33,8 +33,12 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (argv[i]) {
-      case '--engine': a.engine = take(); break;
-      case '--model': a.model = take(); break;
+      case '--engine':
+        a.engine = take();
+        break;
+      case '--model':
+        a.model = take();
+        break;
       case '--input':
       case '--reshape': {
         const flag = argv[i];
@@ -44,12 +48,23 @@ function parseArgs(argv) {
         (flag === '--input' ? a.inputs : a.reshape).push([v.slice(0, eq), v.slice(eq + 1)]);
         break;
       }
-      case '--mode': a.mode = take(); break;
-      case '--threads': a.threads = Number(take()); break;
-      case '--seconds': a.seconds = Number(take()); break;
-      case '--reps': a.reps = Number(take()); break;
-      case '--save-outputs': a.save = take(); break;
-      default: throw new Error(`unknown argument '${argv[i]}'`);
+      case '--mode':
+        a.mode = take();
+        break;
+      case '--threads':
+        a.threads = Number(take());
+        break;
+      case '--seconds':
+        a.seconds = Number(take());
+        break;
+      case '--reps':
+        a.reps = Number(take());
+        break;
+      case '--save-outputs':
+        a.save = take();
+        break;
+      default:
+        throw new Error(`unknown argument '${argv[i]}'`);
     }
   }
   if (!a.engine || !a.model) throw new Error('--engine and --model are required');
@@ -83,7 +98,8 @@ async function loadEngine(args) {
   }
   if (args.engine === 'onemodel-wasm' || args.engine === 'onemodel-node') {
     const wasm = args.engine === 'onemodel-wasm';
-    if (wasm && args.threads !== 1) throw new Error('onemodel-wasm runs with 1 thread only (the wasm build has no threads)');
+    if (wasm && args.threads !== 1)
+      throw new Error('onemodel-wasm runs with 1 thread only (the wasm build has no threads)');
     const entry = process.env.ONEMODEL_PACKAGE ?? join(here, '..', 'dist', 'node', 'index.mjs');
     const om = await import(pathToFileURL(resolve(entry)).href);
     const options = { mode: args.mode, intraOpNumThreads: args.threads, executionProviders: [wasm ? 'wasm' : 'cpu'] };
@@ -92,7 +108,8 @@ async function loadEngine(args) {
       async create(bytes) {
         const session = await om.InferenceSession.create(bytes, options);
         // The addon falls back to wasm when it cannot load: that would be a mislabelled row.
-        if ((session.kernelPath === 'Wasm128') !== wasm) throw new Error(`${args.engine} got kernel path ${session.kernelPath}`);
+        if ((session.kernelPath === 'Wasm128') !== wasm)
+          throw new Error(`${args.engine} got kernel path ${session.kernelPath}`);
         return session;
       },
     };
@@ -129,8 +146,11 @@ async function main() {
     if (!session.inputNames.includes(name)) throw new Error(`the model has no input '${name}'`);
   }
 
-  const { first_ms: firstMs, reps_ms: repsMs, outputs } =
-    await measure(() => session.run(feeds), { seconds: args.seconds, reps: args.reps });
+  const {
+    first_ms: firstMs,
+    reps_ms: repsMs,
+    outputs,
+  } = await measure(() => session.run(feeds), { seconds: args.seconds, reps: args.reps });
 
   if (args.save) {
     mkdirSync(args.save, { recursive: true });
@@ -153,7 +173,10 @@ async function main() {
   console.log(resultLine(loadMs, firstMs, repsMs, reshape));
 }
 
-main().then(() => process.exit(0), (e) => {
-  console.error(`error: ${e && e.message ? e.message : String(e)}`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(`error: ${e && e.message ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);

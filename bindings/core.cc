@@ -101,9 +101,12 @@ JsArray js_array_of(DType t) {
     case DType::F32: return JsArray::Float32;
     case DType::F64: return JsArray::Float64;
     case DType::I8: return JsArray::Int8;
-    case DType::U8: case DType::Bool: return JsArray::Uint8;
+    case DType::U8:
+    case DType::Bool: return JsArray::Uint8;
     case DType::I16: return JsArray::Int16;
-    case DType::U16: case DType::F16: case DType::BF16: return JsArray::Uint16;
+    case DType::U16:
+    case DType::F16:
+    case DType::BF16: return JsArray::Uint16;
     case DType::I32: return JsArray::Int32;
     case DType::U32: return JsArray::Uint32;
     case DType::I64: return JsArray::BigInt64;

@@ -95,7 +95,8 @@ std::vector<std::string> strings_of(const val& array) {
 void copy_from_js(const std::string& name, const val& typed_array, void* dst, size_t nbytes) {
   binding::check_byte_length(name, typed_array["byteLength"].as<double>(), nbytes);
   if (nbytes == 0) return;
-  val bytes = val::global("Uint8Array").new_(typed_array["buffer"], typed_array["byteOffset"], typed_array["byteLength"]);
+  val bytes =
+      val::global("Uint8Array").new_(typed_array["buffer"], typed_array["byteOffset"], typed_array["byteLength"]);
   val view(emscripten::typed_memory_view(nbytes, static_cast<uint8_t*>(dst)));
   view.call<void>("set", bytes);
 }
@@ -141,7 +142,8 @@ class WasmSession {
  public:
   explicit WasmSession(onemodel::Session s) : session_(std::move(s)) {}
 
-  static WasmSession create(const val& bytes, const std::string& source_name, int mode, int threads, int optimization_level, int max_cached_plans) {
+  static WasmSession create(const val& bytes, const std::string& source_name, int mode, int threads,
+                            int optimization_level, int max_cached_plans) {
     return guarded([&]() {
       const onemodel::SessionOptions options =
           binding::session_options(mode, threads, optimization_level, max_cached_plans);
@@ -151,9 +153,15 @@ class WasmSession {
     });
   }
 
-  val inputs() const { return guarded([&]() { return value_infos(session_.inputs()); }); }
-  val outputs() const { return guarded([&]() { return value_infos(session_.outputs()); }); }
-  std::string kernel_path() const { return guarded([&]() { return std::string(session_.kernel_path()); }); }
+  val inputs() const {
+    return guarded([&]() { return value_infos(session_.inputs()); });
+  }
+  val outputs() const {
+    return guarded([&]() { return value_infos(session_.outputs()); });
+  }
+  std::string kernel_path() const {
+    return guarded([&]() { return std::string(session_.kernel_path()); });
+  }
 
   val opsets() const {
     return guarded([&]() {
@@ -205,9 +213,9 @@ class WasmSession {
         const auto n = list["length"].as<unsigned>();
         for (unsigned k = 0; k < n; ++k)
           tensors.push_back(tensor_from_js(input_names[i], list[k]["dtype"], list[k]["dims"], list[k]["data"]));
-        feeds.push_back({input_names[i], binding::input_value(input_names[i], kinds[i].as<int>(),
-                                                              static_cast<DType>(elem_codes[i].as<int>()),
-                                                              std::move(tensors))});
+        feeds.push_back(
+            {input_names[i], binding::input_value(input_names[i], kinds[i].as<int>(),
+                                                  static_cast<DType>(elem_codes[i].as<int>()), std::move(tensors))});
       }
       const std::vector<onemodel::Value> results = session_.run_values(feeds, strings_of(output_names));
       const std::vector<std::string> result_names =

@@ -62,9 +62,12 @@ export function summarize(values) {
 /** The one result line every engine prints (the format of `onemodel bench`); `reshape` from measureReshape. */
 export function resultLine(loadMs, firstMs, repsMs, reshape) {
   const { median, min, max } = summarize(repsMs);
-  const line = `load_ms=${loadMs.toFixed(3)} first_ms=${firstMs.toFixed(3)} median_ms=${median.toFixed(4)} ` +
+  const line =
+    `load_ms=${loadMs.toFixed(3)} first_ms=${firstMs.toFixed(3)} median_ms=${median.toFixed(4)} ` +
     `min_ms=${min.toFixed(4)} max_ms=${max.toFixed(4)}`;
-  return reshape ? `${line} reshape_first_ms=${reshape.first_ms.toFixed(3)} reshape_min_ms=${reshape.min_ms.toFixed(4)}` : line;
+  return reshape
+    ? `${line} reshape_first_ms=${reshape.first_ms.toFixed(3)} reshape_min_ms=${reshape.min_ms.toFixed(4)}`
+    : line;
 }
 
 /** Parses that line back into numbers; undefined if the text holds no such line. */

@@ -30,7 +30,11 @@ export function readNpy(file) {
   if (fortran === 'True') throw new Error(`${file}: fortran_order arrays are not supported here`);
   const spec = DTYPES[descr];
   if (spec === undefined) throw new Error(`${file}: dtype ${descr} is not supported here`);
-  const dims = shapeText.split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
+  const dims = shapeText
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(Number);
   const [type, Ctor] = spec;
   const count = dims.reduce((a, b) => a * b, 1);
   const start = headerStart + headerLen;
@@ -56,8 +60,10 @@ export function writeNpy(file, tensor) {
   head[7] = 0;
   head.writeUInt16LE(header.length, 8);
   const data = tensor.data;
-  writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'),
-    Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  writeFileSync(
+    file,
+    Buffer.concat([head, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]),
+  );
 }
 
 /**
@@ -75,8 +81,8 @@ export function scaledError(a, b) {
     if (Number.isNaN(x) !== Number.isNaN(y)) return Infinity;
     if (Number.isNaN(x)) continue;
     if (Math.abs(y) > maxRef) maxRef = Math.abs(y);
-    if (x === y) continue;  // also equal infinities
-    const d = Math.abs(x - y);  // Infinity when only one side is infinite
+    if (x === y) continue; // also equal infinities
+    const d = Math.abs(x - y); // Infinity when only one side is infinite
     if (d > maxDiff) maxDiff = d;
   }
   return maxRef > 0 ? maxDiff / maxRef : maxDiff;

@@ -45,7 +45,9 @@ function rss(r) {
 }
 
 function find(records, row, engine, mode, threads) {
-  return records.find((r) => r.row === row && r.engine === engine && (mode === '-' || r.mode === mode) && r.threads === threads);
+  return records.find(
+    (r) => r.row === row && r.engine === engine && (mode === '-' || r.mode === mode) && r.threads === threads,
+  );
 }
 
 // Counts for the pass criteria: ours / ORT <= 1.5 passes, <= 1.15 meets the target.
@@ -57,21 +59,36 @@ function criteria(pairs) {
 
 // The engine groups: OneModel's engine (fast and exact) against the ONNX Runtime of the same setting.
 const GROUPS = [
-  { group: 'native', title: 'Native: `onemodel bench` (Release) vs onnxruntime-node', ref: 'ort-node', ours: 'onemodel-native', refName: 'ORT' },
   {
-    group: 'node', title: 'Node: the npm package on its native addon (`executionProviders: [\'cpu\']`, the default in Node) vs onnxruntime-node',
-    ref: 'ort-node', ours: 'onemodel-node', refName: 'ORT',
+    group: 'native',
+    title: 'Native: `onemodel bench` (Release) vs onnxruntime-node',
+    ref: 'ort-node',
+    ours: 'onemodel-native',
+    refName: 'ORT',
   },
   {
-    group: 'wasm', title: 'WebAssembly in Node, 1 thread: the npm package vs onnxruntime-web (wasm backend, SIMD)',
-    ref: 'ort-web', ours: 'onemodel-wasm', refName: 'ORT-web',
+    group: 'node',
+    title:
+      "Node: the npm package on its native addon (`executionProviders: ['cpu']`, the default in Node) vs onnxruntime-node",
+    ref: 'ort-node',
+    ours: 'onemodel-node',
+    refName: 'ORT',
+  },
+  {
+    group: 'wasm',
+    title: 'WebAssembly in Node, 1 thread: the npm package vs onnxruntime-web (wasm backend, SIMD)',
+    ref: 'ort-web',
+    ours: 'onemodel-wasm',
+    refName: 'ORT-web',
   },
 ];
 
 // One group's table: per row and thread count, the times, ratios, errors and peak RSS.
 function groupTable(g, recs, records, rows, notes) {
   const out = [`#### ${g.title}`, ''];
-  out.push(`| row | MMAC | thr | ${g.refName} ms | fast ms | exact ms | fast/ORT | exact/ORT | exact/fast | err fast | err exact | peak RSS MB ORT/fast/exact |`);
+  out.push(
+    `| row | MMAC | thr | ${g.refName} ms | fast ms | exact ms | fast/ORT | exact/ORT | exact/fast | err fast | err exact | peak RSS MB ORT/fast/exact |`,
+  );
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const pairsFast = [];
   const pairsExact = [];
@@ -84,17 +101,36 @@ function groupTable(g, recs, records, rows, notes) {
       if (!fast && !exact) continue;
       pairsFast.push([fast, ort]);
       pairsExact.push([exact, ort]);
-      out.push(`| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : '—'} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
-        `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
-        `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`);
+      out.push(
+        `| ${row.name} | ${row.macs ? (row.macs / 1e6).toFixed(1) : '—'} | ${t} | ${timeCell(ort, notes)} | ${timeCell(fast, notes)} | ` +
+          `${timeCell(exact, notes)} | ${ratio(fast, ort)} | ${ratio(exact, ort)} | ${ratio(exact, fast)} | ${errCell(fast)} | ` +
+          `${errCell(exact)} | ${rss(ort)}/${rss(fast)}/${rss(exact)} |`,
+      );
     }
   }
-  out.push('', `Pass criteria (time ≤ 1.5× ${g.refName} passes, ≤ 1.15× meets the target): fast ${criteria(pairsFast)}; ` +
-    `exact ${criteria(pairsExact)}.`, '');
+  out.push(
+    '',
+    `Pass criteria (time ≤ 1.5× ${g.refName} passes, ≤ 1.15× meets the target): fast ${criteria(pairsFast)}; ` +
+      `exact ${criteria(pairsExact)}.`,
+    '',
+  );
   return out;
 }
 
-export function renderReport({ records, rows, info, command, bound, seconds, reps, loadStart, loadEnd, cores, start, end }) {
+export function renderReport({
+  records,
+  rows,
+  info,
+  command,
+  bound,
+  seconds,
+  reps,
+  loadStart,
+  loadEnd,
+  cores,
+  start,
+  end,
+}) {
   const out = [];
   const notes = new Map();
   const loaded = Math.max(loadStart, loadEnd) > cores / 2;
@@ -102,15 +138,23 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
   out.push(`Command: \`${command}\``, '');
   out.push(`- Machine: ${info.cpu}, ${info.logical_cores} logical processors, ISA: ${info.isa}`);
   out.push(`- OS: ${info.os}; Node ${info.node}; ${info.ort}; ${info.onemodel}`);
-  out.push(`- Run: ${start.toISOString().slice(0, 16)}–${end.toISOString().slice(11, 16)} UTC ` +
-    `(${((end - start) / 60000).toFixed(1)} min), 1-minute load ${loadStart.toFixed(2)} before, ${loadEnd.toFixed(2)} after`);
+  out.push(
+    `- Run: ${start.toISOString().slice(0, 16)}–${end.toISOString().slice(11, 16)} UTC ` +
+      `(${((end - start) / 60000).toFixed(1)} min), 1-minute load ${loadStart.toFixed(2)} before, ${loadEnd.toFixed(2)} after`,
+  );
   if (loaded) {
-    out.push(`- **Measured while the machine was loaded (1-minute load above ${cores / 2}): the numbers show the ` +
-      'shape of the comparison, not publishable timings.**');
+    out.push(
+      `- **Measured while the machine was loaded (1-minute load above ${cores / 2}): the numbers show the ` +
+        'shape of the comparison, not publishable timings.**',
+    );
   }
-  out.push('', `Cells: median time per call in ms over ${reps} repetitions of ~${seconds} s, ±spread = (max − min) / median. ` +
-    `Ratios below 1 mean OneModel is faster. err = max|ours − ORT| / max|ORT| on the same inputs, **WRONG** above ${bound} ` +
-    '(a wrong answer gets no ratio). MMAC = millions of multiply-adds per call.', '');
+  out.push(
+    '',
+    `Cells: median time per call in ms over ${reps} repetitions of ~${seconds} s, ±spread = (max − min) / median. ` +
+      `Ratios below 1 mean OneModel is faster. err = max|ours − ORT| / max|ORT| on the same inputs, **WRONG** above ${bound} ` +
+      '(a wrong answer gets no ratio). MMAC = millions of multiply-adds per call.',
+    '',
+  );
 
   for (const g of GROUPS) {
     const recs = records.filter((r) => r.group === g.group);
@@ -119,14 +163,22 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
 
   const reshaped = records.filter((r) => r.reshape_first_ms !== undefined);
   if (reshaped.length > 0) {
-    out.push('#### First call at a new input shape (plan building; OCR runs its recogniser at a new width per text line)', '');
-    out.push('Each process, after its repetitions, switches to inputs of another shape: the first call there, the fastest of ' +
-      'up to 20 calls after it, and their ratio (target ≤ 1.5).', '');
+    out.push(
+      '#### First call at a new input shape (plan building; OCR runs its recogniser at a new width per text line)',
+      '',
+    );
+    out.push(
+      'Each process, after its repetitions, switches to inputs of another shape: the first call there, the fastest of ' +
+        'up to 20 calls after it, and their ratio (target ≤ 1.5).',
+      '',
+    );
     out.push('| row | engine | mode | thr | first at new shape ms | warm ms | first/warm |');
     out.push('|---|---|---|---:|---:|---:|---:|');
     for (const r of reshaped) {
-      out.push(`| ${r.row} | ${r.engine} | ${r.mode} | ${r.threads} | ${ms(r.reshape_first_ms)} | ${ms(r.reshape_min_ms)} | ` +
-        `${(r.reshape_first_ms / r.reshape_min_ms).toFixed(2)} |`);
+      out.push(
+        `| ${r.row} | ${r.engine} | ${r.mode} | ${r.threads} | ${ms(r.reshape_first_ms)} | ${ms(r.reshape_min_ms)} | ` +
+          `${(r.reshape_first_ms / r.reshape_min_ms).toFixed(2)} |`,
+      );
     }
     out.push('');
   }
@@ -139,14 +191,21 @@ export function renderReport({ records, rows, info, command, bound, seconds, rep
     out.push('');
   }
 
-  out.push('<details><summary>Every process: load, first call, repetitions, peak RSS, 1-minute load before/after</summary>', '');
-  out.push('| row | engine | mode | thr | load ms | first ms | median ms | min ms | max ms | spread % | RSS MB | load avg | err |');
+  out.push(
+    '<details><summary>Every process: load, first call, repetitions, peak RSS, 1-minute load before/after</summary>',
+    '',
+  );
+  out.push(
+    '| row | engine | mode | thr | load ms | first ms | median ms | min ms | max ms | spread % | RSS MB | load avg | err |',
+  );
   out.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|');
   for (const r of records) {
     const t = r.error
       ? `| error | | | | | |`
       : `| ${ms(r.load_ms)} | ${ms(r.first_ms)} | ${ms(r.median_ms)} | ${ms(r.min_ms)} | ${ms(r.max_ms)} | ${spreadPct(r).toFixed(1)} |`;
-    out.push(`| ${r.row} | ${r.engine} | ${r.mode} | ${r.threads} ${t} ${rss(r)} | ${r.load_before.toFixed(2)}/${r.load_after.toFixed(2)} | ${errCell(r)} |`);
+    out.push(
+      `| ${r.row} | ${r.engine} | ${r.mode} | ${r.threads} ${t} ${rss(r)} | ${r.load_before.toFixed(2)}/${r.load_after.toFixed(2)} | ${errCell(r)} |`,
+    );
   }
   out.push('', '</details>');
   return out.join('\n');

@@ -158,9 +158,14 @@ struct Js {
   }
   static size_t element_size(napi_typedarray_type t) {
     switch (t) {
-      case napi_int8_array: case napi_uint8_array: case napi_uint8_clamped_array: return 1;
-      case napi_int16_array: case napi_uint16_array: return 2;
-      case napi_int32_array: case napi_uint32_array: case napi_float32_array: return 4;
+      case napi_int8_array:
+      case napi_uint8_array:
+      case napi_uint8_clamped_array: return 1;
+      case napi_int16_array:
+      case napi_uint16_array: return 2;
+      case napi_int32_array:
+      case napi_uint32_array:
+      case napi_float32_array: return 4;
       default: return 8;  // float64, bigint64, biguint64
     }
   }
@@ -177,8 +182,8 @@ struct Js {
     if (nbytes > 0) {
       auto* owner = new Tensor(t);
       const napi_status status = napi_create_external_arraybuffer(
-          env, const_cast<void*>(owner->raw()), nbytes, [](napi_env, void*, void* hint) { delete static_cast<Tensor*>(hint); },
-          owner, &buffer);
+          env, const_cast<void*>(owner->raw()), nbytes,
+          [](napi_env, void*, void* hint) { delete static_cast<Tensor*>(hint); }, owner, &buffer);
       if (status != napi_ok) {
         delete owner;
         buffer = nullptr;
@@ -243,7 +248,8 @@ napi_value error_value(napi_env env, std::exception_ptr e) {
     js.set(obj, "kind", js.str(info.kind));
     js.set(obj, "message", js.str(info.message));
     napi_value ops = js.array(info.operators.size());
-    for (size_t i = 0; i < info.operators.size(); ++i) js.set_at(ops, static_cast<uint32_t>(i), js.str(info.operators[i]));
+    for (size_t i = 0; i < info.operators.size(); ++i)
+      js.set_at(ops, static_cast<uint32_t>(i), js.str(info.operators[i]));
     js.set(obj, "operators", ops);
     js.set(obj, "node", js.str(info.node));
     js.set(obj, "source", js.str(info.source));
@@ -297,7 +303,8 @@ Args args_of(napi_env env, napi_callback_info info, size_t expected) {
   a.argv.resize(expected);
   check(env, napi_get_cb_info(env, info, &argc, a.argv.data(), &a.self, &a.data));
   if (argc < expected) {
-    throw Error(ErrorKind::InvalidArgument, "expected " + std::to_string(expected) + " arguments, got " + std::to_string(argc));
+    throw Error(ErrorKind::InvalidArgument,
+                "expected " + std::to_string(expected) + " arguments, got " + std::to_string(argc));
   }
   return a;
 }
@@ -424,7 +431,9 @@ napi_value value_infos(const Js& js, const std::vector<onemodel::ValueInfo>& inf
     for (size_t d = 0; d < info.dims.size(); ++d) {
       const auto& dim = info.dims[d];
       js.set_at(dims, static_cast<uint32_t>(d),
-                dim.is_fixed() ? js.num(static_cast<double>(dim.value)) : !dim.param.empty() ? js.str(dim.param) : js.null());
+                dim.is_fixed()       ? js.num(static_cast<double>(dim.value))
+                : !dim.param.empty() ? js.str(dim.param)
+                                     : js.null());
     }
     js.set(obj, "dims", dims);
     js.set_at(out, static_cast<uint32_t>(i), obj);
@@ -443,12 +452,13 @@ napi_value session_construct(napi_env env, napi_callback_info info) {
     check(env, napi_get_value_external(env, a.argv[0], &p));
     auto handle = std::make_unique<Handle>();
     handle->session = std::move(*static_cast<Session*>(p));
-    check(env, napi_wrap(env, a.self, handle.get(),
-                         [](napi_env, void* data, void*) {
-                           delete static_cast<Handle*>(data);
-                           return_freed_memory();
-                         },
-                         nullptr, nullptr));
+    check(env, napi_wrap(
+                   env, a.self, handle.get(),
+                   [](napi_env, void* data, void*) {
+                     delete static_cast<Handle*>(data);
+                     return_freed_memory();
+                   },
+                   nullptr, nullptr));
     handle.release();
     return a.self;
   });
@@ -513,7 +523,8 @@ napi_value session_run(napi_env env, napi_callback_info info) {
     auto feeds = std::make_shared<std::vector<onemodel::NamedTensor>>();
     feeds->reserve(names.size());
     for (uint32_t i = 0; i < names.size(); ++i) {
-      feeds->push_back({names[i], js.tensor_from(names[i], js.at(a.argv[1], i), js.at(a.argv[2], i), js.at(a.argv[3], i))});
+      feeds->push_back(
+          {names[i], js.tensor_from(names[i], js.at(a.argv[1], i), js.at(a.argv[2], i), js.at(a.argv[3], i))});
     }
     const std::vector<std::string> wanted = js.strings_of(a.argv[4], "output names");
     auto results = std::make_shared<std::vector<Tensor>>();
@@ -556,9 +567,10 @@ napi_value session_run_values(napi_env env, napi_callback_info info) {
         const napi_value item = js.at(list, k);
         tensors.push_back(js.tensor_from(names[i], js.get(item, "dtype"), js.get(item, "dims"), js.get(item, "data")));
       }
-      feeds->push_back({names[i], binding::input_value(names[i], js.int_of(js.at(a.argv[1], i), "a kind code"),
-                                                       static_cast<DType>(js.int_of(js.at(a.argv[2], i), "an element code")),
-                                                       std::move(tensors))});
+      feeds->push_back(
+          {names[i], binding::input_value(names[i], js.int_of(js.at(a.argv[1], i), "a kind code"),
+                                          static_cast<DType>(js.int_of(js.at(a.argv[2], i), "an element code")),
+                                          std::move(tensors))});
     }
     const std::vector<std::string> wanted = js.strings_of(a.argv[4], "output names");
     auto results = std::make_shared<std::vector<binding::ValueResult>>();

@@ -6,20 +6,29 @@ namespace onemodel {
 namespace {
 // ONNX TensorProto.DataType names, indexed by code (0..28).
 constexpr std::array<std::string_view, 29> kOnnxNames = {
-    "undefined", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-    "float16", "float64", "uint32", "uint64", "complex64", "complex128", "bfloat16", "float8e4m3fn",
-    "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4", "int4", "float4e2m1", "float8e8m0",
-    "uint2", "int2", "float6e2m3", "float6e3m2"};
+    "undefined",  "float32",      "uint8",          "int8",       "uint16",         "int16",  "int32",     "int64",
+    "string",     "bool",         "float16",        "float64",    "uint32",         "uint64", "complex64", "complex128",
+    "bfloat16",   "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "uint4",  "int4",      "float4e2m1",
+    "float8e8m0", "uint2",        "int2",           "float6e2m3", "float6e3m2"};
 }  // namespace
 
 bool dtype_is_stored(DType t) noexcept { return dtype_size(t) != 0; }
 
 size_t dtype_size(DType t) noexcept {
   switch (t) {
-    case DType::F32: case DType::I32: case DType::U32: return 4;
-    case DType::U8: case DType::I8: case DType::Bool: return 1;
-    case DType::U16: case DType::I16: case DType::F16: case DType::BF16: return 2;
-    case DType::I64: case DType::U64: case DType::F64: return 8;
+    case DType::F32:
+    case DType::I32:
+    case DType::U32: return 4;
+    case DType::U8:
+    case DType::I8:
+    case DType::Bool: return 1;
+    case DType::U16:
+    case DType::I16:
+    case DType::F16:
+    case DType::BF16: return 2;
+    case DType::I64:
+    case DType::U64:
+    case DType::F64: return 8;
     default: return 0;
   }
 }
@@ -54,8 +63,14 @@ bool dtype_is_float(DType t) noexcept {
 }
 bool dtype_is_integer(DType t) noexcept {
   switch (t) {
-    case DType::U8: case DType::I8: case DType::U16: case DType::I16: case DType::I32: case DType::I64:
-    case DType::U32: case DType::U64: return true;
+    case DType::U8:
+    case DType::I8:
+    case DType::U16:
+    case DType::I16:
+    case DType::I32:
+    case DType::I64:
+    case DType::U32:
+    case DType::U64: return true;
     default: return false;
   }
 }

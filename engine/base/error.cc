@@ -21,11 +21,31 @@ std::string_view error_kind_name(ErrorKind k) noexcept {
 
 Error::Error(ErrorKind kind, std::string message) : kind_(kind), message_(std::move(message)) { rebuild(); }
 
-Error& Error::with_source(std::string s) { source_ = std::move(s); rebuild(); return *this; }
-Error& Error::with_offset(int64_t o) { offset_ = o; rebuild(); return *this; }
-Error& Error::with_field_path(std::string p) { field_path_ = std::move(p); rebuild(); return *this; }
-Error& Error::with_node(std::string n) { node_ = std::move(n); rebuild(); return *this; }
-Error& Error::with_operators(std::vector<std::string> ops) { operators_ = std::move(ops); rebuild(); return *this; }
+Error& Error::with_source(std::string s) {
+  source_ = std::move(s);
+  rebuild();
+  return *this;
+}
+Error& Error::with_offset(int64_t o) {
+  offset_ = o;
+  rebuild();
+  return *this;
+}
+Error& Error::with_field_path(std::string p) {
+  field_path_ = std::move(p);
+  rebuild();
+  return *this;
+}
+Error& Error::with_node(std::string n) {
+  node_ = std::move(n);
+  rebuild();
+  return *this;
+}
+Error& Error::with_operators(std::vector<std::string> ops) {
+  operators_ = std::move(ops);
+  rebuild();
+  return *this;
+}
 
 void Error::rebuild() {
   what_ = std::string(error_kind_name(kind_)) + ": " + message_;

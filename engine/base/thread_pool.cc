@@ -100,8 +100,10 @@ void ThreadPool::parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* 
   run_chunks();
   wanted_.store(0);  // places not yet claimed stay empty: every chunk is already taken
   for (int i = 0; active_.load() != 0; ++i) {
-    if (i < 4096) cpu_relax();
-    else std::this_thread::yield();
+    if (i < 4096)
+      cpu_relax();
+    else
+      std::this_thread::yield();
   }
 }
 

@@ -41,7 +41,7 @@ namespace onemodel::cli {
 namespace {
 
 struct BenchArgs : CommonArgs {
-  std::map<std::string, int64_t> dims;  // symbolic dim name -> extent
+  std::map<std::string, int64_t> dims;                       // symbolic dim name -> extent
   std::vector<std::pair<std::string, std::string>> reshape;  // NAME=FILE.npy: the inputs' second values
   double seconds = 1.0;
   int reps = 3;
@@ -143,8 +143,7 @@ std::vector<NamedTensor> bind_inputs(const Session& session, const BenchArgs& ba
                                                 "' has a dim of unknown extent; give it with --input " +
                                                 unnamed.front() + "=FILE.npy");
   for (const auto& [name, value] : ba.dims) {
-    if (!used_dims.count(name))
-      throw UsageError("--dim " + name + " names no symbolic dim of a random input");
+    if (!used_dims.count(name)) throw UsageError("--dim " + name + " names no symbolic dim of a random input");
   }
 
   std::vector<NamedTensor> inputs;
@@ -167,9 +166,7 @@ std::vector<NamedTensor> bind_inputs(const Session& session, const BenchArgs& ba
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 void save_outputs(const std::string& save_dir, const std::vector<std::string>& names,
                   const std::vector<Tensor>& outputs) {

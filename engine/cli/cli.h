@@ -28,8 +28,8 @@ struct CommonArgs {
   std::string save_dir;
 };
 
-// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --optimization, --save-outputs and the one
-// MODEL argument into `r`; any other option is offered to `extra(name, take)` (take() returns its value or
+// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --optimization, --save-outputs and
+// the one MODEL argument into `r`; any other option is offered to `extra(name, take)` (take() returns its value or
 // throws), which returns false for an option it does not know. UsageError for anything else, and when
 // `command` got no MODEL.
 using OptionValue = std::function<std::string()>;

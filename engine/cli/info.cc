@@ -36,9 +36,9 @@ std::string op_label(const std::string& domain, const std::string& type, int64_t
 struct OpStats {
   int count = 0;
   bool missing = false;
-  bool function = false;     // defined by a model-local function
-  bool exact = false;        // an exact kernel exists
-  std::string build_error;   // the kernel refused the node's attributes
+  bool function = false;    // defined by a model-local function
+  bool exact = false;       // an exact kernel exists
+  std::string build_error;  // the kernel refused the node's attributes
 };
 
 using OpKey = std::tuple<std::string, std::string, int64_t>;  // domain, type, opset
@@ -66,8 +66,10 @@ void collect(const ir::Graph& g, const ir::Model& model, std::map<OpKey, OpStats
       // factory throw, which info reports instead of failing.
       try {
         auto kernel = def->factory(rt::NodeInfo(n, true));
-        if (s.count == 1) s.exact = kernel && kernel->flags().exact;
-        else s.exact = s.exact && kernel && kernel->flags().exact;
+        if (s.count == 1)
+          s.exact = kernel && kernel->flags().exact;
+        else
+          s.exact = s.exact && kernel && kernel->flags().exact;
       } catch (const Error& e) {
         s.build_error = e.what();
       }
@@ -120,12 +122,18 @@ int cmd_info(const std::vector<std::string>& args) {
   for (const auto& [k, s] : ops) {
     const auto& [domain, type, opset] = k;
     std::string label = op_label(domain, type, opset);
-    const char* note = s.missing ? "  MISSING" : s.function ? "  (model function)" : !s.build_error.empty() ? "  (refused)"
-                       : s.exact ? "" : "  (fast only)";
+    const char* note = s.missing                ? "  MISSING"
+                       : s.function             ? "  (model function)"
+                       : !s.build_error.empty() ? "  (refused)"
+                       : s.exact                ? ""
+                                                : "  (fast only)";
     std::printf("  %-40s x%d%s\n", label.c_str(), s.count, note);
-    if (s.missing) missing.push_back(label);
-    else if (!s.build_error.empty()) broken.push_back(label + ": " + s.build_error);
-    else if (!s.function && !s.exact) not_exact.push_back(label);
+    if (s.missing)
+      missing.push_back(label);
+    else if (!s.build_error.empty())
+      broken.push_back(label + ": " + s.build_error);
+    else if (!s.function && !s.exact)
+      not_exact.push_back(label);
   }
   auto join = [](const std::vector<std::string>& v) {
     std::string out;

@@ -123,7 +123,8 @@ Header parse_header_dict(std::string_view text, const std::string& source) {
     p.expect(':');
     if (key == "descr") {
       if (descr) malformed(source, "key 'descr' appears twice");
-      if (p.peek('[')) throw Error(ErrorKind::Unsupported, "structured .npy dtypes are not supported").with_source(source);
+      if (p.peek('['))
+        throw Error(ErrorKind::Unsupported, "structured .npy dtypes are not supported").with_source(source);
       descr = p.string();
     } else if (key == "fortran_order") {
       if (fortran) malformed(source, "key 'fortran_order' appears twice");
@@ -155,8 +156,8 @@ struct TypeCode {
 
 TypeCode parse_descr(const std::string& d, const std::string& source) {
   auto unsupported = [&]() -> TypeCode {
-    throw Error(ErrorKind::Unsupported, "the .npy dtype '" + d +
-                                            "' is not supported (f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1 are)")
+    throw Error(ErrorKind::Unsupported,
+                "the .npy dtype '" + d + "' is not supported (f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1 are)")
         .with_source(source);
   };
   if (d.size() < 3) unsupported();
@@ -166,9 +167,9 @@ TypeCode parse_descr(const std::string& d, const std::string& source) {
   static const struct {
     const char* code;
     DType dtype;
-  } kTable[] = {{"f2", DType::F16}, {"f4", DType::F32}, {"f8", DType::F64}, {"i1", DType::I8},  {"i2", DType::I16},
-                {"i4", DType::I32}, {"i8", DType::I64}, {"u1", DType::U8},  {"u2", DType::U16}, {"u4", DType::U32},
-                {"u8", DType::U64}, {"b1", DType::Bool}};
+  } kTable[] = {{"f2", DType::F16}, {"f4", DType::F32}, {"f8", DType::F64}, {"i1", DType::I8},
+                {"i2", DType::I16}, {"i4", DType::I32}, {"i8", DType::I64}, {"u1", DType::U8},
+                {"u2", DType::U16}, {"u4", DType::U32}, {"u8", DType::U64}, {"b1", DType::Bool}};
   for (const auto& e : kTable)
     if (code == e.code) return {e.dtype, order == '>'};
   return unsupported();
@@ -183,7 +184,8 @@ uint32_t read_le(const std::byte* p, int n) {
 }  // namespace
 
 Tensor parse_npy(std::span<const std::byte> bytes, const std::string& source) {
-  if (bytes.size() < kMagicLen + 2) malformed(source, "file of " + std::to_string(bytes.size()) + " bytes is truncated");
+  if (bytes.size() < kMagicLen + 2)
+    malformed(source, "file of " + std::to_string(bytes.size()) + " bytes is truncated");
   if (std::memcmp(bytes.data(), kMagic, kMagicLen) != 0) malformed(source, "bad magic (expected \\x93NUMPY)");
   int major = static_cast<int>(bytes[6]), minor = static_cast<int>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0)
@@ -219,12 +221,14 @@ Tensor parse_npy(std::span<const std::byte> bytes, const std::string& source) {
   if (count > avail / es)
     malformed(source, "data is shorter than the shape needs (" + std::to_string(avail) + " bytes for " +
                           std::to_string(count) + " elements of " + std::to_string(es) + " bytes)");
-  if (count * es < avail) malformed(source, std::to_string(avail - count * es) + " bytes follow the data the shape describes");
+  if (count * es < avail)
+    malformed(source, std::to_string(avail - count * es) + " bytes follow the data the shape describes");
   if (h.shape.size() > static_cast<size_t>(kMaxRank))
     throw Error(ErrorKind::Unsupported, "rank " + std::to_string(h.shape.size()) + " exceeds the limit of 8")
         .with_source(source);
   if (!Shape::valid(h.shape))
-    throw Error(ErrorKind::Unsupported, "shape exceeds the engine's limit of 2^31-1 elements (also for every prefix product)")
+    throw Error(ErrorKind::Unsupported,
+                "shape exceeds the engine's limit of 2^31-1 elements (also for every prefix product)")
         .with_source(source);
 
   // Fortran order: the bytes are the C-order layout of the reversed shape.
@@ -239,8 +243,8 @@ Tensor parse_npy(std::span<const std::byte> bytes, const std::string& source) {
   if (tc.dtype == DType::Bool)
     for (uint64_t i = 0; i < count; ++i)
       if (static_cast<uint8_t>(dst[i]) > 1)
-        malformed(source, "bool element " + std::to_string(i) + " holds " +
-                              std::to_string(static_cast<int>(dst[i])) + ", not 0 or 1");
+        malformed(source, "bool element " + std::to_string(i) + " holds " + std::to_string(static_cast<int>(dst[i])) +
+                              ", not 0 or 1");
   if (h.fortran && t.rank() > 1) {
     std::vector<int> perm(static_cast<size_t>(t.rank()));
     for (int i = 0; i < t.rank(); ++i) perm[static_cast<size_t>(i)] = t.rank() - 1 - i;
@@ -256,7 +260,8 @@ Tensor read_npy(const std::filesystem::path& path) {
   // The largest acceptable file: a full 2^31-1 byte tensor plus a version 2 header of up to 4 GiB is absurd,
   // so allow a generous 16 MiB of header on top of the data limit.
   if (size > static_cast<uint64_t>(kMaxElements) + (16u << 20))
-    throw Error(ErrorKind::Unsupported, "file of " + std::to_string(size) + " bytes exceeds the 2^31-1 byte tensor limit")
+    throw Error(ErrorKind::Unsupported,
+                "file of " + std::to_string(size) + " bytes exceeds the 2^31-1 byte tensor limit")
         .with_source(path.string());
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(ErrorKind::Io, "cannot open " + path.string());
@@ -287,7 +292,8 @@ std::vector<std::byte> npy_bytes(const Tensor& t) {
                   "element type " + std::string(dtype_name(t.dtype())) + " has no .npy equivalent");
   }
   std::string shape = "(";
-  for (int i = 0; i < t.rank(); ++i) shape += std::to_string(t.shape()[i]) + (t.rank() == 1 ? "," : i + 1 < t.rank() ? ", " : "");
+  for (int i = 0; i < t.rank(); ++i)
+    shape += std::to_string(t.shape()[i]) + (t.rank() == 1 ? "," : i + 1 < t.rank() ? ", " : "");
   shape += ")";
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so magic + version + length + header (ending in '\n') is a multiple of 64.

@@ -12,8 +12,8 @@ std::string sanitize_output_name(const std::string& name) {
   if (name.empty()) return "_";
   std::string out = name;
   for (char& c : out) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-';
+    bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return out;
@@ -37,13 +37,14 @@ struct Rng {
 
 Tensor random_input(const ValueInfo& info, uint64_t seed) {
   if (info.kind != ValueKind::Tensor)
-    throw Error(ErrorKind::Unsupported, "input '" + info.name + "' is not a tensor; random values are made only for tensors");
+    throw Error(ErrorKind::Unsupported,
+                "input '" + info.name + "' is not a tensor; random values are made only for tensors");
   if (!dtype_is_stored(info.dtype))
     throw Error(ErrorKind::Unsupported, "input '" + info.name + "' has element type " +
                                             std::string(dtype_name(info.dtype)) + ", which the engine does not store");
   if (!info.has_shape)
-    throw Error(ErrorKind::InvalidArgument, "input '" + info.name +
-                                                "' has no declared shape; give it with --input " + info.name + "=FILE.npy");
+    throw Error(ErrorKind::InvalidArgument,
+                "input '" + info.name + "' has no declared shape; give it with --input " + info.name + "=FILE.npy");
   std::vector<int64_t> dims;
   for (const Dim& d : info.dims) dims.push_back(d.is_fixed() ? d.value : 1);
   Tensor t = Tensor::zeros(info.dtype, Shape(std::span<const int64_t>(dims)));
@@ -102,8 +103,12 @@ std::string format_values(const Tensor& t, int max_values) {
     switch (c.dtype()) {
       case DType::F32: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(load(float{}))); break;
       case DType::F64: std::snprintf(buf, sizeof buf, "%.6g", load(double{})); break;
-      case DType::F16: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(half_to_float(load(uint16_t{})))); break;
-      case DType::BF16: std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(bf16_to_float(load(uint16_t{})))); break;
+      case DType::F16:
+        std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(half_to_float(load(uint16_t{}))));
+        break;
+      case DType::BF16:
+        std::snprintf(buf, sizeof buf, "%.6g", static_cast<double>(bf16_to_float(load(uint16_t{}))));
+        break;
       case DType::I8: std::snprintf(buf, sizeof buf, "%d", load(int8_t{})); break;
       case DType::I16: std::snprintf(buf, sizeof buf, "%d", load(int16_t{})); break;
       case DType::I32: std::snprintf(buf, sizeof buf, "%" PRId32, load(int32_t{})); break;
@@ -184,15 +189,22 @@ void parse_common_args(const std::vector<std::string>& args, const std::string& 
       r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--mode") {
       std::string v = take();
-      if (v == "fast") r.mode = Mode::Fast;
-      else if (v == "exact") r.mode = Mode::Exact;
-      else throw UsageError("--mode expects fast or exact, got '" + v + "'");
+      if (v == "fast")
+        r.mode = Mode::Fast;
+      else if (v == "exact")
+        r.mode = Mode::Exact;
+      else
+        throw UsageError("--mode expects fast or exact, got '" + v + "'");
     } else if (a == "--optimization") {
       const std::string v = take();
-      if (v == "none") r.optimization = OptimizationLevel::None;
-      else if (v == "basic") r.optimization = OptimizationLevel::Basic;
-      else if (v == "all") r.optimization = OptimizationLevel::All;
-      else throw UsageError("--optimization expects none, basic or all, got '" + v + "'");
+      if (v == "none")
+        r.optimization = OptimizationLevel::None;
+      else if (v == "basic")
+        r.optimization = OptimizationLevel::Basic;
+      else if (v == "all")
+        r.optimization = OptimizationLevel::All;
+      else
+        throw UsageError("--optimization expects none, basic or all, got '" + v + "'");
     } else if (a == "--threads") {
       r.threads = static_cast<int>(parse_int("--threads", take(), 0, 1024));
     } else if (a == "--save-outputs") {

@@ -19,9 +19,19 @@
 namespace onemodel::ir {
 
 enum class EwOp : uint8_t {
-  Add, Sub, Mul, Div, Max, Min,                   // binary: a op b
-  Relu, LeakyRelu, HardSigmoid, HardSwish, Clip,  // unary with parameters p0, p1 (alpha/beta, lo/hi)
-  Sigmoid, Tanh,                                  // unary on the vector transcendental kernels
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,  // binary: a op b
+  Relu,
+  LeakyRelu,
+  HardSigmoid,
+  HardSwish,
+  Clip,  // unary with parameters p0, p1 (alpha/beta, lo/hi)
+  Sigmoid,
+  Tanh,  // unary on the vector transcendental kernels
   Count,
 };
 bool ew_is_binary(EwOp op);

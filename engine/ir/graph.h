@@ -19,10 +19,10 @@ struct Graph;
 // A declared value type (TypeProto). kind Unknown = "no type".
 struct TypeInfo {
   ValueKind kind = ValueKind::Unknown;
-  DType elem = DType::Undefined;         // tensor / sparse tensor element type (code as in the file)
-  bool has_shape = false;                // tensor: false = unknown rank
+  DType elem = DType::Undefined;  // tensor / sparse tensor element type (code as in the file)
+  bool has_shape = false;         // tensor: false = unknown rank
   std::vector<Dim> dims;
-  std::shared_ptr<TypeInfo> inner;       // sequence / optional element type; map value type
+  std::shared_ptr<TypeInfo> inner;  // sequence / optional element type; map value type
   DType map_key = DType::Undefined;
 };
 
@@ -33,9 +33,9 @@ struct TensorValue {
   std::string name;
   DType dtype = DType::Undefined;
   std::vector<int64_t> dims;
-  Tensor data;                        // stored dtypes only; shape = dims
-  Storage raw;                        // raw little-endian bytes for other element types
-  std::vector<std::string> strings;   // dtype String
+  Tensor data;                       // stored dtypes only; shape = dims
+  Storage raw;                       // raw little-endian bytes for other element types
+  std::vector<std::string> strings;  // dtype String
   std::string doc_string;
 };
 
@@ -45,8 +45,21 @@ struct SparseTensorValue {
 };
 
 enum class AttrType {
-  Undefined = 0, Float = 1, Int = 2, String = 3, Tensor = 4, Graph = 5, Floats = 6, Ints = 7, Strings = 8,
-  Tensors = 9, Graphs = 10, SparseTensor = 11, SparseTensors = 12, TypeProto = 13, TypeProtos = 14,
+  Undefined = 0,
+  Float = 1,
+  Int = 2,
+  String = 3,
+  Tensor = 4,
+  Graph = 5,
+  Floats = 6,
+  Ints = 7,
+  Strings = 8,
+  Tensors = 9,
+  Graphs = 10,
+  SparseTensor = 11,
+  SparseTensors = 12,
+  TypeProto = 13,
+  TypeProtos = 14,
 };
 
 struct Attribute {
@@ -77,8 +90,8 @@ struct Node {
   std::string domain;  // "" for ai.onnx (normalised)
   std::string overload;
   std::string doc_string;
-  int64_t opset = 0;      // version imported for the node's domain
-  int file_index = 0;     // position in the file, before any reordering
+  int64_t opset = 0;         // version imported for the node's domain
+  int file_index = 0;        // position in the file, before any reordering
   std::vector<int> inputs;   // value ids, kNoValue for omitted
   std::vector<int> outputs;  // value ids, kNoValue for omitted
   std::vector<Attribute> attributes;
@@ -95,11 +108,11 @@ struct Node {
 struct Value {
   std::string name;
   TypeInfo type;
-  int producer = -1;           // node index, or -1 for inputs, initializers and captures
+  int producer = -1;  // node index, or -1 for inputs, initializers and captures
   int producer_output = -1;
-  bool is_input = false;       // a graph input (may also have an initializer as default)
-  bool is_capture = false;     // defined by an enclosing graph
-  std::shared_ptr<TensorValue> initializer;         // constant value (or input default)
+  bool is_input = false;                     // a graph input (may also have an initializer as default)
+  bool is_capture = false;                   // defined by an enclosing graph
+  std::shared_ptr<TensorValue> initializer;  // constant value (or input default)
   std::shared_ptr<SparseTensorValue> sparse_initializer;
   std::vector<int> consumers;  // node indices in sorted order, each once
 };
@@ -108,11 +121,11 @@ struct Graph {
   std::string name;
   std::string doc_string;
   std::vector<Value> values;
-  std::vector<Node> nodes;     // topologically sorted
-  std::vector<int> inputs;     // value ids, in declaration order
-  std::vector<int> outputs;    // value ids, in declaration order
+  std::vector<Node> nodes;        // topologically sorted
+  std::vector<int> inputs;        // value ids, in declaration order
+  std::vector<int> outputs;       // value ids, in declaration order
   std::vector<int> initializers;  // value ids of initializers, in file order
-  std::vector<int> captures;   // value ids (is_capture) read from enclosing graphs
+  std::vector<int> captures;      // value ids (is_capture) read from enclosing graphs
   bool nodes_were_reordered = false;
 
   int find_value(std::string_view n) const {

@@ -94,9 +94,8 @@ struct ConvEpilogue {
 };
 // `planes` whole consecutive output planes of image n through the epilogue (apply_planes when it has one).
 void apply_epilogue_planes(const ConvEpilogue& ep, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y);
-void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed = nullptr,
-              const ConvEpilogue* epilogue = nullptr);
+void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y, float* scratch,
+              ThreadPool* pool, const ConvPackedWeights* packed = nullptr, const ConvEpilogue* epilogue = nullptr);
 
 // Floats of scratch conv_transpose_f32 needs.
 int64_t conv_transpose_scratch_floats(const ConvGeometry& g);

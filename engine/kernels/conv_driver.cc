@@ -77,8 +77,7 @@ int64_t float_lanes(Isa isa) {
 // height stride 1 or 2, height dilation 1.
 bool rows_walk(Isa isa, const ConvGeometry& g) {
   const int64_t k = g.kernel[1];
-  return g.kernel[2] == k && (k == 3 || (k == 5 && float_lanes(isa) == 16)) && g.dilation[1] == 1 &&
-         g.stride[1] <= 2;
+  return g.kernel[2] == k && (k == 3 || (k == 5 && float_lanes(isa) == 16)) && g.dilation[1] == 1 && g.stride[1] <= 2;
 }
 
 // Flat planes, on targets of 8 or 16 lanes: rows narrower than 8 (a row at a time ran 4-lane vectors, two per
@@ -103,8 +102,8 @@ DepthwisePlane make_plane(const ConvGeometry& g, bool flat) {
   p.flat = flat;
   p.ph_h = flat ? p.s_h : 1;
   p.phase_h = ceil_div(p.padded_h, p.ph_h);
-  p.in_place = p.s_w == 1 && p.ph_h == 1 && p.pad_t == 0 && p.pad_l == 0 && p.padded_h <= p.in_h &&
-               p.padded_w <= p.in_w;
+  p.in_place =
+      p.s_w == 1 && p.ph_h == 1 && p.pad_t == 0 && p.pad_l == 0 && p.padded_h <= p.in_h && p.padded_w <= p.in_w;
   return p;
 }
 
@@ -178,7 +177,8 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
         built = in_plane;
         src = phases;
       }
-      fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size(), phases ? phases + tmp_at : nullptr);
+      fns.compute_plane(exact, p, src, rs, tap_off, w + oc * taps, y + q * g.out_size(),
+                        phases ? phases + tmp_at : nullptr);
     }
     if (slot >= 0) slots.release(slot);
     // The chunk's planes (at most 4096 outputs, still in cache) in one epilogue call per image.
@@ -188,8 +188,8 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
 
 // The exact-mode.md order one output at a time, for shapes the vector kernel does not take. Padding taps are
 // products with +0. Fast mode runs the same unfused code.
-void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                      ThreadPool* pool, const ConvEpilogue* ep) {
+void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const float* w, float* y, ThreadPool* pool,
+                      const ConvEpilogue* ep) {
   const int64_t planes = g.batch * g.out_channels;
   const int64_t mult = g.out_channels / g.in_channels;
   const int64_t per_chunk = planes_per_chunk(g);
@@ -323,8 +323,8 @@ struct PaddedPlane {
 
 bool padded_direct(const ConvGeometry& g) {
   return conv_path(g) == ConvPath::Im2colGemm && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 &&
-         g.stride[1] == 1 && g.stride[2] == 1 && g.out_size() > 16 &&
-         g.out_channels / g.groups <= kPaddedMaxChannels && padded_plane_fits(g);
+         g.stride[1] == 1 && g.stride[2] == 1 && g.out_size() > 16 && g.out_channels / g.groups <= kPaddedMaxChannels &&
+         padded_plane_fits(g);
 }
 
 PaddedPlane padded_plane(const ConvGeometry& g) {
@@ -380,7 +380,8 @@ bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t chann
 
 int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
   // Fast-mode Winograd shapes also keep room for the panels' path (images with special values).
-  if (!exact && winograd_applies(g)) return std::max(winograd_scratch_floats(g, threads), conv_scratch_floats(g, true, threads));
+  if (!exact && winograd_applies(g))
+    return std::max(winograd_scratch_floats(g, threads), conv_scratch_floats(g, true, threads));
   const ConvPath path = conv_path(g);
   // Room for the transposed path of narrow outputs (col, then C^T) on any target: NR is at most 32.
   if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= kNarrowMaxTiles * 32)
@@ -388,10 +389,8 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
                     padded_direct(g) ? padded_scratch_floats(g) : int64_t{0});
   if (padded_direct(g)) return padded_scratch_floats(g);
   switch (path) {
-    case ConvPath::Depthwise:
-      return int64_t{slot_count(threads)} * phase_floats(g);
-    default:
-      return 0;
+    case ConvPath::Depthwise: return int64_t{slot_count(threads)} * phase_floats(g);
+    default: return 0;
   }
 }
 
@@ -467,8 +466,10 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
   p->groups = g.groups;
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     const float* wg = w + gi * mg * k;
-    if (p->transposed) p->as_bt.push_back(pack_b_f32(isa, k, mg, MatrixView{wg, 1, k}));
-    else p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}));
+    if (p->transposed)
+      p->as_bt.push_back(pack_b_f32(isa, k, mg, MatrixView{wg, 1, k}));
+    else
+      p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}));
   }
   return p;
 }
@@ -624,13 +625,12 @@ void prefetch_tile_epilogue(const void* vctx, int64_t i0, int64_t rows, int64_t 
 }  // namespace
 
 namespace {
-void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch,
-                 ThreadPool* pool, const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0,
-                 int64_t n1);
+void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch, ThreadPool* pool,
+                 const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0, int64_t n1);
 }  // namespace
 
-void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-              float* scratch, ThreadPool* pool, const ConvPackedWeights* packed, const ConvEpilogue* epilogue) {
+void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y, float* scratch,
+              ThreadPool* pool, const ConvPackedWeights* packed, const ConvEpilogue* epilogue) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
   const ConvPath path = conv_path(g);
   if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool, epilogue);
@@ -653,9 +653,8 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
 namespace {
 
 // Images [n0, n1) through the matrix-product paths, with `packed` from conv_pack_weights (not Winograd).
-void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch,
-                 ThreadPool* pool, const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0,
-                 int64_t n1) {
+void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, float* y, float* scratch, ThreadPool* pool,
+                 const ConvPackedWeights& pk, const ConvEpilogue* epilogue, int64_t n0, int64_t n1) {
   const ConvPackedWeights* packed = &pk;
   const ConvPath path = conv_path(g);
   const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups, os = g.out_size();
@@ -692,8 +691,10 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         float* ct = os == 1 ? yg : scratch + k * os;
         gemm_f32_packed(isa, exact, os, MatrixView{one_by_one ? xg : col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
         if (ct == yg) {
-          if (epilogue && epilogue->apply_points) epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
-          else if (epilogue) apply_epilogue_planes(*epilogue, n, gi * mg, mg, os, yg);
+          if (epilogue && epilogue->apply_points)
+            epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
+          else if (epilogue)
+            apply_epilogue_planes(*epilogue, n, gi * mg, mg, os, yg);
           continue;
         }
         // C^T into place and the epilogue, in fixed chunks of 32 channels on the pool.
@@ -708,7 +709,8 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       }
       const PanelCtx pc{&g, xg};
       const GroupEpilogue ge{epilogue, n, gi * mg, os};
-      const TileEpilogue te{&apply_tile_epilogue, &ge, epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr};
+      const TileEpilogue te{&apply_tile_epilogue, &ge,
+                            epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr};
       PanelSource src{&fill_panel, &pc};
       if (direct_b) {
         src.direct = xg;

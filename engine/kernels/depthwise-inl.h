@@ -230,13 +230,18 @@ template <bool kExact, class D>
 HWY_INLINE bool DwTryRows(D d, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
                           const float* w, float* y) {
   if (!p.rows) return false;
-  if (p.k_h == 3 && p.s_h == 1) DwPlaneRows<kExact, 3, 1>(d, p, src, rs, tap_off, w, y);
-  else if (p.k_h == 3) DwPlaneRows<kExact, 3, 2>(d, p, src, rs, tap_off, w, y);
+  if (p.k_h == 3 && p.s_h == 1)
+    DwPlaneRows<kExact, 3, 1>(d, p, src, rs, tap_off, w, y);
+  else if (p.k_h == 3)
+    DwPlaneRows<kExact, 3, 2>(d, p, src, rs, tap_off, w, y);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  else if (p.s_h == 1) DwPlaneRows<kExact, 5, 1>(d, p, src, rs, tap_off, w, y);
-  else DwPlaneRows<kExact, 5, 2>(d, p, src, rs, tap_off, w, y);
+  else if (p.s_h == 1)
+    DwPlaneRows<kExact, 5, 1>(d, p, src, rs, tap_off, w, y);
+  else
+    DwPlaneRows<kExact, 5, 2>(d, p, src, rs, tap_off, w, y);
 #else
-  else return false;
+  else
+    return false;
 #endif
   return true;
 }
@@ -273,8 +278,8 @@ HWY_NOINLINE void DwFlat(D d, const DepthwisePlane& p, const float* src, int64_t
 
 // The widest vector that fits in the output width: full, 8, 4 or 1 lanes.
 template <bool kExact>
-void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off, const float* w,
-                float* y, float* tmp) {
+void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off, const float* w, float* y,
+                float* tmp) {
   const hn::ScalableTag<float> df;
   const hn::CappedTag<float, 8> d8;
   const hn::CappedTag<float, 4> d4;
@@ -297,8 +302,8 @@ void DwComputeT(const DepthwisePlane& p, const float* src, int64_t rs, const int
   }
 }
 
-inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src, int64_t rs,
-                           const int64_t* tap_off, const float* w, float* y, float* tmp) {
+inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src, int64_t rs, const int64_t* tap_off,
+                           const float* w, float* y, float* tmp) {
   if (p.out_h <= 0 || p.out_w <= 0) return;
   if (exact) {
     DwComputeT<true>(p, src, rs, tap_off, w, y, tmp);

@@ -81,9 +81,7 @@ HWY_INLINE VF VClip(VF x, VF lo, VF hi) {
   const VF v = hn::IfThenElse(hn::Lt(x, lo), lo, x);
   return hn::IfThenElse(hn::Gt(v, hi), hi, v);
 }
-HWY_INLINE VF VLeakyRelu(DF d, VF x, VF alpha) {
-  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(alpha, x), x);
-}
+HWY_INLINE VF VLeakyRelu(DF d, VF x, VF alpha) { return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(alpha, x), x); }
 HWY_INLINE VF VHardSwish(DF d, VF x) {
   return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
 }
@@ -142,9 +140,8 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
     }
     case EwOp::HardSigmoid: {
       const float alpha = ins.p0, beta = ins.p1;
-      Map1(a, dst, n, [alpha, beta](DF d, VF x) {
-        return Clamp01(d, hn::Add(hn::Mul(hn::Set(d, alpha), x), hn::Set(d, beta)));
-      });
+      Map1(a, dst, n,
+           [alpha, beta](DF d, VF x) { return Clamp01(d, hn::Add(hn::Mul(hn::Set(d, alpha), x), hn::Set(d, beta))); });
       break;
     }
     case EwOp::HardSwish: Map1(a, dst, n, [](DF d, VF x) { return VHardSwish(d, x); }); break;
@@ -233,18 +230,16 @@ HWY_NOINLINE void HardSwishLoop(bool exact, const float* x, float add, float lo,
 
 using ChainFn = void (*)(bool, const float*, const float*, const float*, float, float, float*, int64_t);
 using PairFn = void (*)(bool, const float*, const float*, float, float, float*, int64_t);
-inline constexpr ChainFn kChain[3][5] = {
-    {&ChainLoop<1, kNoTail>, &ChainLoop<1, kRelu>, &ChainLoop<1, kClip>, &ChainLoop<1, kHardSwish>,
-     &ChainLoop<1, kLeakyRelu>},
-    {&ChainLoop<2, kNoTail>, &ChainLoop<2, kRelu>, &ChainLoop<2, kClip>, &ChainLoop<2, kHardSwish>,
-     &ChainLoop<2, kLeakyRelu>},
-    {&ChainLoop<3, kNoTail>, &ChainLoop<3, kRelu>, &ChainLoop<3, kClip>, &ChainLoop<3, kHardSwish>,
-     &ChainLoop<3, kLeakyRelu>}};
-inline constexpr PairFn kPair[2][5] = {
-    {nullptr, &PairLoop<false, kRelu>, &PairLoop<false, kClip>, &PairLoop<false, kHardSwish>,
-     &PairLoop<false, kLeakyRelu>},
-    {nullptr, &PairLoop<true, kRelu>, &PairLoop<true, kClip>, &PairLoop<true, kHardSwish>,
-     &PairLoop<true, kLeakyRelu>}};
+inline constexpr ChainFn kChain[3][5] = {{&ChainLoop<1, kNoTail>, &ChainLoop<1, kRelu>, &ChainLoop<1, kClip>,
+                                          &ChainLoop<1, kHardSwish>, &ChainLoop<1, kLeakyRelu>},
+                                         {&ChainLoop<2, kNoTail>, &ChainLoop<2, kRelu>, &ChainLoop<2, kClip>,
+                                          &ChainLoop<2, kHardSwish>, &ChainLoop<2, kLeakyRelu>},
+                                         {&ChainLoop<3, kNoTail>, &ChainLoop<3, kRelu>, &ChainLoop<3, kClip>,
+                                          &ChainLoop<3, kHardSwish>, &ChainLoop<3, kLeakyRelu>}};
+inline constexpr PairFn kPair[2][5] = {{nullptr, &PairLoop<false, kRelu>, &PairLoop<false, kClip>,
+                                        &PairLoop<false, kHardSwish>, &PairLoop<false, kLeakyRelu>},
+                                       {nullptr, &PairLoop<true, kRelu>, &PairLoop<true, kClip>,
+                                        &PairLoop<true, kHardSwish>, &PairLoop<true, kLeakyRelu>}};
 
 // The tail of a chain ending at instruction t.
 inline int TailOf(const ir::EwInstr& t) {
@@ -322,7 +317,7 @@ inline bool RunHardSwish(bool exact, const Frame& f, const EwStep& st, int64_t n
   const Src s2 = f.resolve(OtherOperand(last, RunningOperand(last)));
   if (x.scalar || !s.scalar || !s2.scalar) return false;
   (last.op == ir::EwOp::Div ? &HardSwishLoop<true> : &HardSwishLoop<false>)(exact, x.p, s.s, clip.p0, clip.p1, s2.s,
-                                                                              f.dst(st.first + 3u), n);
+                                                                            f.dst(st.first + 3u), n);
   return true;
 }
 

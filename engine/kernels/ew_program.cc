@@ -70,7 +70,8 @@ bool hard_swish_at(const ir::EwProgram& p, size_t i, EwStep& st) {
   const EwRef& x = xo == 0 ? add.a : add.b;
   if (x.kind == EwRef::Kind::Reg && (add.dst == x.index || clip.dst == x.index)) return false;
   if (!is_reg(clip.a, add.dst) || !dead_after(p, add.dst, i + 1)) return false;
-  const bool mul_ok = (same_ref(mul.a, x) && is_reg(mul.b, clip.dst)) || (same_ref(mul.b, x) && is_reg(mul.a, clip.dst));
+  const bool mul_ok =
+      (same_ref(mul.a, x) && is_reg(mul.b, clip.dst)) || (same_ref(mul.b, x) && is_reg(mul.a, clip.dst));
   if (!mul_ok || !dead_after(p, clip.dst, i + 2)) return false;
   const bool last_ok = (is_reg(last.a, mul.dst) && maybe_scalar(last.b)) ||
                        (last.op == EwOp::Mul && is_reg(last.b, mul.dst) && maybe_scalar(last.a));

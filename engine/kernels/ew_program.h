@@ -37,7 +37,7 @@ struct EwStep {
   EwStepKind kind = EwStepKind::One;
   uint8_t first = 0;  // instructions [first, first + count)
   uint8_t count = 1;
-  uint8_t ops = 0;    // Chain: how many of them are scalar Add/Sub/Mul (the rest, 0 or 1, is the tail)
+  uint8_t ops = 0;  // Chain: how many of them are scalar Add/Sub/Mul (the rest, 0 or 1, is the tail)
   // The chain's running value starts at instruction `first`'s operand x_operand (0: a, 1: b); the other
   // operand of each scalar instruction is its scalar (a Sub's is always b).
   uint8_t x_operand = 0;

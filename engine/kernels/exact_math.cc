@@ -88,9 +88,9 @@ float erf_small(float ax, float z) noexcept {
 
 // erfc(|x|) for |x| >= 0.5: exp(-x^2) with x^2 carried as z + zLo, times t*G(1/|x| - 1).
 float erfc_large(float ax, float z) noexcept {
-  static constexpr float kG[17] = {-0.00057763467f, 0.0017893383f,  -0.00010074016f, -0.004373198f, 0.0034639547f,
+  static constexpr float kG[17] = {-0.00057763467f, 0.0017893383f,  -0.00010074016f, -0.004373198f,  0.0034639547f,
                                    0.0015023724f,   -0.0009413088f, -0.0018891813f,  -0.0002586738f, 0.0052144383f,
-                                   -0.0103428485f,  0.015788378f,   -0.018338649f,   0.008167262f,  0.035529688f,
+                                   -0.0103428485f,  0.015788378f,   -0.018338649f,   0.008167262f,   0.035529688f,
                                    -0.1543716f,     0.42758358f};
   const float t = 1.0f / ax;
   const float s = t - 1.0f;

@@ -61,7 +61,8 @@ struct ThreadScratch {
   int64_t capacity = 0;
   float* get(int64_t floats) {
     if (floats > capacity) {
-      mem.reset(static_cast<float*>(::operator new[](static_cast<size_t>(floats) * sizeof(float), std::align_val_t(64))));
+      mem.reset(
+          static_cast<float*>(::operator new[](static_cast<size_t>(floats) * sizeof(float), std::align_val_t(64))));
       capacity = floats;
     }
     return mem.get();
@@ -150,8 +151,8 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
 }
 
 template <int R, bool kExact>
-HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                        float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, float* HWY_RESTRICT c,
+                        int64_t ldc, bool first, bool last) {
   MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last);
 }
 
@@ -449,8 +450,7 @@ inline float* PanelScratch(int64_t nt) {
 template <bool kExact>
 HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, const PanelSource& src, float* c,
                             int64_t ldc, int64_t nt, int64_t tiles_n, int64_t tiles_m, int64_t mb, int64_t tile,
-                            bool rows_first, const float* full_b,
-                            const TileEpilogue* epilogue) {
+                            bool rows_first, const float* full_b, const TileEpilogue* epilogue) {
   const int64_t i0 = (rows_first ? tile % tiles_m : tile / tiles_n) * mb;
   const int64_t j0 = (rows_first ? tile / tiles_m : tile % tiles_n) * nt;
   const int64_t mc = std::min(mb, m - i0), nc = std::min(nt, n - j0);
@@ -481,7 +481,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         float* crow = c + (i0 + ii) * ldc + j0;
         if (off) {
           const MicroInPlaceFn fo = micro_in_place[static_cast<size_t>(rows - 1)];
-          for (int64_t jj = 0; jj < full; jj += kNR) fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last);
+          for (int64_t jj = 0; jj < full; jj += kNR)
+            fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last);
         } else {
           const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
           for (int64_t jj = 0; jj < full; jj += kNR)
@@ -503,13 +504,14 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
       int64_t jj = 0;
       if (rows == 1)
         for (; jj + kRowStrips * kNR <= nc; jj += kRowStrips * kNR)
-          MicroRow<kExact>(kc, astrip, panel + (jj / kNR) * kc * kNR, kc * kNR, c + (i0 + ii) * ldc + j0 + jj, first, last);
+          MicroRow<kExact>(kc, astrip, panel + (jj / kNR) * kc * kNR, kc * kNR, c + (i0 + ii) * ldc + j0 + jj, first,
+                           last);
       for (; jj < nc; jj += kNR) {
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
-        MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols,
-                  first, last, edge);
+        MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols, first,
+                  last, edge);
       }
       // A finished strip of MR rows x NC columns (a few KB, still in L1).
       if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, c + (i0 + ii) * ldc + j0, ldc);
@@ -570,17 +572,19 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   // three times per run. Which chunk computes an output is unchanged, so are its bits.
   const bool rows_first = k * n > m * k;
   if (exact) {
-    parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<true>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue); });
+    parallel_for(pool, tiles_m * tiles_n, work, [&](int64_t t) {
+      PanelTile<true>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue);
+    });
   } else {
-    parallel_for(pool, tiles_m * tiles_n, work,
-                 [&](int64_t t) { PanelTile<false>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue); });
+    parallel_for(pool, tiles_m * tiles_n, work, [&](int64_t t) {
+      PanelTile<false>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue);
+    });
   }
 }
 
 }  // namespace gemm_detail
 
-inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB, &gemm_detail::Compute,
+inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB,    &gemm_detail::Compute,
                                   gemm_detail::kMR, &gemm_detail::PackAAll, &gemm_detail::ComputePanels};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE

@@ -84,8 +84,8 @@ int64_t packed_b_rows(const PackedB& b) { return b.k; }
 int64_t gemm_nr(Isa isa) { return ONEMODEL_PER_TARGET(kGemmFns, isa)->nr; }
 int64_t packed_b_cols(const PackedB& b) { return b.n; }
 
-void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c,
-              int64_t ldc, ThreadPool* pool) {
+void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c, int64_t ldc,
+              ThreadPool* pool) {
   check_dims(m, n, k);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   if (m == 0 || n == 0) return;

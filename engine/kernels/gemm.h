@@ -22,8 +22,8 @@ struct MatrixView {
 // C[m x n] (row stride ldc) = A[m x k] * B[k x n]. exact: exact-mode.md order (one accumulator per output from
 // +0, increasing k, product and sum rounded separately, canonical NaN); fast: same order with fused
 // multiply-add. C must not overlap A or B. k = 0 gives +0 everywhere.
-void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c,
-              int64_t ldc, ThreadPool* pool);
+void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c, int64_t ldc,
+              ThreadPool* pool);
 
 // B packed once (constant weights) for a given target; gemm_f32_packed gives bits identical to gemm_f32.
 class PackedB;  // opaque, immutable, shareable across threads (defined in gemm.cc)

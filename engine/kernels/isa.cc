@@ -115,13 +115,17 @@ Isa isa_for_cap(std::string_view cap) {
   std::string lower;
   for (char ch : cap) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
   Isa want;
-  if (lower == "scalar") want = Isa::Scalar;
-  else if (lower == "sse4") want = Isa::Sse4;
-  else if (lower == "avx2") want = Isa::Avx2;
-  else if (lower == "avx512") want = Isa::Avx512;
+  if (lower == "scalar")
+    want = Isa::Scalar;
+  else if (lower == "sse4")
+    want = Isa::Sse4;
+  else if (lower == "avx2")
+    want = Isa::Avx2;
+  else if (lower == "avx512")
+    want = Isa::Avx512;
   else
-    throw Error(ErrorKind::InvalidArgument, "ONEMODEL_ISA='" + std::string(cap) +
-                                                "' is not one of scalar, sse4, avx2, avx512");
+    throw Error(ErrorKind::InvalidArgument,
+                "ONEMODEL_ISA='" + std::string(cap) + "' is not one of scalar, sse4, avx2, avx512");
   if (available(want)) return want;
   // A ceiling: the best available target not above it (x86 entries are ordered by capability).
   Isa pick = available_isas().front();

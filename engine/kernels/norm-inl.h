@@ -55,10 +55,12 @@ inline NormStats NormRowStats(const float* x, int64_t cols, float epsilon, bool 
   float mean = 0.0f;
   if (!rms) mean = CanonicalSum(x, cols, [](hn::Vec<NormTag> v) HWY_ATTR { return v; }) / n;
   const auto m = hn::Set(d, mean);
-  const float v = CanonicalSum(x, cols, [m](hn::Vec<NormTag> xv) HWY_ATTR {
-    const auto dv = hn::Sub(xv, m);
-    return hn::Mul(dv, dv);
-  }) / n;
+  const float v = CanonicalSum(x, cols,
+                               [m](hn::Vec<NormTag> xv) HWY_ATTR {
+                                 const auto dv = hn::Sub(xv, m);
+                                 return hn::Mul(dv, dv);
+                               }) /
+                  n;
   return {mean, 1.0f / std::sqrt(v + epsilon)};
 }
 
@@ -75,13 +77,13 @@ HWY_INLINE void MapRow(const float* x, float* y, int64_t cols, F f) {
   }
 }
 
-inline void NormRowApply(const float* x, float* y, int64_t cols, NormStats st, const float* scale,
-                         const float* bias) {
+inline void NormRowApply(const float* x, float* y, int64_t cols, NormStats st, const float* scale, const float* bias) {
   const NormTag d;
   const auto m = hn::Set(d, st.mean), inv = hn::Set(d, st.inv);
   // Loads of scale and bias for `len` elements at j (a tail reads only its own elements).
   auto at = [d](const float* p, int64_t j, int64_t len) HWY_ATTR {
-    return len == static_cast<int64_t>(hn::Lanes(d)) ? hn::LoadU(d, p + j) : LoadTail(d, p + j, static_cast<size_t>(len));
+    return len == static_cast<int64_t>(hn::Lanes(d)) ? hn::LoadU(d, p + j)
+                                                     : LoadTail(d, p + j, static_cast<size_t>(len));
   };
   if (bias) {
     MapRow(x, y, cols, [&](hn::Vec<NormTag> v, int64_t j, int64_t len) HWY_ATTR {

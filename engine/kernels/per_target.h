@@ -24,10 +24,10 @@
     (HWY_SSE4 | HWY_AVX2 | HWY_AVX3 | HWY_BASELINE_SCALAR)
 #error "x86 kernels must be compiled for the scalar fallback, SSE4, AVX2 and AVX3 (see engine/CMakeLists.txt)"
 #endif
-#define ONEMODEL_PER_TARGET(name, isa)                                           \
-  ((isa) == ::onemodel::kern::Isa::Avx512 ? &N_AVX3::name                        \
-   : (isa) == ::onemodel::kern::Isa::Avx2 ? &N_AVX2::name                        \
-   : (isa) == ::onemodel::kern::Isa::Sse4 ? &N_SSE4::name                        \
+#define ONEMODEL_PER_TARGET(name, isa)                    \
+  ((isa) == ::onemodel::kern::Isa::Avx512 ? &N_AVX3::name \
+   : (isa) == ::onemodel::kern::Isa::Avx2 ? &N_AVX2::name \
+   : (isa) == ::onemodel::kern::Isa::Sse4 ? &N_SSE4::name \
                                           : &ONEMODEL_SCALAR_NS::name)
 #elif HWY_ARCH_WASM
 #define ONEMODEL_PER_TARGET(name, isa) (static_cast<void>(isa), &N_WASM::name)

@@ -10,8 +10,8 @@
 
 namespace onemodel::kern {
 
-void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
-                    int64_t dilation, float* best, int64_t count) {
+void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                    float* best, int64_t count) {
   ONEMODEL_PER_TARGET(kPoolFns, isa)->max_window(rows, nrows, stride, taps, dilation, best, count);
 }
 

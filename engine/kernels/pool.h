@@ -21,8 +21,8 @@ inline float max_tap_update(float v, float b) {
 // best[q] for q in [0, count): over r in [0, nrows), then t in [0, taps), v = rows[r][q * stride + t *
 // dilation]; best = (v > best || best is NaN) ? v : best, starting from best's value. Every index read lies in
 // [0, (count - 1) * stride + (taps - 1) * dilation].
-void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
-                    int64_t dilation, float* best, int64_t count);
+void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                    float* best, int64_t count);
 
 // One output row of a pool with width kernel 2, width stride 2 and no width padding (openWakeWord's 2x2 and
 // 1x2 pools): y[q] for q in [0, count) folds rows[0][2q], rows[0][2q + 1], rows[1][2q], ... in that order
@@ -33,8 +33,7 @@ void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, i
 // Average pooling's inner loop (ops/pool.cc, a row of outputs at a time): acc[q] = acc[q] + row[q * stride +
 // t * dilation] for t in [0, taps) in increasing order, q in [0, count): one rounded addition per tap, the
 // order of the scalar definition, so every target gives its bits. Reads as max_window_f32 with one row.
-void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc,
-                  int64_t count);
+void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc, int64_t count);
 
 // dst[0, n) = src[0, n) with NaN made canonical (0x7FC00000): a finished row of pooled values.
 void copy_canonical_f32(Isa isa, const float* src, float* dst, int64_t n);

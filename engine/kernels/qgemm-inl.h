@@ -37,9 +37,9 @@ constexpr int64_t kPair = static_cast<int64_t>(hn::MaxLanes(D16())) / kLanes;  /
 constexpr int kMR = 4;
 constexpr int kNV = kLanes == 1 ? 4 : 2;
 constexpr int64_t kNR = kNV * kLanes;
-constexpr int64_t kMC = kMR * 16;         // rows per chunk
-constexpr int64_t kStripsPerChunk = 4;    // strips (kNR columns each) per chunk
-constexpr int64_t kQBlock = 8192;         // row pairs summed in registers before adding into C
+constexpr int64_t kMC = kMR * 16;       // rows per chunk
+constexpr int64_t kStripsPerChunk = 4;  // strips (kNR columns each) per chunk
+constexpr int64_t kQBlock = 8192;       // row pairs summed in registers before adding into C
 static_assert(kPair == 1 || kPair == 2, "int16 lanes per int32 lane");
 
 // ~16 multiply-adds per ns per thread on 8-lane targets; the pool only uses it to decide how many join.
@@ -98,8 +98,8 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 }
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable(std::make_index_sequence<kMR>());
 
-inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
-                    int32_t* c, int64_t ldc, ThreadPool* pool) {
+inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
+                    int64_t ldc, ThreadPool* pool) {
   if (m <= 0 || n <= 0) return;
   const int64_t kq = (k + kPair - 1) / kPair, strips = (n + kNR - 1) / kNR;
   const int64_t col_chunks = (strips + kStripsPerChunk - 1) / kStripsPerChunk, row_chunks = (m + kMC - 1) / kMC;

@@ -17,11 +17,11 @@
 
 namespace onemodel::kern {
 
-void qgemm_s16(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b,
-               int64_t ldb, int32_t* c, int64_t ldc, ThreadPool* pool) {
+void qgemm_s16(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb,
+               int32_t* c, int64_t ldc, ThreadPool* pool) {
   if (m < 0 || n < 0 || k < 0)
-    throw Error(ErrorKind::InvalidArgument, "qgemm_s16: negative size m=" + std::to_string(m) + " n=" +
-                                                std::to_string(n) + " k=" + std::to_string(k));
+    throw Error(ErrorKind::InvalidArgument, "qgemm_s16: negative size m=" + std::to_string(m) +
+                                                " n=" + std::to_string(n) + " k=" + std::to_string(k));
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, sizeof(int32_t) * static_cast<size_t>(n));
@@ -47,8 +47,8 @@ QGemmLayout qgemm_layout(Isa isa) {
   return QGemmLayout{fns.nr, fns.pair};
 }
 
-void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
-                      const int16_t* packed_b, int32_t* c, int64_t ldc, ThreadPool* pool) {
+void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
+                      int32_t* c, int64_t ldc, ThreadPool* pool) {
   if (m < 0 || n < 0 || k < 0) throw Error(ErrorKind::InvalidArgument, "qgemm_s16_packed: negative size");
   if (m == 0 || n == 0) return;
   if (k == 0) {

@@ -14,8 +14,8 @@ namespace onemodel::kern {
 
 // A is row-major with row stride lda, B row-major with row stride ldb, C row-major with row stride ldc.
 // C must not overlap A or B. k = 0 gives 0 everywhere.
-void qgemm_s16(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b,
-               int64_t ldb, int32_t* c, int64_t ldc, ThreadPool* pool);
+void qgemm_s16(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb,
+               int32_t* c, int64_t ldc, ThreadPool* pool);
 
 // The packed-B layout of `isa` (QGemmFns::nr and ::pair), for callers that write B packed themselves (an
 // im2col written straight into strips), and the product on such a B.
@@ -32,8 +32,8 @@ struct QGemmLayout {
 QGemmLayout qgemm_layout(Isa isa);
 // As qgemm_s16 with B already packed (every element, padding 0, at QGemmLayout::at). A's rows need
 // kq * pair readable int16 (pad an odd k with one 0 per row).
-void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
-                      const int16_t* packed_b, int32_t* c, int64_t ldc, ThreadPool* pool);
+void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
+                      int32_t* c, int64_t ldc, ThreadPool* pool);
 
 // One target's entry points (qgemm-inl.h defines them per target; qgemm.cc picks one per Isa).
 struct QGemmFns {
@@ -44,8 +44,8 @@ struct QGemmFns {
   void (*pack_b)(int64_t k, int64_t n, const int16_t* b, int64_t ldb, int16_t* dst);
   // C = A * packed B; A's rows are read in place (k padded with 0 to a multiple of pair by the caller:
   // `a` has at least kq * pair readable columns per row).
-  void (*compute)(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
-                  int32_t* c, int64_t ldc, ThreadPool* pool);
+  void (*compute)(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
+                  int64_t ldc, ThreadPool* pool);
 };
 
 }  // namespace onemodel::kern

@@ -18,13 +18,13 @@ namespace onemodel::kern::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // One array entry point per function: the exact or fast instantiation of a vmath-inl.h template.
-#define ONEMODEL_TRANSC_ARRAY(Name, Fn)                                                             \
-  inline void Name(bool exact, const float* x, float* y, int64_t n) {                               \
-    if (exact) {                                                                                    \
-      MapArray(x, y, n, [](auto d, auto v) HWY_ATTR { return Fn<true>(d, v); });                    \
-    } else {                                                                                        \
-      MapArray(x, y, n, [](auto d, auto v) HWY_ATTR { return Fn<false>(d, v); });                   \
-    }                                                                                               \
+#define ONEMODEL_TRANSC_ARRAY(Name, Fn)                                           \
+  inline void Name(bool exact, const float* x, float* y, int64_t n) {             \
+    if (exact) {                                                                  \
+      MapArray(x, y, n, [](auto d, auto v) HWY_ATTR { return Fn<true>(d, v); });  \
+    } else {                                                                      \
+      MapArray(x, y, n, [](auto d, auto v) HWY_ATTR { return Fn<false>(d, v); }); \
+    }                                                                             \
   }
 ONEMODEL_TRANSC_ARRAY(ExpArray, Exp)
 ONEMODEL_TRANSC_ARRAY(ExpNonPositiveArray, ExpNonPositive)
@@ -37,9 +37,9 @@ ONEMODEL_TRANSC_ARRAY(GeluErfArray, GeluErf)
 ONEMODEL_TRANSC_ARRAY(GeluTanhArray, GeluTanh)
 #undef ONEMODEL_TRANSC_ARRAY
 
-inline constexpr TranscendentalFns kTranscendentalFns{&ExpArray,   &ExpNonPositiveArray, &LogArray,
-                                                      &SigmoidArray, &TanhArray,         &ErfArray,
-                                                      &OnePlusErfArray, &GeluErfArray,   &GeluTanhArray};
+inline constexpr TranscendentalFns kTranscendentalFns{&ExpArray,        &ExpNonPositiveArray, &LogArray,
+                                                      &SigmoidArray,    &TanhArray,           &ErfArray,
+                                                      &OnePlusErfArray, &GeluErfArray,        &GeluTanhArray};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

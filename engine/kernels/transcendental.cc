@@ -26,9 +26,7 @@ void one_plus_erf_f32(Isa isa, bool exact, const float* x, float* y, int64_t n) 
   fns(isa).one_plus_erf(exact, x, y, n);
 }
 void gelu_erf_f32(Isa isa, bool exact, const float* x, float* y, int64_t n) { fns(isa).gelu_erf(exact, x, y, n); }
-void gelu_tanh_f32(Isa isa, bool exact, const float* x, float* y, int64_t n) {
-  fns(isa).gelu_tanh(exact, x, y, n);
-}
+void gelu_tanh_f32(Isa isa, bool exact, const float* x, float* y, int64_t n) { fns(isa).gelu_tanh(exact, x, y, n); }
 
 }  // namespace onemodel::kern
 #endif

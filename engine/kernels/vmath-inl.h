@@ -234,9 +234,9 @@ HWY_INLINE hn::Vec<D> ErfSmall(D d, hn::Vec<D> ax, hn::Vec<D> z) {
 // erfc(|x|) for |x| >= 0.5: exp(-(z + zLo)) as exp(-z)*(1 - zLo), times t*G(1/|x| - 1).
 template <bool kExact, class D>
 HWY_INLINE hn::Vec<D> ErfcLarge(D d, hn::Vec<D> ax, hn::Vec<D> z) {
-  static constexpr float kG[17] = {-0.00057763467f, 0.0017893383f,  -0.00010074016f, -0.004373198f, 0.0034639547f,
+  static constexpr float kG[17] = {-0.00057763467f, 0.0017893383f,  -0.00010074016f, -0.004373198f,  0.0034639547f,
                                    0.0015023724f,   -0.0009413088f, -0.0018891813f,  -0.0002586738f, 0.0052144383f,
-                                   -0.0103428485f,  0.015788378f,   -0.018338649f,   0.008167262f,  0.035529688f,
+                                   -0.0103428485f,  0.015788378f,   -0.018338649f,   0.008167262f,   0.035529688f,
                                    -0.1543716f,     0.42758358f};
   const auto one = F(d, 1.0f);
   const auto t = hn::Div(one, ax);

@@ -58,8 +58,7 @@ HWY_INLINE void OutputTile(Get get, Put put) {
 
 // Tiles of rows [ty0, ty1) of one channel's padded plane `xp` (wp columns; tile (ty, tx) reads rows 2ty..2ty+3,
 // columns 2tx..2tx+3) to v[xi * xi_stride + (ty - ty0) * tw + tx].
-inline void WinoInput(const float* xp, int64_t wp, int64_t tw, int64_t ty0, int64_t ty1, float* v,
-                      int64_t xi_stride) {
+inline void WinoInput(const float* xp, int64_t wp, int64_t tw, int64_t ty0, int64_t ty1, float* v, int64_t xi_stride) {
   using wino_detail::InputTile;
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
@@ -85,8 +84,8 @@ inline void WinoInput(const float* xp, int64_t wp, int64_t tw, int64_t ty0, int6
 
 // The products of tile rows [ty0, ty1) of one output channel (m[xi * xi_stride + (ty - ty0) * tw + tx]) to its
 // output plane y (oh x ow); the parts of edge tiles past the plane are dropped.
-inline void WinoOutput(const float* m, int64_t xi_stride, int64_t tw, int64_t ty0, int64_t ty1, float* y,
-                       int64_t oh, int64_t ow) {
+inline void WinoOutput(const float* m, int64_t xi_stride, int64_t tw, int64_t ty0, int64_t ty1, float* y, int64_t oh,
+                       int64_t ow) {
   using wino_detail::OutputTile;
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;

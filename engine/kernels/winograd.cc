@@ -24,10 +24,10 @@ namespace {
 constexpr int64_t kTilesPerBlock = 256;
 
 struct Tiling {
-  int64_t th, tw;    // tiles down and across (2x2 outputs each)
-  int64_t hp, wp;    // the zero-padded input plane every tile reads inside
-  int64_t rows;      // tile rows per block
-  int64_t vs, ps;    // floats from one xi's V (c x nb) / product (m x nb) to the next, nb of a full block
+  int64_t th, tw;  // tiles down and across (2x2 outputs each)
+  int64_t hp, wp;  // the zero-padded input plane every tile reads inside
+  int64_t rows;    // tile rows per block
+  int64_t vs, ps;  // floats from one xi's V (c x nb) / product (m x nb) to the next, nb of a full block
 };
 
 // A stride of an odd number of 64-byte lines. The 16 V_xi (and M_xi) of a block are written and read together;
@@ -63,9 +63,9 @@ struct WinogradWeights {
 };
 
 bool winograd_applies(const ConvGeometry& g) {
-  return g.groups == 1 && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 3 &&
-         g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
-         g.in_channels >= 16 && g.out_channels >= 16 && g.out[1] >= 8 && g.out[2] >= 8;
+  return g.groups == 1 && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
+         g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 && g.in_channels >= 16 &&
+         g.out_channels >= 16 && g.out[1] >= 8 && g.out[2] >= 8;
 }
 
 std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry& g, const float* w) {
@@ -108,9 +108,8 @@ void run_block(const WinogradFns& fns, Isa isa, const ConvGeometry& g, const Til
   const int64_t c = g.in_channels, m = g.out_channels, oh = g.out[1], ow = g.out[2], os = oh * ow;
   const int64_t ty0 = b * t.rows, ty1 = std::min(t.th, ty0 + t.rows), nb = (ty1 - ty0) * t.tw;
   float* prod = v + 16 * t.vs;
-  parallel_for(pool, c, 8.0 * double(c * nb), [&](int64_t ci) {
-    fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, t.vs);
-  });
+  parallel_for(pool, c, 8.0 * double(c * nb),
+               [&](int64_t ci) { fns.input(xp + ci * t.hp * t.wp, t.wp, t.tw, ty0, ty1, v + ci * nb, t.vs); });
   parallel_for(pool, 16, 16.0 * double(m) * double(c) * double(nb) / 40.0, [&](int64_t xi) {
     PanelSource src{nullptr, nullptr};  // read in place: `fill` is never called
     src.direct = v + xi * t.vs;
@@ -131,8 +130,8 @@ void run_block(const WinogradFns& fns, Isa isa, const ConvGeometry& g, const Til
 // (PP-OCRv4 det's 96 -> 24 layers at 160x160 ran 81 such parallel loops). Two blocks on two threads ran stage by
 // stage before and were slower than one thread (det's 96 -> 24 layer at 40x40: 0.51 ms at 1 thread, 0.53 at 2,
 // now 0.33). A block's arithmetic does not depend on which thread runs it, so the bits do not either.
-bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u,
-                       float* y, float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue) {
+bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u, float* y,
+                       float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue) {
   const WinogradFns& fns = *ONEMODEL_PER_TARGET(kWinogradFns, isa);
   const Tiling t = tiling(g);
   const int64_t c = g.in_channels, m = g.out_channels, os = g.out[1] * g.out[2];

@@ -31,8 +31,8 @@ int64_t winograd_scratch_floats(const ConvGeometry& g, int threads);
 // then `epilogue` (optional) over its outputs. Returns false, having written nothing of y, when the image's
 // input holds an infinity or NaN: the caller runs the direct product for it instead, so special values
 // propagate as they do there. Fixed chunks: the same bits at any thread count.
-bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u,
-                       float* y, float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue);
+bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u, float* y,
+                       float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue);
 
 struct WinogradFns {
   void (*input)(const float* xp, int64_t wp, int64_t tw, int64_t ty0, int64_t ty1, float* v, int64_t xi_stride);

@@ -15,8 +15,7 @@ std::string location_problem(const std::string& loc) {
   if (loc.empty()) return "is empty";
   if (loc.find('\0') != std::string::npos) return "contains a NUL character";
   if (loc[0] == '/' || loc[0] == '\\') return "is an absolute path";
-  if (loc.size() >= 2 && loc[1] == ':' &&
-      ((loc[0] >= 'A' && loc[0] <= 'Z') || (loc[0] >= 'a' && loc[0] <= 'z')))
+  if (loc.size() >= 2 && loc[1] == ':' && ((loc[0] >= 'A' && loc[0] <= 'Z') || (loc[0] >= 'a' && loc[0] <= 'z')))
     return "starts with a drive letter";
   std::filesystem::path p(loc);
   if (p.is_absolute() || p.has_root_path()) return "is rooted";
@@ -62,18 +61,29 @@ Storage external_bytes(ImportState& st, const std::vector<ExternalEntry>& entrie
   std::string location, off_text, len_text;
   bool has_location = false, has_offset = false, has_length = false;
   for (const auto& e : entries) {  // repeated keys: the last one wins
-    if (e.key == "location") { location = e.value; has_location = true; }
-    else if (e.key == "offset") { off_text = e.value; has_offset = true; }
-    else if (e.key == "length") { len_text = e.value; has_length = true; }
+    if (e.key == "location") {
+      location = e.value;
+      has_location = true;
+    } else if (e.key == "offset") {
+      off_text = e.value;
+      has_offset = true;
+    } else if (e.key == "length") {
+      len_text = e.value;
+      has_length = true;
+    }
   }
   if (!has_location) fail("external data has no location");
-  if (std::string why = location_problem(location); !why.empty()) fail("external data location '" + location + "' " + why);
+  if (std::string why = location_problem(location); !why.empty())
+    fail("external data location '" + location + "' " + why);
   uint64_t off = 0, len = expected;
-  if (has_offset && !parse_decimal(off_text, off)) fail("external data offset '" + off_text + "' is not a non-negative decimal integer");
+  if (has_offset && !parse_decimal(off_text, off))
+    fail("external data offset '" + off_text + "' is not a non-negative decimal integer");
   if (has_length) {
-    if (!parse_decimal(len_text, len)) fail("external data length '" + len_text + "' is not a non-negative decimal integer");
+    if (!parse_decimal(len_text, len))
+      fail("external data length '" + len_text + "' is not a non-negative decimal integer");
     if (len != expected)
-      fail("external data length " + std::to_string(len) + " differs from the tensor's " + std::to_string(expected) + " bytes");
+      fail("external data length " + std::to_string(len) + " differs from the tensor's " + std::to_string(expected) +
+           " bytes");
   }
   if (!st.external_dir) fail("external data '" + location + "' needs an external data directory, and none was given");
 
@@ -83,12 +93,13 @@ Storage external_bytes(ImportState& st, const std::vector<ExternalEntry>& entrie
   std::filesystem::path file = std::filesystem::weakly_canonical(dir / location, ec);
   if (ec) fail("external data '" + location + "' cannot be resolved: " + ec.message());
   if (!inside(dir, file)) fail("external data '" + location + "' resolves outside the external data directory");
-  if (!std::filesystem::is_regular_file(file, ec)) fail("external data '" + location + "' is not an existing regular file");
+  if (!std::filesystem::is_regular_file(file, ec))
+    fail("external data '" + location + "' is not an existing regular file");
   uint64_t size = std::filesystem::file_size(file, ec);
   if (ec) fail("external data '" + location + "' size cannot be read: " + ec.message());
   if (off > size || len > size - off)
-    fail("external data range " + std::to_string(off) + "+" + std::to_string(len) + " exceeds the " + std::to_string(size) +
-         " bytes of '" + location + "'");
+    fail("external data range " + std::to_string(off) + "+" + std::to_string(len) + " exceeds the " +
+         std::to_string(size) + " bytes of '" + location + "'");
 
   Storage whole;
   if (mapping_available()) {

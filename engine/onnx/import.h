@@ -9,8 +9,8 @@
 namespace onemodel::onnx {
 
 struct ImportOptions {
-  int max_nesting = 128;           // 8..250
-  std::string external_data_dir;   // for byte input: where external data may live (empty: refused)
+  int max_nesting = 128;          // 8..250
+  std::string external_data_dir;  // for byte input: where external data may live (empty: refused)
 };
 
 // Errors: onemodel::Error with kind Malformed / InvalidModel / Unsupported / ExternalData / Io, the source,

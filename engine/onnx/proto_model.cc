@@ -74,12 +74,45 @@ void parse_type(ImportState& st, size_t begin, size_t end, ir::TypeInfo& out) {
     if (f.wire != WireType::Len) continue;
     ir::TypeInfo t;  // the value oneof: the last member set wins
     switch (f.number) {
-      case 1: { Descend d(st.ctx, ".tensor_type", true, at(f)); t.kind = ValueKind::Tensor; parse_tensor_type(st, f.begin, f.end, t); break; }
-      case 8: { Descend d(st.ctx, ".sparse_tensor_type", true, at(f)); t.kind = ValueKind::SparseTensor; parse_tensor_type(st, f.begin, f.end, t); break; }
-      case 4: { Descend d(st.ctx, ".sequence_type", true, at(f)); t.kind = ValueKind::Sequence; parse_inner(st, f.begin, f.end, t, false); break; }
-      case 9: { Descend d(st.ctx, ".optional_type", true, at(f)); t.kind = ValueKind::Optional; parse_inner(st, f.begin, f.end, t, false); break; }
-      case 5: { Descend d(st.ctx, ".map_type", true, at(f)); t.kind = ValueKind::Map; parse_inner(st, f.begin, f.end, t, true); break; }
-      case 7: { Descend d(st.ctx, ".opaque_type", true, at(f)); t.kind = ValueKind::Opaque; Reader o(st.ctx, f.begin, f.end); Field g; while (o.next(g)) if (g.wire == WireType::Len) (void)o.string(g); break; }
+      case 1: {
+        Descend d(st.ctx, ".tensor_type", true, at(f));
+        t.kind = ValueKind::Tensor;
+        parse_tensor_type(st, f.begin, f.end, t);
+        break;
+      }
+      case 8: {
+        Descend d(st.ctx, ".sparse_tensor_type", true, at(f));
+        t.kind = ValueKind::SparseTensor;
+        parse_tensor_type(st, f.begin, f.end, t);
+        break;
+      }
+      case 4: {
+        Descend d(st.ctx, ".sequence_type", true, at(f));
+        t.kind = ValueKind::Sequence;
+        parse_inner(st, f.begin, f.end, t, false);
+        break;
+      }
+      case 9: {
+        Descend d(st.ctx, ".optional_type", true, at(f));
+        t.kind = ValueKind::Optional;
+        parse_inner(st, f.begin, f.end, t, false);
+        break;
+      }
+      case 5: {
+        Descend d(st.ctx, ".map_type", true, at(f));
+        t.kind = ValueKind::Map;
+        parse_inner(st, f.begin, f.end, t, true);
+        break;
+      }
+      case 7: {
+        Descend d(st.ctx, ".opaque_type", true, at(f));
+        t.kind = ValueKind::Opaque;
+        Reader o(st.ctx, f.begin, f.end);
+        Field g;
+        while (o.next(g))
+          if (g.wire == WireType::Len) (void)o.string(g);
+        break;
+      }
       default: continue;
     }
     out = std::move(t);
@@ -124,24 +157,97 @@ ir::Attribute parse_attribute(ImportState& st, size_t begin, size_t end, int64_t
   while (r.next(f)) {
     const bool len = f.wire == WireType::Len;
     switch (f.number) {
-      case 1: if (len) a.name = r.string(f); break;
-      case 2: if (f.wire == WireType::Fixed32) { a.f = Reader::as_float(f); seen.f = true; } break;
-      case 3: if (f.wire == WireType::Varint) { a.i = Reader::as_int64(f); seen.i = true; } break;
-      case 4: if (len) { a.s = r.bytes(f); seen.s = true; } break;
-      case 5: if (len) { Descend d(c, ".t", true, at(f)); a.t = parse_tensor(st, f.begin, f.end, at(f)); seen.t = true; } break;
-      case 6: if (len) { Descend d(c, ".g", true, at(f)); g = parse_graph(st, f.begin, f.end, at(f)); seen.g = true; } break;
+      case 1:
+        if (len) a.name = r.string(f);
+        break;
+      case 2:
+        if (f.wire == WireType::Fixed32) {
+          a.f = Reader::as_float(f);
+          seen.f = true;
+        }
+        break;
+      case 3:
+        if (f.wire == WireType::Varint) {
+          a.i = Reader::as_int64(f);
+          seen.i = true;
+        }
+        break;
+      case 4:
+        if (len) {
+          a.s = r.bytes(f);
+          seen.s = true;
+        }
+        break;
+      case 5:
+        if (len) {
+          Descend d(c, ".t", true, at(f));
+          a.t = parse_tensor(st, f.begin, f.end, at(f));
+          seen.t = true;
+        }
+        break;
+      case 6:
+        if (len) {
+          Descend d(c, ".g", true, at(f));
+          g = parse_graph(st, f.begin, f.end, at(f));
+          seen.g = true;
+        }
+        break;
       case 7: r.floats(f, a.floats); break;
       case 8: r.varints(f, a.ints); break;
-      case 9: if (len) a.strings.push_back(r.bytes(f)); break;
-      case 10: if (len) { Descend d(c, idx("tensors", a.tensors.size()), true, at(f)); a.tensors.push_back(parse_tensor(st, f.begin, f.end, at(f))); } break;
-      case 11: if (len) { Descend d(c, idx("graphs", graphs.size()), true, at(f)); graphs.push_back(parse_graph(st, f.begin, f.end, at(f))); } break;
+      case 9:
+        if (len) a.strings.push_back(r.bytes(f));
+        break;
+      case 10:
+        if (len) {
+          Descend d(c, idx("tensors", a.tensors.size()), true, at(f));
+          a.tensors.push_back(parse_tensor(st, f.begin, f.end, at(f)));
+        }
+        break;
+      case 11:
+        if (len) {
+          Descend d(c, idx("graphs", graphs.size()), true, at(f));
+          graphs.push_back(parse_graph(st, f.begin, f.end, at(f)));
+        }
+        break;
       case 13: break;  // doc_string: a string field, still checked as UTF-8 by protobuf; not kept
-      case 14: if (len) { Descend d(c, ".tp", true, at(f)); a.tp = std::make_shared<ir::TypeInfo>(); parse_type(st, f.begin, f.end, *a.tp); seen.tp = true; } break;
-      case 15: if (len) { Descend d(c, idx("type_protos", a.type_protos.size()), true, at(f)); auto t = std::make_shared<ir::TypeInfo>(); parse_type(st, f.begin, f.end, *t); a.type_protos.push_back(t); } break;
-      case 20: if (f.wire == WireType::Varint) { a.type = static_cast<ir::AttrType>(Reader::as_int32(f)); has_type = true; } break;
-      case 21: if (len) a.ref_attr_name = r.string(f); break;
-      case 22: if (len) { Descend d(c, ".sparse_tensor", true, at(f)); a.sparse_tensor = parse_sparse_tensor(st, f.begin, f.end, at(f)); seen.sp = true; } break;
-      case 23: if (len) { Descend d(c, idx("sparse_tensors", a.sparse_tensors.size()), true, at(f)); a.sparse_tensors.push_back(parse_sparse_tensor(st, f.begin, f.end, at(f))); } break;
+      case 14:
+        if (len) {
+          Descend d(c, ".tp", true, at(f));
+          a.tp = std::make_shared<ir::TypeInfo>();
+          parse_type(st, f.begin, f.end, *a.tp);
+          seen.tp = true;
+        }
+        break;
+      case 15:
+        if (len) {
+          Descend d(c, idx("type_protos", a.type_protos.size()), true, at(f));
+          auto t = std::make_shared<ir::TypeInfo>();
+          parse_type(st, f.begin, f.end, *t);
+          a.type_protos.push_back(t);
+        }
+        break;
+      case 20:
+        if (f.wire == WireType::Varint) {
+          a.type = static_cast<ir::AttrType>(Reader::as_int32(f));
+          has_type = true;
+        }
+        break;
+      case 21:
+        if (len) a.ref_attr_name = r.string(f);
+        break;
+      case 22:
+        if (len) {
+          Descend d(c, ".sparse_tensor", true, at(f));
+          a.sparse_tensor = parse_sparse_tensor(st, f.begin, f.end, at(f));
+          seen.sp = true;
+        }
+        break;
+      case 23:
+        if (len) {
+          Descend d(c, idx("sparse_tensors", a.sparse_tensors.size()), true, at(f));
+          a.sparse_tensors.push_back(parse_sparse_tensor(st, f.begin, f.end, at(f)));
+        }
+        break;
       default: break;
     }
     if (f.number == 13 && len) (void)r.string(f);
@@ -149,21 +255,36 @@ ir::Attribute parse_attribute(ImportState& st, size_t begin, size_t end, int64_t
   using T = ir::AttrType;
   const std::string who = "attribute '" + a.name + "'";
   if (!has_type || a.type == T::Undefined) {
-    if (seen.f) a.type = T::Float;
-    else if (seen.i) a.type = T::Int;
-    else if (seen.s) a.type = T::String;
-    else if (seen.t) a.type = T::Tensor;
-    else if (seen.g) a.type = T::Graph;
-    else if (seen.sp) a.type = T::SparseTensor;
-    else if (seen.tp) a.type = T::TypeProto;
-    else if (!a.floats.empty()) a.type = T::Floats;
-    else if (!a.ints.empty()) a.type = T::Ints;
-    else if (!a.strings.empty()) a.type = T::Strings;
-    else if (!a.tensors.empty()) a.type = T::Tensors;
-    else if (!graphs.empty()) a.type = T::Graphs;
-    else if (!a.sparse_tensors.empty()) a.type = T::SparseTensors;
-    else if (!a.type_protos.empty()) a.type = T::TypeProtos;
-    else if (a.ref_attr_name.empty()) c.fail(ErrorKind::InvalidModel, who + " has neither a type nor a value", offset);
+    if (seen.f)
+      a.type = T::Float;
+    else if (seen.i)
+      a.type = T::Int;
+    else if (seen.s)
+      a.type = T::String;
+    else if (seen.t)
+      a.type = T::Tensor;
+    else if (seen.g)
+      a.type = T::Graph;
+    else if (seen.sp)
+      a.type = T::SparseTensor;
+    else if (seen.tp)
+      a.type = T::TypeProto;
+    else if (!a.floats.empty())
+      a.type = T::Floats;
+    else if (!a.ints.empty())
+      a.type = T::Ints;
+    else if (!a.strings.empty())
+      a.type = T::Strings;
+    else if (!a.tensors.empty())
+      a.type = T::Tensors;
+    else if (!graphs.empty())
+      a.type = T::Graphs;
+    else if (!a.sparse_tensors.empty())
+      a.type = T::SparseTensors;
+    else if (!a.type_protos.empty())
+      a.type = T::TypeProtos;
+    else if (a.ref_attr_name.empty())
+      c.fail(ErrorKind::InvalidModel, who + " has neither a type nor a value", offset);
   } else if (static_cast<int>(a.type) < 0 || static_cast<int>(a.type) > 14) {
     c.fail(ErrorKind::InvalidModel, who + " has unknown type " + to_string(static_cast<int>(a.type)), offset);
   }
@@ -222,7 +343,11 @@ std::unique_ptr<ParsedGraph> parse_graph(ImportState& st, size_t begin, size_t e
   while (r.next(f)) {
     if (f.wire != WireType::Len) continue;
     switch (f.number) {
-      case 1: { Descend d(c, idx("node", g->nodes.size()), true, at(f)); g->nodes.push_back(parse_node(st, f.begin, f.end, at(f))); break; }
+      case 1: {
+        Descend d(c, idx("node", g->nodes.size()), true, at(f));
+        g->nodes.push_back(parse_node(st, f.begin, f.end, at(f)));
+        break;
+      }
       case 2: g->name = r.string(f); break;
       case 5: {
         Descend d(c, idx("initializer", g->initializers.size()), true, at(f));
@@ -230,9 +355,21 @@ std::unique_ptr<ParsedGraph> parse_graph(ImportState& st, size_t begin, size_t e
         break;
       }
       case 10: g->doc_string = r.string(f); break;
-      case 11: { Descend d(c, idx("input", g->inputs.size()), true, at(f)); g->inputs.push_back(parse_value_info(st, f.begin, f.end, at(f))); break; }
-      case 12: { Descend d(c, idx("output", g->outputs.size()), true, at(f)); g->outputs.push_back(parse_value_info(st, f.begin, f.end, at(f))); break; }
-      case 13: { Descend d(c, idx("value_info", g->value_info.size()), true, at(f)); g->value_info.push_back(parse_value_info(st, f.begin, f.end, at(f))); break; }
+      case 11: {
+        Descend d(c, idx("input", g->inputs.size()), true, at(f));
+        g->inputs.push_back(parse_value_info(st, f.begin, f.end, at(f)));
+        break;
+      }
+      case 12: {
+        Descend d(c, idx("output", g->outputs.size()), true, at(f));
+        g->outputs.push_back(parse_value_info(st, f.begin, f.end, at(f)));
+        break;
+      }
+      case 13: {
+        Descend d(c, idx("value_info", g->value_info.size()), true, at(f));
+        g->value_info.push_back(parse_value_info(st, f.begin, f.end, at(f)));
+        break;
+      }
       case 15: {
         Descend d(c, idx("sparse_initializer", g->sparse_initializers.size()), true, at(f));
         g->sparse_initializers.push_back({parse_sparse_tensor(st, f.begin, f.end, at(f)), c.path(), at(f)});
@@ -249,8 +386,10 @@ ir::OpsetImport parse_opset(ImportState& st, size_t begin, size_t end) {
   Reader r(st.ctx, begin, end);
   Field f;
   while (r.next(f)) {
-    if (f.number == 1 && f.wire == WireType::Len) o.domain = r.string(f);
-    else if (f.number == 2 && f.wire == WireType::Varint) o.version = Reader::as_int64(f);
+    if (f.number == 1 && f.wire == WireType::Len)
+      o.domain = r.string(f);
+    else if (f.number == 2 && f.wire == WireType::Varint)
+      o.version = Reader::as_int64(f);
   }
   if (o.domain == "ai.onnx") o.domain.clear();
   return o;
@@ -269,9 +408,17 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
       case 4: fn.inputs.push_back(r.string(f)); break;
       case 5: fn.outputs.push_back(r.string(f)); break;
       case 6: fn.attributes.push_back(r.string(f)); break;
-      case 7: { Descend d(c, idx("node", nodes.size()), true, at(f)); nodes.push_back(parse_node(st, f.begin, f.end, at(f))); break; }
+      case 7: {
+        Descend d(c, idx("node", nodes.size()), true, at(f));
+        nodes.push_back(parse_node(st, f.begin, f.end, at(f)));
+        break;
+      }
       case 8: fn.doc_string = r.string(f); break;
-      case 9: { Descend d(c, idx("opset_import", fn.opset_imports.size()), true, at(f)); fn.opset_imports.push_back(parse_opset(st, f.begin, f.end)); break; }
+      case 9: {
+        Descend d(c, idx("opset_import", fn.opset_imports.size()), true, at(f));
+        fn.opset_imports.push_back(parse_opset(st, f.begin, f.end));
+        break;
+      }
       case 10: fn.domain = r.string(f); break;
       case 11: {
         Descend d(c, idx("attribute_proto", fn.attribute_defaults.size()), true, at(f));
@@ -279,8 +426,10 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
         fn.attribute_defaults.push_back(parse_attribute(st, f.begin, f.end, at(f), subs, 0));
         for (auto& s : subs) {
           auto rg = resolve_function_subgraph(st, model, *s.graph);
-          if (s.index < 0) fn.attribute_defaults.back().g = rg;
-          else fn.attribute_defaults.back().graphs[static_cast<size_t>(s.index)] = rg;
+          if (s.index < 0)
+            fn.attribute_defaults.back().g = rg;
+          else
+            fn.attribute_defaults.back().graphs[static_cast<size_t>(s.index)] = rg;
         }
         break;
       }
@@ -292,8 +441,10 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
     for (auto& s : pn.subgraphs) {
       auto rg = resolve_function_subgraph(st, model, *s.graph);
       auto& a = pn.node.attributes[s.attr];
-      if (s.index < 0) a.g = rg;
-      else a.graphs[static_cast<size_t>(s.index)] = rg;
+      if (s.index < 0)
+        a.g = rg;
+      else
+        a.graphs[static_cast<size_t>(s.index)] = rg;
     }
     if (pn.node.domain == "ai.onnx") pn.node.domain.clear();
     for (const auto& o : fn.opset_imports)
@@ -321,14 +472,39 @@ void parse_model(ImportState& st, ir::Model& m, std::unique_ptr<ParsedGraph>& gr
   while (r.next(f)) {
     const bool len = f.wire == WireType::Len;
     switch (f.number) {
-      case 1: if (f.wire == WireType::Varint) { m.ir_version = Reader::as_int64(f); has_ir = true; } break;
-      case 2: if (len) m.producer_name = r.string(f); break;
-      case 3: if (len) m.producer_version = r.string(f); break;
-      case 4: if (len) m.domain = r.string(f); break;
-      case 5: if (f.wire == WireType::Varint) m.model_version = Reader::as_int64(f); break;
-      case 6: if (len) m.doc_string = r.string(f); break;
-      case 7: if (len) { Descend d(c, ".graph", true, at(f)); graph = parse_graph(st, f.begin, f.end, at(f)); } break;
-      case 8: if (len) { Descend d(c, idx("opset_import", m.opset_imports.size()), true, at(f)); m.opset_imports.push_back(parse_opset(st, f.begin, f.end)); } break;
+      case 1:
+        if (f.wire == WireType::Varint) {
+          m.ir_version = Reader::as_int64(f);
+          has_ir = true;
+        }
+        break;
+      case 2:
+        if (len) m.producer_name = r.string(f);
+        break;
+      case 3:
+        if (len) m.producer_version = r.string(f);
+        break;
+      case 4:
+        if (len) m.domain = r.string(f);
+        break;
+      case 5:
+        if (f.wire == WireType::Varint) m.model_version = Reader::as_int64(f);
+        break;
+      case 6:
+        if (len) m.doc_string = r.string(f);
+        break;
+      case 7:
+        if (len) {
+          Descend d(c, ".graph", true, at(f));
+          graph = parse_graph(st, f.begin, f.end, at(f));
+        }
+        break;
+      case 8:
+        if (len) {
+          Descend d(c, idx("opset_import", m.opset_imports.size()), true, at(f));
+          m.opset_imports.push_back(parse_opset(st, f.begin, f.end));
+        }
+        break;
       case 14:
         if (len) {
           Descend d(c, idx("metadata_props", m.metadata_props.size()), true, at(f));
@@ -336,18 +512,26 @@ void parse_model(ImportState& st, ir::Model& m, std::unique_ptr<ParsedGraph>& gr
           Reader e(c, f.begin, f.end);
           Field g;
           while (e.next(g)) {
-            if (g.number == 1 && g.wire == WireType::Len) kv.first = e.string(g);
-            else if (g.number == 2 && g.wire == WireType::Len) kv.second = e.string(g);
+            if (g.number == 1 && g.wire == WireType::Len)
+              kv.first = e.string(g);
+            else if (g.number == 2 && g.wire == WireType::Len)
+              kv.second = e.string(g);
           }
           m.metadata_props.push_back(std::move(kv));
         }
         break;
-      case 25: if (len) { functions.emplace_back(f.begin, f.end); function_offsets.push_back(at(f)); } break;
+      case 25:
+        if (len) {
+          functions.emplace_back(f.begin, f.end);
+          function_offsets.push_back(at(f));
+        }
+        break;
       default: break;
     }
   }
   if (!has_ir) c.fail(ErrorKind::InvalidModel, "model has no ir_version", -1);
-  if (m.ir_version < 3) c.fail(ErrorKind::InvalidModel, "ir_version " + to_string(m.ir_version) + " is older than 3", -1);
+  if (m.ir_version < 3)
+    c.fail(ErrorKind::InvalidModel, "ir_version " + to_string(m.ir_version) + " is older than 3", -1);
   if (!graph) c.fail(ErrorKind::InvalidModel, "model has no graph", -1);
   for (size_t k = 0; k < functions.size(); ++k) {
     Descend d(c, idx("functions", k), true, function_offsets[k]);

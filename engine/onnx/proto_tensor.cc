@@ -15,14 +15,33 @@ constexpr uint64_t kMaxBytes = 2147483647;
 // Bits per element by TensorProto.DataType code; 0 for undefined/string/unknown codes.
 int element_bits(int32_t code) {
   switch (code) {
-    case 1: case 6: case 12: return 32;
-    case 2: case 3: case 9: case 17: case 18: case 19: case 20: case 24: return 8;
-    case 4: case 5: case 10: case 16: return 16;
-    case 7: case 11: case 13: case 14: return 64;
+    case 1:
+    case 6:
+    case 12: return 32;
+    case 2:
+    case 3:
+    case 9:
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+    case 24: return 8;
+    case 4:
+    case 5:
+    case 10:
+    case 16: return 16;
+    case 7:
+    case 11:
+    case 13:
+    case 14: return 64;
     case 15: return 128;
-    case 21: case 22: case 23: return 4;
-    case 25: case 26: return 2;
-    case 27: case 28: return 6;
+    case 21:
+    case 22:
+    case 23: return 4;
+    case 25:
+    case 26: return 2;
+    case 27:
+    case 28: return 6;
     default: return 0;
   }
 }
@@ -31,10 +50,13 @@ int element_bits(int32_t code) {
 enum class Typed { Float, Double, Int64, Uint64, Int32, String };
 Typed typed_field_for(int32_t code) {
   switch (code) {
-    case 1: case 14: return Typed::Float;
-    case 11: case 15: return Typed::Double;
+    case 1:
+    case 14: return Typed::Float;
+    case 11:
+    case 15: return Typed::Double;
     case 7: return Typed::Int64;
-    case 12: case 13: return Typed::Uint64;
+    case 12:
+    case 13: return Typed::Uint64;
     case 8: return Typed::String;
     default: return Typed::Int32;
   }
@@ -73,8 +95,10 @@ void parse_entry(ImportState& st, size_t begin, size_t end, ExternalEntry& e) {
   Field f;
   while (r.next(f)) {
     if (f.wire != WireType::Len) continue;
-    if (f.number == 1) e.key = r.string(f);
-    else if (f.number == 2) e.value = r.string(f);
+    if (f.number == 1)
+      e.key = r.string(f);
+    else if (f.number == 2)
+      e.value = r.string(f);
   }
 }
 
@@ -86,9 +110,15 @@ std::vector<uint8_t> convert_typed(const RawTensor& t, Typed which, int bits, ui
     out.insert(out.end(), b, b + n);
   };
   switch (which) {
-    case Typed::Float: for (float v : t.float_data) put(&v, 4); break;
-    case Typed::Double: for (double v : t.double_data) put(&v, 8); break;
-    case Typed::Int64: for (int64_t v : t.int64_data) put(&v, 8); break;
+    case Typed::Float:
+      for (float v : t.float_data) put(&v, 4);
+      break;
+    case Typed::Double:
+      for (double v : t.double_data) put(&v, 8);
+      break;
+    case Typed::Int64:
+      for (int64_t v : t.int64_data) put(&v, 8);
+      break;
     case Typed::Uint64:
       for (uint64_t v : t.uint64_data) {
         if (t.data_type == 12) {
@@ -148,7 +178,8 @@ void attach(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t 
     if (!Shape::valid(tv.dims))
       st.ctx.fail(ErrorKind::Unsupported,
                   "tensor '" + tv.name + "' has rank " + std::to_string(tv.dims.size()) +
-                      " or more than 2^31-1 elements, beyond the engine's tensor limits", offset);
+                      " or more than 2^31-1 elements, beyond the engine's tensor limits",
+                  offset);
     tv.data = Tensor::view_of(bytes, 0, tv.dtype, Shape(std::span<const int64_t>(tv.dims)));
   } else {
     tv.raw = bytes;
@@ -166,13 +197,21 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
   while (r.next(f)) {
     switch (f.number) {
       case 1: r.varints(f, t.dims); break;
-      case 2: if (f.wire == WireType::Varint) t.data_type = Reader::as_int32(f); break;
-      case 3: if (f.wire == WireType::Len) t.has_segment = true; break;
+      case 2:
+        if (f.wire == WireType::Varint) t.data_type = Reader::as_int32(f);
+        break;
+      case 3:
+        if (f.wire == WireType::Len) t.has_segment = true;
+        break;
       case 4: r.floats(f, t.float_data); break;
       case 5: r.varints32(f, t.int32_data); break;
-      case 6: if (f.wire == WireType::Len) t.string_data.push_back(r.bytes(f)); break;
+      case 6:
+        if (f.wire == WireType::Len) t.string_data.push_back(r.bytes(f));
+        break;
       case 7: r.varints(f, t.int64_data); break;
-      case 8: if (f.wire == WireType::Len) tv->name = r.string(f); break;
+      case 8:
+        if (f.wire == WireType::Len) tv->name = r.string(f);
+        break;
       case 9:
         if (f.wire == WireType::Len) {
           t.has_raw = true;
@@ -183,15 +222,20 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
         break;
       case 10: r.doubles(f, t.double_data); break;
       case 11: r.uvarints(f, t.uint64_data); break;
-      case 12: if (f.wire == WireType::Len) tv->doc_string = r.string(f); break;
+      case 12:
+        if (f.wire == WireType::Len) tv->doc_string = r.string(f);
+        break;
       case 13:
         if (f.wire == WireType::Len) {
-          Descend d(c, ".external_data[" + std::to_string(t.external.size()) + "]", true, static_cast<int64_t>(f.key_offset));
+          Descend d(c, ".external_data[" + std::to_string(t.external.size()) + "]", true,
+                    static_cast<int64_t>(f.key_offset));
           t.external.emplace_back();
           parse_entry(st, f.begin, f.end, t.external.back());
         }
         break;
-      case 14: if (f.wire == WireType::Varint) t.data_location = Reader::as_int32(f); break;
+      case 14:
+        if (f.wire == WireType::Varint) t.data_location = Reader::as_int32(f);
+        break;
       default: break;
     }
   }
@@ -231,11 +275,14 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
     any_typed = true;
     if (k != which)
       c.fail(ErrorKind::InvalidModel,
-             who + " of type " + std::string(dtype_name(tv->dtype)) + " has " + typed_name(k) + ", which does not belong to it", offset);
+             who + " of type " + std::string(dtype_name(tv->dtype)) + " has " + typed_name(k) +
+                 ", which does not belong to it",
+             offset);
   }
 
   if (t.data_location == 1) {
-    if (t.has_raw || any_typed) c.fail(ErrorKind::InvalidModel, who + " mixes external data with inline values", offset);
+    if (t.has_raw || any_typed)
+      c.fail(ErrorKind::InvalidModel, who + " mixes external data with inline values", offset);
     if (is_string) c.fail(ErrorKind::InvalidModel, who + " of strings cannot use external data", offset);
     Descend d(c, ".external_data", false, offset);
     attach(st, *tv, external_bytes(st, t.external, expected, offset), offset);
@@ -251,7 +298,8 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
     if (n != expected) {
       Descend d(c, ".raw_data", false, -1);
       c.fail(ErrorKind::InvalidModel,
-             who + " has " + std::to_string(n) + " bytes of raw_data, expected " + std::to_string(expected), t.raw_offset);
+             who + " has " + std::to_string(n) + " bytes of raw_data, expected " + std::to_string(expected),
+             t.raw_offset);
     }
     Storage view;
     view.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + t.raw_begin);
@@ -262,8 +310,10 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
 
   if (is_string) {
     if (t.string_data.size() != count)
-      c.fail(ErrorKind::InvalidModel,
-             who + " has " + std::to_string(t.string_data.size()) + " strings for " + std::to_string(count) + " elements", offset);
+      c.fail(
+          ErrorKind::InvalidModel,
+          who + " has " + std::to_string(t.string_data.size()) + " strings for " + std::to_string(count) + " elements",
+          offset);
     tv->strings = std::move(t.string_data);
     return tv;
   }
@@ -274,7 +324,8 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
       c.fail(ErrorKind::InvalidModel, who + " has " + std::to_string(count) + " elements and no data", offset);
     c.fail(ErrorKind::InvalidModel,
            who + " has " + std::to_string(bytes.size()) + " bytes of " + typed_name(which) + " data, expected " +
-               std::to_string(expected), offset);
+               std::to_string(expected),
+           offset);
   }
   Storage s = allocate_storage(bytes.size());
   if (!bytes.empty()) std::memcpy(s.data.get(), bytes.data(), bytes.size());

@@ -46,7 +46,8 @@ class Resolver {
   std::shared_ptr<ir::Graph> resolve(ParsedGraph& pg, Scope& scope, bool function_body);
 
  private:
-  [[noreturn]] void fail(const std::string& msg, const std::string& path, int64_t offset, const std::string& node = {}) {
+  [[noreturn]] void fail(const std::string& msg, const std::string& path, int64_t offset,
+                         const std::string& node = {}) {
     Error e(ErrorKind::InvalidModel, msg);
     e.with_source(st_.ctx.source());
     if (offset >= 0) e.with_offset(offset);
@@ -90,9 +91,9 @@ std::shared_ptr<ir::Graph> Resolver::resolve(ParsedGraph& pg, Scope& scope, bool
     const std::string& name = init.tensor->name;
     if (name.empty()) fail("initializer has an empty name", init.path, init.offset);
     int id;
-    if (auto it = scope.names.find(name);
-        it != scope.names.end() && g.values[static_cast<size_t>(it->second)].is_input &&
-        !g.values[static_cast<size_t>(it->second)].initializer) {
+    if (auto it = scope.names.find(name); it != scope.names.end() &&
+                                          g.values[static_cast<size_t>(it->second)].is_input &&
+                                          !g.values[static_cast<size_t>(it->second)].initializer) {
       id = it->second;  // IR < 4 style: an input's default value
     } else {
       id = define(scope, name, init.path, init.offset);
@@ -144,8 +145,8 @@ std::shared_ptr<ir::Graph> Resolver::resolve(ParsedGraph& pg, Scope& scope, bool
       for (const auto& o : model_.opset_imports)
         if (o.domain == n.domain) imported = true;
       if (!imported)
-        fail("node " + n.op_type + " uses domain '" + n.domain + "', which the model does not import", pn.path + ".domain",
-             pn.offset, node_label(pn, i));
+        fail("node " + n.op_type + " uses domain '" + n.domain + "', which the model does not import",
+             pn.path + ".domain", pn.offset, node_label(pn, i));
       n.opset = model_.opset_for(n.domain);
     }
     for (size_t k = 0; k < pn.inputs.size(); ++k) {
@@ -163,8 +164,10 @@ std::shared_ptr<ir::Graph> Resolver::resolve(ParsedGraph& pg, Scope& scope, bool
       child.parent = &scope;
       auto rg = resolve(*sub.graph, child, function_body);
       auto& a = n.attributes[sub.attr];
-      if (sub.index < 0) a.g = rg;
-      else a.graphs[static_cast<size_t>(sub.index)] = rg;
+      if (sub.index < 0)
+        a.g = rg;
+      else
+        a.graphs[static_cast<size_t>(sub.index)] = rg;
       for (int outer : child.capture_outer) {
         bool seen = false;
         for (int r : n.subgraph_reads) seen = seen || r == outer;

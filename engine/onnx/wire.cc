@@ -27,7 +27,8 @@ uint64_t Reader::varint(size_t& pos, size_t end, size_t field_offset) const {
   const uint8_t* b = c_.base();
   uint64_t v = 0;
   for (int i = 0; i < 10; ++i) {
-    if (pos >= end) c_.fail(ErrorKind::Malformed, "varint cut off by the end of the data", static_cast<int64_t>(field_offset));
+    if (pos >= end)
+      c_.fail(ErrorKind::Malformed, "varint cut off by the end of the data", static_cast<int64_t>(field_offset));
     uint8_t byte = b[pos++];
     if (i == 9) {
       if (byte > 1) c_.fail(ErrorKind::Malformed, "varint overflows 64 bits", static_cast<int64_t>(field_offset));
@@ -73,16 +74,16 @@ bool Reader::next(Field& f) {
       uint64_t len = varint(pos_, end_, f.key_offset);
       if (len > static_cast<uint64_t>(end_ - pos_))
         c_.fail(ErrorKind::Malformed,
-                "length " + std::to_string(len) + " exceeds the " + std::to_string(end_ - pos_) + " bytes that remain", at);
+                "length " + std::to_string(len) + " exceeds the " + std::to_string(end_ - pos_) + " bytes that remain",
+                at);
       f.begin = pos_;
       f.end = pos_ + static_cast<size_t>(len);
       pos_ = f.end;
       return true;
     }
-    case 3: case 4:
-      c_.fail(ErrorKind::Malformed, "group wire type " + std::to_string(wire) + " is not supported", at);
-    default:
-      c_.fail(ErrorKind::Malformed, "invalid wire type " + std::to_string(wire), at);
+    case 3:
+    case 4: c_.fail(ErrorKind::Malformed, "group wire type " + std::to_string(wire) + " is not supported", at);
+    default: c_.fail(ErrorKind::Malformed, "invalid wire type " + std::to_string(wire), at);
   }
 }
 
@@ -122,7 +123,8 @@ void Reader::floats(const Field& f, std::vector<float>& out) {
     out.push_back(as_float(f));
   } else if (f.wire == WireType::Len) {
     if ((f.end - f.begin) % 4 != 0)
-      c_.fail(ErrorKind::Malformed, "packed 32-bit field length is not a multiple of 4", static_cast<int64_t>(f.key_offset));
+      c_.fail(ErrorKind::Malformed, "packed 32-bit field length is not a multiple of 4",
+              static_cast<int64_t>(f.key_offset));
     for (size_t p = f.begin; p < f.end; p += 4) {
       float x;
       std::memcpy(&x, c_.base() + p, 4);  // little-endian hosts only (x86-64, arm64, wasm)
@@ -136,7 +138,8 @@ void Reader::doubles(const Field& f, std::vector<double>& out) {
     out.push_back(as_double(f));
   } else if (f.wire == WireType::Len) {
     if ((f.end - f.begin) % 8 != 0)
-      c_.fail(ErrorKind::Malformed, "packed 64-bit field length is not a multiple of 8", static_cast<int64_t>(f.key_offset));
+      c_.fail(ErrorKind::Malformed, "packed 64-bit field length is not a multiple of 8",
+              static_cast<int64_t>(f.key_offset));
     for (size_t p = f.begin; p < f.end; p += 8) {
       double x;
       std::memcpy(&x, c_.base() + p, 8);
@@ -148,7 +151,8 @@ void Reader::doubles(const Field& f, std::vector<double>& out) {
 std::string Reader::string(const Field& f) const {
   const uint8_t* p = c_.base() + f.begin;
   size_t n = f.end - f.begin;
-  if (!valid_utf8(p, n)) c_.fail(ErrorKind::Malformed, "string field is not valid UTF-8", static_cast<int64_t>(f.key_offset));
+  if (!valid_utf8(p, n))
+    c_.fail(ErrorKind::Malformed, "string field is not valid UTF-8", static_cast<int64_t>(f.key_offset));
   return std::string(reinterpret_cast<const char*>(p), n);
 }
 
@@ -161,13 +165,23 @@ bool valid_utf8(const uint8_t* p, size_t n) {
   size_t i = 0;
   while (i < n) {
     uint8_t c = p[i];
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     size_t len;
     uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1fu; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0fu; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07u; }
-    else return false;
+    if (c >= 0xc2 && c <= 0xdf) {
+      len = 2;
+      cp = c & 0x1fu;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      len = 3;
+      cp = c & 0x0fu;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4;
+      cp = c & 0x07u;
+    } else
+      return false;
     if (n - i < len) return false;
     for (size_t k = 1; k < len; ++k) {
       uint8_t t = p[i + k];

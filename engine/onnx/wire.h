@@ -17,7 +17,9 @@ namespace onemodel::onnx {
 class Context {
  public:
   Context(const std::byte* base, size_t size, std::string source, int max_nesting)
-      : base_(reinterpret_cast<const uint8_t*>(base)), size_(size), source_(std::move(source)),
+      : base_(reinterpret_cast<const uint8_t*>(base)),
+        size_(size),
+        source_(std::move(source)),
         max_nesting_(max_nesting) {}
 
   const uint8_t* base() const { return base_; }

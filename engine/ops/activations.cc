@@ -1,7 +1,7 @@
 // Activation functions (ops-elementwise.md "Function definitions"): Relu, Gelu, LeakyRelu, HardSigmoid,
 // HardSwish, Softsign, ThresholdedRelu, Shrink and PRelu are compares, selects and rounded IEEE operations in
-// a fixed order (Gelu on the vector kernels of kernels/transcendental.h), hence exact. Elu, Selu, Celu and Softplus use the
-// exact exponential and logarithm and are exact too (float32 only). Attribute defaults are the ONNX ones.
+// a fixed order (Gelu on the vector kernels of kernels/transcendental.h), hence exact. Elu, Selu, Celu and Softplus use
+// the exact exponential and logarithm and are exact too (float32 only). Attribute defaults are the ONNX ones.
 #include "kernels/exact_math.h"
 #include "kernels/transcendental.h"
 #include "ops/array_unary.h"
@@ -68,8 +68,10 @@ std::unique_ptr<Kernel> make_shrink(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_prelu(const NodeInfo&) {
   return binary<kNumeric>([](auto x, auto slope) {
     using T = decltype(x);
-    if constexpr (std::is_integral_v<T>) return x < T(0) ? wrap_mul(slope, x) : x;
-    else return x < T(0) ? slope * x : x;
+    if constexpr (std::is_integral_v<T>)
+      return x < T(0) ? wrap_mul(slope, x) : x;
+    else
+      return x < T(0) ? slope * x : x;
   });
 }
 

@@ -66,8 +66,10 @@ class ArgKernel final : public Kernel {
     const int axis = normalize_axis(info, axis_, in.rank());
     std::vector<int64_t> d;
     for (int k = 0; k < in.rank(); ++k) {
-      if (k != axis) d.push_back(in[k]);
-      else if (keepdims_) d.push_back(1);
+      if (k != axis)
+        d.push_back(in[k]);
+      else if (keepdims_)
+        d.push_back(1);
     }
     return Shape(std::span<const int64_t>(d));
   }
@@ -83,12 +85,14 @@ bool cumsum_type(DType t) {
 
 class CumSumKernel final : public Kernel {
  public:
-  CumSumKernel(bool exclusive, bool reverse) : Kernel(KernelFlags{.exact = true}), exclusive_(exclusive), reverse_(reverse) {}
+  CumSumKernel(bool exclusive, bool reverse)
+      : Kernel(KernelFlags{.exact = true}), exclusive_(exclusive), reverse_(reverse) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs x and axis");
     const InputMeta& x = ctx.input(0);
-    if (!cumsum_type(x.dtype)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
+    if (!cumsum_type(x.dtype))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     if (x.shape.rank() == 0) ctx.fail(ErrorKind::InvalidModel, "input must have rank 1 or more");
     ctx.set_output(0, x.dtype, x.shape);
   }
@@ -104,7 +108,8 @@ class CumSumKernel final : public Kernel {
     const int64_t axis = read_int_tensor(ctx.info, a, "axis")[0];
     const int rank = x.rank();
     if (axis < -rank || axis >= rank)
-      ctx.fail(ErrorKind::InvalidInput, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+      ctx.fail(ErrorKind::InvalidInput,
+               "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
     const AxisView v = axis_view(x.shape(), static_cast<int>(axis < 0 ? axis + rank : axis));
     visit_numeric(x.dtype(), [&](auto tag) {
       using T = decltype(tag);

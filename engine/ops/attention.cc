@@ -96,8 +96,9 @@ class FusedAttention final : public Kernel {
     g.b = join(join(g.q.b, g.k.b), g.v.b);
     g.h = join(join(g.q.h, g.k.h), g.v.h);
     if (g.b < 0 || g.h < 0 || g.q.d != g.k.d || g.k.s != g.v.s)
-      info.fail(ErrorKind::InvalidModel, "Q " + q.to_string() + ", K " + k.to_string() + " and V " + v.to_string() +
-                                             " do not form an attention (batch, heads, key length or head size differ)");
+      info.fail(ErrorKind::InvalidModel,
+                "Q " + q.to_string() + ", K " + k.to_string() + " and V " + v.to_string() +
+                    " do not form an attention (batch, heads, key length or head size differ)");
     return g;
   }
 
@@ -111,7 +112,8 @@ class FusedAttention final : public Kernel {
     for (size_t i = 0; i < 3; ++i)
       if (!ctx.has_input(i) || ctx.input(i).dtype != DType::F32)
         ctx.fail(ErrorKind::Unsupported, "Q, K and V must be float32");
-    if (ctx.has_input(3) && ctx.input(3).dtype != DType::F32) ctx.fail(ErrorKind::Unsupported, "the mask must be float32");
+    if (ctx.has_input(3) && ctx.input(3).dtype != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "the mask must be float32");
     const Geometry g = geometry(ctx.info, ctx.input(0).shape, ctx.input(1).shape, ctx.input(2).shape);
     if (ctx.has_input(3)) mask_strides(ctx.info, ctx.input(3).shape, g);
     ctx.set_output(0, DType::F32, out_shape(g));
@@ -172,9 +174,10 @@ class FusedAttention final : public Kernel {
       if (axis < 0) break;
       const int64_t e = shape[axis];
       if (e != 1 && e != want[k])
-        info.fail(ErrorKind::InvalidModel, "the attention mask " + shape.to_string() + " does not broadcast to the scores [" +
-                                               std::to_string(g.b) + ", " + std::to_string(g.h) + ", " + std::to_string(g.q.s) +
-                                               ", " + std::to_string(g.k.s) + "]");
+        info.fail(ErrorKind::InvalidModel, "the attention mask " + shape.to_string() +
+                                               " does not broadcast to the scores [" + std::to_string(g.b) + ", " +
+                                               std::to_string(g.h) + ", " + std::to_string(g.q.s) + ", " +
+                                               std::to_string(g.k.s) + "]");
       st[static_cast<size_t>(k)] = e == 1 ? 0 : stride;
       stride *= e;
     }
@@ -245,7 +248,8 @@ class FusedAttention final : public Kernel {
 std::unique_ptr<Kernel> make_fused_attention(const NodeInfo& info) {
   auto layout = [&](const char* name) {
     const int64_t l = info.get_int(name, 0);
-    if (l != 0 && l != 1) info.fail(ErrorKind::InvalidModel, std::string(name) + " must be 0 or 1, got " + std::to_string(l));
+    if (l != 0 && l != 1)
+      info.fail(ErrorKind::InvalidModel, std::string(name) + " must be 0 or 1, got " + std::to_string(l));
     return l;
   };
   return std::make_unique<FusedAttention>(info.get_float("scale", 1.0f), layout("q_layout"), layout("k_layout"),

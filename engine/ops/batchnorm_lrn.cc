@@ -20,34 +20,40 @@ int64_t channel_count(const NodeInfo& info, const Shape& x) {
 
 class BatchNormKernel final : public Kernel {
  public:
-  explicit BatchNormKernel(float epsilon) : Kernel(KernelFlags{.exact = true, .in_place_input = 0}), epsilon_(epsilon) {}
+  explicit BatchNormKernel(float epsilon)
+      : Kernel(KernelFlags{.exact = true, .in_place_input = 0}), epsilon_(epsilon) {}
 
   void infer(InferContext& ctx) const override {
     for (size_t i = 0; i < 5; ++i)
       if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X, scale, B, input_mean and input_var");
     const DType t = ctx.input(0).dtype;
-    if (t != DType::F32 && t != DType::F64) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (t != DType::F32 && t != DType::F64)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     const int64_t c = channel_count(ctx.info, ctx.input(0).shape);
     for (size_t i = 1; i < 5; ++i) {
       const InputMeta& m = ctx.input(i);
       if (m.dtype != t)
-        ctx.fail(ErrorKind::Unsupported, "per-channel inputs of type " + type_str(m.dtype) + " with X of type " + type_str(t));
+        ctx.fail(ErrorKind::Unsupported,
+                 "per-channel inputs of type " + type_str(m.dtype) + " with X of type " + type_str(t));
       if (m.shape.rank() != 1 || m.shape[0] != c)
-        ctx.fail(ErrorKind::InvalidModel, "per-channel input " + std::to_string(i) + " has shape " + m.shape.to_string() +
-                                              ", expected [" + std::to_string(c) + "]");
+        ctx.fail(ErrorKind::InvalidModel, "per-channel input " + std::to_string(i) + " has shape " +
+                                              m.shape.to_string() + ", expected [" + std::to_string(c) + "]");
     }
     ctx.set_output(0, t, ctx.input(0).shape);
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (ctx.output(0).shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (ctx.output(0).shape() != x.shape())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
     const int64_t c = channel_count(ctx.info, x.shape());
     for (size_t i = 1; i < 5; ++i)
       if (ctx.input(i).numel() != c || ctx.input(i).dtype() != x.dtype())
         ctx.fail(ErrorKind::InvalidInput, "per-channel input " + std::to_string(i) + " does not match X");
-    if (x.dtype() == DType::F32) go<float>(ctx, c);
-    else go<double>(ctx, c);
+    if (x.dtype() == DType::F32)
+      go<float>(ctx, c);
+    else
+      go<double>(ctx, c);
   }
 
  private:
@@ -83,16 +89,20 @@ class LrnKernel final : public Kernel {
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
     const DType t = ctx.input(0).dtype;
-    if (t != DType::F32 && t != DType::F64) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (t != DType::F32 && t != DType::F64)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     channel_count(ctx.info, ctx.input(0).shape);
     ctx.set_output(0, t, ctx.input(0).shape);
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    if (ctx.output(0).shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
-    if (x.dtype() == DType::F32) go<float>(x, ctx.output(0));
-    else go<double>(x, ctx.output(0));
+    if (ctx.output(0).shape() != x.shape())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (x.dtype() == DType::F32)
+      go<float>(x, ctx.output(0));
+    else
+      go<double>(x, ctx.output(0));
   }
 
  private:
@@ -138,8 +148,10 @@ std::unique_ptr<Kernel> make_batch_normalization(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_lrn(const NodeInfo& info) {
   if (!info.has("size")) info.fail(ErrorKind::InvalidModel, "attribute size is required");
   const int64_t size = info.get_int("size", 1);
-  if (size < 1 || size > (int64_t{1} << 31)) info.fail(ErrorKind::InvalidModel, "size must be positive, got " + std::to_string(size));
-  return std::make_unique<LrnKernel>(size, info.get_float("alpha", 1e-4f), info.get_float("beta", 0.75f), info.get_float("bias", 1.0f));
+  if (size < 1 || size > (int64_t{1} << 31))
+    info.fail(ErrorKind::InvalidModel, "size must be positive, got " + std::to_string(size));
+  return std::make_unique<LrnKernel>(size, info.get_float("alpha", 1e-4f), info.get_float("beta", 0.75f),
+                                     info.get_float("bias", 1.0f));
 }
 
 }  // namespace onemodel::rt

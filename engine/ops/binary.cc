@@ -50,7 +50,8 @@ bool exponent_is_two(const InputMeta& e) {
   bool all = true;
   const Tensor& t = *e.value;
   if (t.dtype() == DType::F16) {
-    for (int64_t i = 0; i < t.numel(); ++i) all = all && half_to_float(static_cast<const uint16_t*>(t.raw())[i]) == 2.0f;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      all = all && half_to_float(static_cast<const uint16_t*>(t.raw())[i]) == 2.0f;
     return all;
   }
   const bool known = visit_numeric(t.dtype(), [&](auto z) {
@@ -97,11 +98,14 @@ class PowKernel final : public Kernel {
         auto* po = out_ptr<typename EB::Store>(out);
         broadcast_n<2>(out.shape(), s, [&](int64_t o, const auto& off, int64_t n, const auto& st) {
           for (int64_t k = 0; k < n; ++k)
-            po[o + k] = EB::store(pow_one(EB::load(pa[off[0] + k * st[0]]), EE::load(pb[off[1] + k * st[1]])), ctx.exact);
+            po[o + k] =
+                EB::store(pow_one(EB::load(pa[off[0] + k * st[0]]), EE::load(pb[off[1] + k * st[1]])), ctx.exact);
         });
       });
     });
-    if (!ok) ctx.fail(ErrorKind::Unsupported, "Pow of " + type_str(a.dtype()) + " by " + type_str(b.dtype()) + " is not supported");
+    if (!ok)
+      ctx.fail(ErrorKind::Unsupported,
+               "Pow of " + type_str(a.dtype()) + " by " + type_str(b.dtype()) + " is not supported");
   }
 };
 
@@ -109,26 +113,34 @@ class PowKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_add(const NodeInfo&) {
   return binary<kNumeric>([](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrap_add(a, b);
-    else return a + b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrap_add(a, b);
+    else
+      return a + b;
   });
 }
 std::unique_ptr<Kernel> make_sub(const NodeInfo&) {
   return binary<kNumeric>([](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrap_sub(a, b);
-    else return a - b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrap_sub(a, b);
+    else
+      return a - b;
   });
 }
 std::unique_ptr<Kernel> make_mul(const NodeInfo&) {
   return binary<kNumeric>([](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return wrap_mul(a, b);
-    else return a * b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return wrap_mul(a, b);
+    else
+      return a * b;
   });
 }
 std::unique_ptr<Kernel> make_div(const NodeInfo&) {
   return binary<kNumeric>([](auto a, auto b) {
-    if constexpr (std::is_integral_v<decltype(a)>) return int_div(a, b);
-    else return a / b;
+    if constexpr (std::is_integral_v<decltype(a)>)
+      return int_div(a, b);
+    else
+      return a / b;
   });
 }
 
@@ -138,8 +150,10 @@ std::unique_ptr<Kernel> make_mod(const NodeInfo& info) {
   if (fmod == 1)
     return binary<kNumeric>([](auto a, auto b) {
       using T = decltype(a);
-      if constexpr (std::is_integral_v<T>) return int_rem(a, b);
-      else return std::fmod(a, b);
+      if constexpr (std::is_integral_v<T>)
+        return int_rem(a, b);
+      else
+        return std::fmod(a, b);
     });
   // Floor modulus (sign of the divisor); floats need fmod = 1 and are reported by the type check.
   return binary<kInts>([](auto a, auto b) {

@@ -1,5 +1,5 @@
-// Cast (opsets 6-12, 13-18, 19+) and CastLike (15+): every pair of the 13 stored element types, by tensors.md section 10 and
-// ops-elementwise.md "Cast". Floating sources go through double (holds f16/bf16/f32/f64 exactly), integer and
+// Cast (opsets 6-12, 13-18, 19+) and CastLike (15+): every pair of the 13 stored element types, by tensors.md section
+// 10 and ops-elementwise.md "Cast". Floating sources go through double (holds f16/bf16/f32/f64 exactly), integer and
 // bool sources through a 64-bit integer:
 //   float -> float     round to nearest even (f64 -> f16/bf16 goes through f32, rounding twice, as specified)
 //   float -> integer   truncate toward zero, saturate to the target range, NaN -> 0
@@ -71,9 +71,12 @@ float round_int_to_bits(uint64_t mag, bool neg, int bits) {
 template <class T>
 void store_int(const Wide& w, std::byte* p) {
   T v;
-  if (w.kind == Wide::Float) v = ew::saturate_cast<T>(w.f);
-  else if (w.kind == Wide::Signed) v = static_cast<T>(static_cast<uint64_t>(w.i));  // wrap modulo 2^bits
-  else v = static_cast<T>(w.u);
+  if (w.kind == Wide::Float)
+    v = ew::saturate_cast<T>(w.f);
+  else if (w.kind == Wide::Signed)
+    v = static_cast<T>(static_cast<uint64_t>(w.i));  // wrap modulo 2^bits
+  else
+    v = static_cast<T>(w.u);
   std::memcpy(p, &v, sizeof v);
 }
 
@@ -101,10 +104,13 @@ void store(DType t, const Wide& w, bool exact, std::byte* p) {
   // Float targets.
   if (w.kind != Wide::Float) {
     const bool neg = w.kind == Wide::Signed && w.i < 0;
-    const uint64_t mag = w.kind == Wide::Unsigned ? w.u : (neg ? 0 - static_cast<uint64_t>(w.i) : static_cast<uint64_t>(w.i));
+    const uint64_t mag =
+        w.kind == Wide::Unsigned ? w.u : (neg ? 0 - static_cast<uint64_t>(w.i) : static_cast<uint64_t>(w.i));
     switch (t) {
-      case DType::F64: return put<double>(p, w.kind == Wide::Unsigned ? static_cast<double>(w.u) : static_cast<double>(w.i));
-      case DType::F32: return put<float>(p, w.kind == Wide::Unsigned ? static_cast<float>(w.u) : static_cast<float>(w.i));
+      case DType::F64:
+        return put<double>(p, w.kind == Wide::Unsigned ? static_cast<double>(w.u) : static_cast<double>(w.i));
+      case DType::F32:
+        return put<float>(p, w.kind == Wide::Unsigned ? static_cast<float>(w.u) : static_cast<float>(w.i));
       // |i| < 2^24 converts to f32 exactly, and anything larger overflows binary16 either way: one rounding.
       case DType::F16: return put<uint16_t>(p, float_to_half(round_int_to_bits(mag, neg, 24)));
       case DType::BF16: return put<uint16_t>(p, float_to_bf16(round_int_to_bits(mag, neg, 8)));
@@ -191,10 +197,10 @@ class CastKernel final : public Kernel {
 std::unique_ptr<Kernel> make_cast(const NodeInfo& info) {
   if (!info.has("to")) info.fail(ErrorKind::InvalidModel, "attribute 'to' is required");
   const int64_t code = info.get_int("to", 0);
-  if (code < 0 || code > 1000) info.fail(ErrorKind::InvalidModel, "attribute 'to' holds no element type: " + std::to_string(code));
+  if (code < 0 || code > 1000)
+    info.fail(ErrorKind::InvalidModel, "attribute 'to' holds no element type: " + std::to_string(code));
   const auto to = static_cast<DType>(code);
-  if (!dtype_is_stored(to))
-    info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
+  if (!dtype_is_stored(to)) info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
   return std::make_unique<CastKernel>(to);
 }
 

@@ -122,8 +122,7 @@ inline std::vector<int64_t> read_int_tensor(const NodeInfo& info, const Tensor& 
   } else if (c.dtype() == DType::I32) {
     for (int32_t x : c.data<int32_t>()) v.push_back(x);
   } else {
-    info.fail(ErrorKind::InvalidModel, std::string(what) + " must be int64, got " +
-                                           std::string(dtype_name(c.dtype())));
+    info.fail(ErrorKind::InvalidModel, std::string(what) + " must be int64, got " + std::string(dtype_name(c.dtype())));
   }
   return v;
 }

@@ -62,13 +62,17 @@ class WhereKernel final : public Kernel {
 // The finite extremes of a type in its arithmetic type (f16: +-65504).
 template <class Tag>
 auto type_lowest() {
-  if constexpr (std::is_same_v<Tag, Half>) return -65504.0f;
-  else return std::numeric_limits<Tag>::lowest();
+  if constexpr (std::is_same_v<Tag, Half>)
+    return -65504.0f;
+  else
+    return std::numeric_limits<Tag>::lowest();
 }
 template <class Tag>
 auto type_highest() {
-  if constexpr (std::is_same_v<Tag, Half>) return 65504.0f;
-  else return std::numeric_limits<Tag>::max();
+  if constexpr (std::is_same_v<Tag, Half>)
+    return 65504.0f;
+  else
+    return std::numeric_limits<Tag>::max();
 }
 
 class ClipKernel final : public Kernel {
@@ -76,7 +80,11 @@ class ClipKernel final : public Kernel {
   // Before opset 11: bounds from attributes (absent = NaN marker via has_*); from 11: from inputs 1 and 2.
   ClipKernel(bool from_inputs, bool has_lo, float lo, bool has_hi, float hi)
       : Kernel(KernelFlags{.exact = true, .in_place_input = 0}),
-        from_inputs_(from_inputs), has_lo_(has_lo), has_hi_(has_hi), lo_(lo), hi_(hi) {}
+        from_inputs_(from_inputs),
+        has_lo_(has_lo),
+        has_hi_(has_hi),
+        lo_(lo),
+        hi_(hi) {}
 
   void infer(InferContext& ctx) const override {
     require_inputs(ctx, 1);
@@ -85,7 +93,8 @@ class ClipKernel final : public Kernel {
     for (size_t i = 1; i < 3 && from_inputs_; ++i) {
       if (!ctx.has_input(i)) continue;
       if (ctx.input(i).dtype != t)
-        ctx.fail(ErrorKind::InvalidModel, "bound type " + type_str(ctx.input(i).dtype) + " differs from " + type_str(t));
+        ctx.fail(ErrorKind::InvalidModel,
+                 "bound type " + type_str(ctx.input(i).dtype) + " differs from " + type_str(t));
       if (ctx.input(i).shape.numel() != 1)
         ctx.fail(ErrorKind::InvalidModel, "bounds must be scalars, got shape " + ctx.input(i).shape.to_string());
     }

@@ -37,7 +37,8 @@ class ConcatKernel final : public Kernel {
     for (size_t i = 0; i < ctx.inputs.size(); ++i) {
       const InputMeta& m = ctx.input(i);
       if (m.dtype != first.dtype)
-        ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is " + type_str(m.dtype) + ", input 0 is " + type_str(first.dtype));
+        ctx.fail(ErrorKind::InvalidModel,
+                 "input " + std::to_string(i) + " is " + type_str(m.dtype) + ", input 0 is " + type_str(first.dtype));
       if (m.shape.rank() != rank) ctx.fail(ErrorKind::InvalidModel, "inputs differ in rank");
       for (int d = 0; d < rank; ++d)
         if (d != a && m.shape[d] != first.shape[d])
@@ -97,7 +98,11 @@ class ConcatKernel final : public Kernel {
 class SplitKernel final : public Kernel {
  public:
   SplitKernel(int64_t axis, std::vector<int64_t> attr_split, int64_t opset, int64_t num_outputs)
-      : Kernel(KernelFlags{.exact = true}), axis_(axis), attr_split_(std::move(attr_split)), opset_(opset), num_outputs_(num_outputs) {}
+      : Kernel(KernelFlags{.exact = true}),
+        axis_(axis),
+        attr_split_(std::move(attr_split)),
+        opset_(opset),
+        num_outputs_(num_outputs) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
@@ -130,7 +135,8 @@ class SplitKernel final : public Kernel {
       const size_t chunk = static_cast<size_t>(sizes[i] * inner) * esz;
       if (!ctx.output(i).empty() && chunk != 0)
         for (int64_t r = 0; r < outer; ++r)
-          std::memcpy(out_bytes(ctx, i) + static_cast<size_t>(r) * chunk, in_bytes(ctx, 0) + static_cast<size_t>(r) * in_row + at, chunk);
+          std::memcpy(out_bytes(ctx, i) + static_cast<size_t>(r) * chunk,
+                      in_bytes(ctx, 0) + static_cast<size_t>(r) * in_row + at, chunk);
       at += chunk;
     }
   }
@@ -144,7 +150,8 @@ class SplitKernel final : public Kernel {
       if (opset_ >= 18) {
         const int64_t parts = num_outputs_ > 0 ? num_outputs_ : n;
         if (parts != n)
-          info.fail(ErrorKind::InvalidModel, "num_outputs " + std::to_string(parts) + " does not match " + std::to_string(n) + " outputs");
+          info.fail(ErrorKind::InvalidModel,
+                    "num_outputs " + std::to_string(parts) + " does not match " + std::to_string(n) + " outputs");
         const int64_t each = (ext + parts - 1) / parts;
         int64_t left = ext;
         for (int64_t i = 0; i < parts; ++i) {
@@ -153,19 +160,22 @@ class SplitKernel final : public Kernel {
         }
       } else {
         if (ext % n != 0)
-          info.fail(ErrorKind::InvalidModel, "extent " + std::to_string(ext) + " does not split into " + std::to_string(n) + " equal parts");
+          info.fail(ErrorKind::InvalidModel,
+                    "extent " + std::to_string(ext) + " does not split into " + std::to_string(n) + " equal parts");
         sizes.assign(static_cast<size_t>(n), ext / n);
       }
     }
     if (static_cast<int64_t>(sizes.size()) != n)
-      info.fail(ErrorKind::InvalidModel, "split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) + " outputs");
+      info.fail(ErrorKind::InvalidModel,
+                "split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) + " outputs");
     int64_t sum = 0;
     for (int64_t v : sizes) {
       if (v < 0) info.fail(ErrorKind::InvalidModel, "negative split size " + std::to_string(v));
       sum += v;
     }
     if (sum != ext)
-      info.fail(ErrorKind::InvalidModel, "split sizes add up to " + std::to_string(sum) + ", extent is " + std::to_string(ext));
+      info.fail(ErrorKind::InvalidModel,
+                "split sizes add up to " + std::to_string(sum) + ", extent is " + std::to_string(ext));
     return sizes;
   }
 
@@ -181,7 +191,8 @@ std::unique_ptr<Kernel> make_concat(const NodeInfo& info) {
   return std::make_unique<ConcatKernel>(info.get_int("axis", 1));
 }
 std::unique_ptr<Kernel> make_split(const NodeInfo& info) {
-  return std::make_unique<SplitKernel>(info.get_int("axis", 0), info.opset() < 13 ? info.get_ints("split") : std::vector<int64_t>{},
+  return std::make_unique<SplitKernel>(info.get_int("axis", 0),
+                                       info.opset() < 13 ? info.get_ints("split") : std::vector<int64_t>{},
                                        info.opset(), info.get_int("num_outputs", 0));
 }
 

@@ -19,7 +19,8 @@ void copy_value(RunContext& ctx, const Tensor& value) {
   }
   Tensor& o = ctx.output(0);
   if (o.dtype() != value.dtype() || o.shape() != value.shape())
-    ctx.fail(ErrorKind::Internal, "output was allocated as " + o.shape().to_string() + " instead of " + value.shape().to_string());
+    ctx.fail(ErrorKind::Internal,
+             "output was allocated as " + o.shape().to_string() + " instead of " + value.shape().to_string());
   if (value.nbytes() != 0) std::memcpy(o.raw_mut(), value.raw(), value.nbytes());
 }
 
@@ -34,12 +35,11 @@ class ConstantKernel final : public Kernel {
 };
 
 Tensor constant_value(const NodeInfo& info) {
-  static constexpr const char* kForms[] = {"value", "value_float", "value_floats", "value_int", "value_ints",
-                                           "value_string", "value_strings", "sparse_value"};
+  static constexpr const char* kForms[] = {"value",      "value_float",  "value_floats",  "value_int",
+                                           "value_ints", "value_string", "value_strings", "sparse_value"};
   int count = 0;
   for (const char* f : kForms) count += info.has(f) ? 1 : 0;
-  if (count != 1)
-    info.fail(ErrorKind::InvalidModel, "needs exactly one value attribute, got " + std::to_string(count));
+  if (count != 1) info.fail(ErrorKind::InvalidModel, "needs exactly one value attribute, got " + std::to_string(count));
   if (info.has("sparse_value")) info.fail(ErrorKind::Unsupported, "sparse_value is not supported");
   if (info.has("value_string") || info.has("value_strings"))
     info.fail(ErrorKind::Unsupported, "string constants are not supported");
@@ -70,8 +70,7 @@ Tensor constant_value(const NodeInfo& info) {
   }
   // The attribute's tensor views the model's bytes at whatever offset the encoding put it; the value feeds
   // plans (constant inputs read in place) and kernels, which need element alignment: copy it when it has none.
-  if (!readable_in_place(t->data))
-    return Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());
+  if (!readable_in_place(t->data)) return Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());
   return t->data;
 }
 
@@ -118,7 +117,9 @@ class SizeKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_size(const NodeInfo&) { return std::make_unique<SizeKernel>(); }
 
-std::unique_ptr<Kernel> make_constant(const NodeInfo& info) { return std::make_unique<ConstantKernel>(constant_value(info)); }
+std::unique_ptr<Kernel> make_constant(const NodeInfo& info) {
+  return std::make_unique<ConstantKernel>(constant_value(info));
+}
 
 std::unique_ptr<Kernel> make_shape(const NodeInfo& info) {
   if (info.opset() < 15) return std::make_unique<ShapeKernel>(0, 0, false);

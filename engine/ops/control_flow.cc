@@ -60,25 +60,23 @@ void check_carried(const NodeInfo& info, size_t k, const Value& before, const Va
   if ((a != b && a != ValueKind::Unknown && b != ValueKind::Unknown) ||
       (before.elem_type() != DType::Undefined && after.elem_type() != DType::Undefined &&
        before.elem_type() != after.elem_type()))
-    info.fail(ErrorKind::InvalidModel, "body output for carried value " + std::to_string(k) + " is " +
-                                           value_kind_text(after.kind()) + " of " +
-                                           std::string(dtype_short_name(after.elem_type())) + ", its input was " +
-                                           value_kind_text(before.kind()) + " of " +
-                                           std::string(dtype_short_name(before.elem_type())));
+    info.fail(ErrorKind::InvalidModel,
+              "body output for carried value " + std::to_string(k) + " is " + value_kind_text(after.kind()) + " of " +
+                  std::string(dtype_short_name(after.elem_type())) + ", its input was " +
+                  value_kind_text(before.kind()) + " of " + std::string(dtype_short_name(before.elem_type())));
 }
 
 // A scan output slice must be a tensor of the same type and shape in every iteration.
 const Tensor& check_scan_slice(const NodeInfo& info, size_t k, int64_t iter, const Value& v, const Tensor* first) {
   if (!v.is_tensor())
-    info.fail(ErrorKind::InvalidModel, "scan output " + std::to_string(k) + " must be a tensor, got " +
-                                           value_kind_text(v.kind()));
+    info.fail(ErrorKind::InvalidModel,
+              "scan output " + std::to_string(k) + " must be a tensor, got " + value_kind_text(v.kind()));
   const Tensor& t = v.tensor();
   if (first && (t.dtype() != first->dtype() || t.shape() != first->shape()))
-    info.fail(ErrorKind::InvalidModel, "scan output " + std::to_string(k) + " is " +
-                                           std::string(dtype_short_name(t.dtype())) + " " + t.shape().to_string() +
-                                           " in iteration " + num(iter) + " but " +
-                                           std::string(dtype_short_name(first->dtype())) + " " +
-                                           first->shape().to_string() + " in iteration 0");
+    info.fail(ErrorKind::InvalidModel,
+              "scan output " + std::to_string(k) + " is " + std::string(dtype_short_name(t.dtype())) + " " +
+                  t.shape().to_string() + " in iteration " + num(iter) + " but " +
+                  std::string(dtype_short_name(first->dtype())) + " " + first->shape().to_string() + " in iteration 0");
   return t;
 }
 
@@ -110,15 +108,16 @@ class IfKernel final : public ValueKernel {
 // so a huge trip count fails cleanly instead of exhausting memory.
 void check_stack_size(const NodeInfo& info, size_t k, int64_t count, const Tensor& slice) {
   if (slice.numel() > 0 && count > kMaxElements / slice.numel())
-    info.fail(ErrorKind::Unsupported, "scan output " + std::to_string(k) + " would exceed 2^31-1 elements after " +
-                                          num(count) + " iterations");
+    info.fail(ErrorKind::Unsupported,
+              "scan output " + std::to_string(k) + " would exceed 2^31-1 elements after " + num(count) + " iterations");
 }
 
 class LoopKernel final : public ValueKernel {
  public:
   explicit LoopKernel(const NodeInfo& info) : info_(info), body_(info, "body") {
     const ir::Node& n = info.node();
-    if (n.inputs.size() < 2) info.fail(ErrorKind::InvalidModel, "Loop needs the inputs M and cond (either may be empty)");
+    if (n.inputs.size() < 2)
+      info.fail(ErrorKind::InvalidModel, "Loop needs the inputs M and cond (either may be empty)");
     carried_ = n.inputs.size() - 2;
     if (n.outputs.size() < carried_)
       info.fail(ErrorKind::InvalidModel, "Loop has " + std::to_string(carried_) + " carried values but " +
@@ -160,7 +159,8 @@ class LoopKernel final : public ValueKernel {
         formal[2 + k] = std::move(outs[1 + k]);
       }
       for (size_t k = 0; k < scans_; ++k) {
-        const Tensor& t = check_scan_slice(info_, k, i, outs[1 + carried_ + k], slices[k].empty() ? nullptr : &slices[k][0]);
+        const Tensor& t =
+            check_scan_slice(info_, k, i, outs[1 + carried_ + k], slices[k].empty() ? nullptr : &slices[k][0]);
         check_stack_size(info_, k, i + 1, t);
         slices[k].push_back(t);
       }
@@ -214,8 +214,8 @@ class ScanKernel final : public ValueKernel {
       info.fail(ErrorKind::InvalidModel, "opset 8 Scan has no axes or output directions");
     auto check_len = [&](const std::vector<int64_t>& v, size_t want, const char* name) {
       if (!v.empty() && v.size() != want)
-        info.fail(ErrorKind::InvalidModel, std::string(name) + " has " + std::to_string(v.size()) + " entries, want " +
-                                               std::to_string(want));
+        info.fail(ErrorKind::InvalidModel,
+                  std::string(name) + " has " + std::to_string(v.size()) + " entries, want " + std::to_string(want));
     };
     check_len(in_axes_, scan_in_, "scan_input_axes");
     check_len(in_dirs_, scan_in_, "scan input directions");
@@ -241,8 +241,8 @@ class ScanKernel final : public ValueKernel {
       for (const Tensor& t : *list) {
         if (t.rank() < 1) ctx.fail(ErrorKind::InvalidInput, "opset 8 Scan inputs need a batch axis");
         if (batch >= 0 && t.shape()[0] != batch)
-          ctx.fail(ErrorKind::InvalidInput, "inputs disagree on the batch size (" + num(batch) + " and " +
-                                                num(t.shape()[0]) + ")");
+          ctx.fail(ErrorKind::InvalidInput,
+                   "inputs disagree on the batch size (" + num(batch) + " and " + num(t.shape()[0]) + ")");
         batch = t.shape()[0];
       }
     std::vector<int64_t> lens;
@@ -261,15 +261,18 @@ class ScanKernel final : public ValueKernel {
       for (size_t k = 0; k < state_; ++k) {
         if (b == 0)
           final_states[k] = ctx.arena->allocate(out_states[k].dtype(), insert_axis(out_states[k].shape(), 0, batch));
-        else if (out_states[k].shape() != take_shape(final_states[k]) || out_states[k].dtype() != final_states[k].dtype())
-          ctx.fail(ErrorKind::InvalidModel, "state output " + std::to_string(k) + " differs in shape between batch entries");
+        else if (out_states[k].shape() != take_shape(final_states[k]) ||
+                 out_states[k].dtype() != final_states[k].dtype())
+          ctx.fail(ErrorKind::InvalidModel,
+                   "state output " + std::to_string(k) + " differs in shape between batch entries");
         put_slice(final_states[k], 0, b, out_states[k]);
       }
       for (size_t k = 0; k < scan_out_; ++k) {
         if (b == 0)
           final_scans[k] = ctx.arena->allocate(out_scans[k].dtype(), insert_axis(out_scans[k].shape(), 0, batch));
         else if (out_scans[k].shape() != take_shape(final_scans[k]) || out_scans[k].dtype() != final_scans[k].dtype())
-          ctx.fail(ErrorKind::InvalidModel, "scan output " + std::to_string(k) + " differs in shape between batch entries");
+          ctx.fail(ErrorKind::InvalidModel,
+                   "scan output " + std::to_string(k) + " differs in shape between batch entries");
         put_slice(final_scans[k], 0, b, out_scans[k]);
       }
     }
@@ -287,8 +290,8 @@ class ScanKernel final : public ValueKernel {
 
   int norm_axis(const RunContext& ctx, int64_t a, int rank, const char* what) const {
     if (a < -rank || a >= rank)
-      ctx.fail(ErrorKind::InvalidModel, std::string(what) + " " + num(a) + " is outside [" + num(-rank) + ", " +
-                                            num(rank - 1) + "]");
+      ctx.fail(ErrorKind::InvalidModel,
+               std::string(what) + " " + num(a) + " is outside [" + num(-rank) + ", " + num(rank - 1) + "]");
     return static_cast<int>(a < 0 ? a + rank : a);
   }
 
@@ -302,8 +305,8 @@ class ScanKernel final : public ValueKernel {
       axes[k] = norm_axis(ctx, in_axes_.empty() ? 0 : in_axes_[k], scans[k].rank(), "scan input axis");
       int64_t l = scans[k].shape()[axes[k]];
       if (len >= 0 && l != len)
-        ctx.fail(ErrorKind::InvalidInput, "scan inputs disagree on the sequence length (" + num(len) + " and " +
-                                              num(l) + ")");
+        ctx.fail(ErrorKind::InvalidInput,
+                 "scan inputs disagree on the sequence length (" + num(len) + " and " + num(l) + ")");
       len = l;
     }
     int64_t steps = len;

@@ -116,15 +116,16 @@ struct Epilogue {
     for (size_t i = 0; i < e.extras; ++i, ++k)
       if (!e.extra[i].scalar) runs[k] = e.extra[i].base + n * e.extra[i].stride_n + oc0 * size;
     if (e.bias_input) ++k;
-    ewp::run_short_rows(*e.prog, e.isa, e.exact, k, runs.data(),
-                        [&](size_t i, int64_t p) {
-                          if (i - 1 < e.extras) {
-                            const Extra& x = e.extra[i - 1];
-                            return x.base[n * x.stride_n + (oc0 + p) * x.stride_c];
-                          }
-                          return e.bias_input[oc0 + p];
-                        },
-                        planes, size, y);
+    ewp::run_short_rows(
+        *e.prog, e.isa, e.exact, k, runs.data(),
+        [&](size_t i, int64_t p) {
+          if (i - 1 < e.extras) {
+            const Extra& x = e.extra[i - 1];
+            return x.base[n * x.stride_n + (oc0 + p) * x.stride_c];
+          }
+          return e.bias_input[oc0 + p];
+        },
+        planes, size, y);
   }
 
   // The program over `count` values at y: one plane's run from position j0 (points false), or one value of each
@@ -198,7 +199,8 @@ class ConvKernel final : public Kernel {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X and W");
     for (size_t i = 0; i < ctx.inputs.size(); ++i)
       if (ctx.has_input(i) && ctx.input(i).dtype != DType::F32)
-        ctx.fail(ErrorKind::Unsupported, "element type " + type_str(ctx.input(i).dtype) + " is not supported (float32 only)");
+        ctx.fail(ErrorKind::Unsupported,
+                 "element type " + type_str(ctx.input(i).dtype) + " is not supported (float32 only)");
     Shape out;
     const kern::ConvGeometry g =
         geometry(ctx.info, a_, transpose_, ctx.input(0).shape, ctx.input(1).shape, out, ErrorKind::InvalidModel);
@@ -221,7 +223,8 @@ class ConvKernel final : public Kernel {
     const Tensor& w = *ctx.inputs[1].value;
     if (w.dtype() != DType::F32 || !w.is_contiguous()) return nullptr;
     Shape out;
-    const kern::ConvGeometry g = geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
+    const kern::ConvGeometry g =
+        geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
     return packed_.get(
         w.raw(), [&](const kern::ConvPackedWeights& p) { return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g); },
         [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data()); });
@@ -241,7 +244,8 @@ class ConvKernel final : public Kernel {
     if (has_bias) check_bias(ctx.info, ctx.input(2).shape(), g.out_channels, ErrorKind::InvalidInput);
     if (y.numel() == 0) return;
     const int threads = ctx.pool ? ctx.pool->threads() : 1;
-    const int64_t need = transpose_ ? kern::conv_transpose_scratch_floats(g) : kern::conv_scratch_floats(g, ctx.exact, threads);
+    const int64_t need =
+        transpose_ ? kern::conv_transpose_scratch_floats(g) : kern::conv_scratch_floats(g, ctx.exact, threads);
     Tensor scratch;
     // Workspace, not zero-filled: every path writes what it reads first (im2col matrices, C^T, padded planes
     // with their padding, depthwise phases, Winograd's planes, transforms and products). The fill of a
@@ -289,7 +293,8 @@ class ConvKernel final : public Kernel {
     }
     Tensor conv = ctx.scratch(DType::F32, out);
     ep.prog = nullptr;
-    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep, &Epilogue::apply_points, nullptr, &Epilogue::apply_planes};
+    const kern::ConvEpilogue bias_only{&Epilogue::apply, &ep, &Epilogue::apply_points, nullptr,
+                                       &Epilogue::apply_planes};
     kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, conv.mutable_data<float>().data(), s, ctx.pool, packed,
                    pb ? &bias_only : nullptr);
     std::vector<const Tensor*> in{&conv};
@@ -323,7 +328,8 @@ std::unique_ptr<Kernel> make_fused_conv(const NodeInfo& info) {
   if (n < 2 || n - 2 > static_cast<size_t>(ir::kEwMaxInputs))
     info.fail(ErrorKind::InvalidModel, "expects X, W, B and at most " + std::to_string(ir::kEwMaxInputs - 1) +
                                            " program inputs, got " + std::to_string(n) + " inputs");
-  return std::make_unique<ConvKernel>(read_window_attrs(info, WindowOp::Conv), false, ewp::read_program(info, n < 3 ? 1 : n - 2));
+  return std::make_unique<ConvKernel>(read_window_attrs(info, WindowOp::Conv), false,
+                                      ewp::read_program(info, n < 3 ? 1 : n - 2));
 }
 
 std::unique_ptr<Kernel> make_conv_transpose(const NodeInfo& info) {

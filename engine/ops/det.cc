@@ -49,9 +49,12 @@ class DetKernel final : public Kernel {
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     Tensor& y = ctx.output(0);
-    if (y.shape() != out_shape(ctx.info, x.shape())) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
-    if (x.dtype() == DType::F32) run_typed<float>(ctx, x, y);
-    else run_typed<double>(ctx, x, y);
+    if (y.shape() != out_shape(ctx.info, x.shape()))
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (x.dtype() == DType::F32)
+      run_typed<float>(ctx, x, y);
+    else
+      run_typed<double>(ctx, x, y);
   }
 
  private:

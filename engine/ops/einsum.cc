@@ -25,8 +25,10 @@ Term parse_term(const NodeInfo& info, const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '.') {
-      if (s.compare(i, 3, "...") != 0) info.fail(ErrorKind::InvalidModel, "malformed ellipsis in equation term '" + s + "'");
-      if (std::count(t.letters.begin(), t.letters.end(), '.') != 0) info.fail(ErrorKind::InvalidModel, "two ellipses in term '" + s + "'");
+      if (s.compare(i, 3, "...") != 0)
+        info.fail(ErrorKind::InvalidModel, "malformed ellipsis in equation term '" + s + "'");
+      if (std::count(t.letters.begin(), t.letters.end(), '.') != 0)
+        info.fail(ErrorKind::InvalidModel, "two ellipses in term '" + s + "'");
       t.letters.push_back('.');
       i += 2;
     } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
@@ -48,11 +50,13 @@ struct Plan {
 
 // Label ids of term t for an operand of `rank` (ellipsis dims right-aligned against `ell` dims in all).
 std::vector<int> term_labels(const NodeInfo& info, const Term& t, int rank, int ell_total, int& ell_here) {
-  const int named = static_cast<int>(std::count_if(t.letters.begin(), t.letters.end(), [](char c) { return c != '.'; }));
+  const int named =
+      static_cast<int>(std::count_if(t.letters.begin(), t.letters.end(), [](char c) { return c != '.'; }));
   const bool has_ell = named != static_cast<int>(t.letters.size());
   ell_here = has_ell ? rank - named : 0;
   if (ell_here < 0 || (!has_ell && named != rank))
-    info.fail(ErrorKind::InvalidModel, "equation term has " + std::to_string(named) + " labels for rank " + std::to_string(rank));
+    info.fail(ErrorKind::InvalidModel,
+              "equation term has " + std::to_string(named) + " labels for rank " + std::to_string(rank));
   std::vector<int> ids;
   for (char c : t.letters) {
     if (c != '.') {
@@ -79,10 +83,12 @@ Plan make_plan(const NodeInfo& info, const std::string& equation, const std::vec
     at = comma + 1;
   }
   if (terms.size() != shapes.size())
-    info.fail(ErrorKind::InvalidModel, "equation has " + std::to_string(terms.size()) + " terms for " + std::to_string(shapes.size()) + " inputs");
+    info.fail(ErrorKind::InvalidModel, "equation has " + std::to_string(terms.size()) + " terms for " +
+                                           std::to_string(shapes.size()) + " inputs");
   int ell_total = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
-    const int named = static_cast<int>(std::count_if(terms[i].letters.begin(), terms[i].letters.end(), [](char c) { return c != '.'; }));
+    const int named = static_cast<int>(
+        std::count_if(terms[i].letters.begin(), terms[i].letters.end(), [](char c) { return c != '.'; }));
     ell_total = std::max(ell_total, shapes[i].rank() - named);
   }
   Plan p;
@@ -100,7 +106,8 @@ Plan make_plan(const NodeInfo& info, const std::string& equation, const std::vec
       if (it == p.extent.end() || (ell && it->second == 1)) {
         p.extent[id] = n;
       } else if (it->second != n && !(ell && n == 1)) {
-        info.fail(ErrorKind::InvalidModel, "label extents disagree (" + std::to_string(it->second) + " and " + std::to_string(n) + ")");
+        info.fail(ErrorKind::InvalidModel,
+                  "label extents disagree (" + std::to_string(it->second) + " and " + std::to_string(n) + ")");
       }
       if (!(ell && n == 1)) p.strides[i][id] += st[d];  // a broadcast ellipsis dim keeps stride 0
       ++uses[id];
@@ -114,8 +121,10 @@ Plan make_plan(const NodeInfo& info, const std::string& equation, const std::vec
         continue;
       }
       const int id = static_cast<unsigned char>(c);
-      if (!p.extent.count(id)) info.fail(ErrorKind::InvalidModel, std::string("output label '") + c + "' is not in any input");
-      if (std::count(p.out_labels.begin(), p.out_labels.end(), id) != 0) info.fail(ErrorKind::InvalidModel, "output label repeated");
+      if (!p.extent.count(id))
+        info.fail(ErrorKind::InvalidModel, std::string("output label '") + c + "' is not in any input");
+      if (std::count(p.out_labels.begin(), p.out_labels.end(), id) != 0)
+        info.fail(ErrorKind::InvalidModel, "output label repeated");
       p.out_labels.push_back(id);
     }
   } else {
@@ -209,7 +218,8 @@ class EinsumKernel final : public Kernel {
     for (const Tensor& t : ctx.inputs) shapes.push_back(t.shape());
     const Plan p = make_plan(ctx.info, eq_, shapes);
     if (ctx.output(0).numel() == 0) return;
-    visit_numeric(ctx.output(0).dtype(), [&](auto z) { contract(p, ctx.inputs, static_cast<decltype(z)*>(ctx.output(0).raw_mut())); });
+    visit_numeric(ctx.output(0).dtype(),
+                  [&](auto z) { contract(p, ctx.inputs, static_cast<decltype(z)*>(ctx.output(0).raw_mut())); });
   }
 
  private:

@@ -62,8 +62,8 @@ template <uint32_t Types, class F>
 bool visit(DType t, F&& f) {
   if (static_cast<uint32_t>(t) >= 32 || !(Types & bit(t))) return false;
   switch (t) {
-#define OM_EW_CASE(D, T) \
-  case DType::D:         \
+#define OM_EW_CASE(D, T)                         \
+  case DType::D:                                 \
     if constexpr (Types & bit(DType::D)) f(T{}); \
     return true;
     OM_EW_CASE(F32, float)
@@ -84,9 +84,13 @@ bool visit(DType t, F&& f) {
 }
 
 template <class S>
-const S* in_ptr(const Tensor& t) { return static_cast<const S*>(t.raw()); }
+const S* in_ptr(const Tensor& t) {
+  return static_cast<const S*>(t.raw());
+}
 template <class S>
-S* out_ptr(Tensor& t) { return static_cast<S*>(t.raw_mut()); }
+S* out_ptr(Tensor& t) {
+  return static_cast<S*>(t.raw_mut());
+}
 
 // Element-wise work over the session's pool (kernels-gemm.md's fixed-chunk rule): [0, n) is cut into chunks
 // of kChunk elements, a constant, so which thread runs a chunk never changes a result. Below about 2 x 10 us
@@ -96,9 +100,8 @@ constexpr double kNsPerElement = 0.25;
 template <class F>
 void for_chunks(ThreadPool* pool, int64_t n, F&& body) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-  parallel_for(pool, chunks, kNsPerElement * static_cast<double>(n), [&](int64_t c) {
-    body(c * kChunk, std::min(n, (c + 1) * kChunk));
-  });
+  parallel_for(pool, chunks, kNsPerElement * static_cast<double>(n),
+               [&](int64_t c) { body(c * kChunk, std::min(n, (c + 1) * kChunk)); });
 }
 
 // Rows of `inner` elements in chunks of about kChunk elements (at least one row each).
@@ -114,8 +117,10 @@ void for_row_chunks(ThreadPool* pool, int64_t rows, int64_t inner, F&& body) {
 // compile without a branch and the loops vectorise.
 template <class F>
 void with_exact(bool exact, F&& f) {
-  if (exact) f(std::true_type{});
-  else f(std::false_type{});
+  if (exact)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
 }
 
 // The broadcast shape of the inputs, or Error(kind) naming them.
@@ -149,8 +154,8 @@ inline void check_type(const NodeInfo& info, DType t, uint32_t types, const char
 inline void require_inputs(const InferContext& ctx, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (!ctx.has_input(i))
-      ctx.fail(ErrorKind::InvalidModel, "expects " + std::to_string(n) + " input" + (n == 1 ? "" : "s") +
-                                            ", input " + std::to_string(i) + " is missing");
+      ctx.fail(ErrorKind::InvalidModel, "expects " + std::to_string(n) + " input" + (n == 1 ? "" : "s") + ", input " +
+                                            std::to_string(i) + " is missing");
 }
 
 // Inputs [first, last) must have the element type of input `first`.
@@ -160,7 +165,6 @@ inline void require_same_type(const InferContext& ctx, size_t first, size_t last
     if (ctx.has_input(i) && ctx.input(i).dtype != t)
       ctx.fail(ErrorKind::InvalidModel, "input types differ: " + type_str(t) + " and " + type_str(ctx.input(i).dtype));
 }
-
 
 // ---- unary map: y = f(x), output of x's type, or bool when f returns bool ----
 template <uint32_t Types, class F>
@@ -274,9 +278,8 @@ class BinaryKernel final : public Kernel {
             }
             const int64_t inner = os.rank() == 0 ? 1 : os[os.rank() - 1];
             const int64_t rows = inner == 0 ? 0 : os.numel() / inner;
-            for_row_chunks(ctx.pool, rows, inner, [&](int64_t r0, int64_t r1) {
-              broadcast_rows<2>(os, s, r0, r1, row);
-            });
+            for_row_chunks(ctx.pool, rows, inner,
+                           [&](int64_t r0, int64_t r1) { broadcast_rows<2>(os, s, r0, r1, row); });
           });
         }))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
@@ -296,11 +299,17 @@ std::unique_ptr<Kernel> binary(F f, bool exact = true, bool bool_out = false) {
 
 // Two's-complement wrap-around arithmetic for any integer type (no signed overflow UB).
 template <class T>
-T wrap_add(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+T wrap_add(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 template <class T>
-T wrap_sub(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+T wrap_sub(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
 template <class T>
-T wrap_mul(T a, T b) { return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+T wrap_mul(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 
 // Max/Min of ops-elementwise.md: NaN wins (the first operand's if both); equal operands give the second.
 template <class T>
@@ -324,18 +333,26 @@ T nan_min(T a, T b) {
 // pass (ops/ew_program.cc), so a fused chain computes every element with the very same operations.
 // Relu: -0 becomes +0 (a compare and select); NaN passes through.
 template <class T>
-T relu_value(T x) { return (x < T(0) || x == T(0)) ? T(0) : x; }
+T relu_value(T x) {
+  return (x < T(0) || x == T(0)) ? T(0) : x;
+}
 template <class T>
-T leaky_relu_value(T x, float alpha) { return x < T(0) ? static_cast<T>(alpha) * x : x; }
+T leaky_relu_value(T x, float alpha) {
+  return x < T(0) ? static_cast<T>(alpha) * x : x;
+}
 // clamp(v, 0, 1) with NaN passing through.
 template <class T>
-T clamp01(T v) { return v < T(0) ? T(0) : (v > T(1) ? T(1) : v); }
+T clamp01(T v) {
+  return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+}
 template <class T>
 T hard_sigmoid_value(T x, float alpha, float beta) {
   return clamp01(static_cast<T>(alpha) * x + static_cast<T>(beta));
 }
 template <class T>
-T hard_swish_value(T x) { return x * clamp01(x * static_cast<T>(0.16666667f) + static_cast<T>(0.5f)); }
+T hard_swish_value(T x) {
+  return x * clamp01(x * static_cast<T>(0.16666667f) + static_cast<T>(0.5f));
+}
 // Clip: the lower bound first, so the upper one wins when lo > hi; NaN fails both compares and passes through.
 template <class T>
 T clip_value(T v, T lo, T hi) {

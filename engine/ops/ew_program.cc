@@ -9,8 +9,7 @@
 
 namespace onemodel::rt::ewp {
 
-void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
-              float* out) {
+void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n, float* out) {
   if (n <= kern::kEwBlock) return kern::ew_block(isa, exact, prog, in.data(), n, out);
   std::array<Operand, ir::kEwMaxInputs> at;
   std::copy(in.begin(), in.end(), at.begin());
@@ -66,8 +65,7 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
   // block, the per-row values spread over the block in a buffer (SE blocks' [C, 1, 1] scale over 7 x 7 planes
   // ran a block of 49 values at a time; every element still gets the same operations).
   bool packable = inner * 2 <= kern::kEwBlock;
-  for (size_t i = 0; i < ni && packable; ++i)
-    packable = strides[i][r - 1] == 0 || inputs[i]->numel() == total;
+  for (size_t i = 0; i < ni && packable; ++i) packable = strides[i][r - 1] == 0 || inputs[i]->numel() == total;
   if (packable) {
     std::array<const float*, ir::kEwMaxInputs> base{};
     for (size_t i = 0; i < ni; ++i) base[i] = inputs[i]->data<float>().data();
@@ -75,15 +73,17 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
       std::array<const float*, ir::kEwMaxInputs> runs{};
       for (size_t i = 0; i < ni; ++i)
         if (strides[i][r - 1] != 0) runs[i] = base[i] + r0 * inner;
-      run_short_rows(prog, isa, exact, ni, runs.data(), [&](size_t i, int64_t row) { return base[i][offset(i, r0 + row)]; },
-                     r1 - r0, inner, po + r0 * inner);
+      run_short_rows(
+          prog, isa, exact, ni, runs.data(), [&](size_t i, int64_t row) { return base[i][offset(i, r0 + row)]; },
+          r1 - r0, inner, po + r0 * inner);
     });
     return;
   }
   ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
     std::array<Operand, ir::kEwMaxInputs> ops;
     for (int64_t row = r0; row < r1; ++row) {
-      for (size_t i = 0; i < ni; ++i) ops[i] = Operand{inputs[i]->data<float>().data() + offset(i, row), strides[i][r - 1] == 0};
+      for (size_t i = 0; i < ni; ++i)
+        ops[i] = Operand{inputs[i]->data<float>().data() + offset(i, row), strides[i][r - 1] == 0};
       run_span(prog, isa, exact, std::span<const Operand>(ops.data(), ni), inner, po + row * inner);
     }
   });
@@ -106,8 +106,8 @@ ir::EwProgram read_program(const NodeInfo& info, size_t inputs) {
   std::optional<ir::EwProgram> p = ir::ew_read(info.node(), error);
   if (!p) info.fail(ErrorKind::InvalidModel, "element-wise program: " + error);
   if (static_cast<size_t>(p->inputs) > inputs)
-    info.fail(ErrorKind::InvalidModel, "element-wise program reads input " + std::to_string(p->inputs - 1) + " of " +
-                                           std::to_string(inputs));
+    info.fail(ErrorKind::InvalidModel,
+              "element-wise program reads input " + std::to_string(p->inputs - 1) + " of " + std::to_string(inputs));
   return *std::move(p);
 }
 

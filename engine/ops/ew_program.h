@@ -22,8 +22,7 @@ using Operand = kern::EwOperand;
 
 // out[0, n) = the program over `in` (one Operand per program input), any n. `out` may be the same memory as a
 // non-scalar input run (each element is read before it is written).
-void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n,
-              float* out);
+void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Operand> in, int64_t n, float* out);
 
 // out = the program over `inputs` (contiguous float32 tensors) broadcast NumPy style to out's shape, in chunks
 // of rows on `pool`.

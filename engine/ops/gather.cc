@@ -61,11 +61,13 @@ class GatherElementsKernel final : public Kernel {
     check_index_type(ctx, 1, "indices");
     const Shape& s = ctx.input(0).shape;
     const Shape& is = ctx.input(1).shape;
-    if (s.rank() == 0 || is.rank() != s.rank()) ctx.fail(ErrorKind::InvalidModel, "data and indices must have the same rank >= 1");
+    if (s.rank() == 0 || is.rank() != s.rank())
+      ctx.fail(ErrorKind::InvalidModel, "data and indices must have the same rank >= 1");
     const int a = normalize_axis(ctx.info, axis_, s.rank());
     for (int d = 0; d < s.rank(); ++d)
       if (d != a && is[d] > s[d])
-        ctx.fail(ErrorKind::InvalidModel, "indices " + is.to_string() + " exceed data " + s.to_string() + " off the axis");
+        ctx.fail(ErrorKind::InvalidModel,
+                 "indices " + is.to_string() + " exceed data " + s.to_string() + " off the axis");
     ctx.set_output(0, ctx.input(0).dtype, is);
   }
 
@@ -127,7 +129,8 @@ NdLayout nd_layout(const NodeInfo& info, const Shape& data, const Shape& ind, in
     if (data[d] != ind[d]) info.fail(ErrorKind::InvalidModel, "batch extents of data and indices differ");
   l.m = ind[ind.rank() - 1];
   if (l.m < 1 || l.m > data.rank() - b)
-    info.fail(ErrorKind::InvalidModel, "index tuples of length " + std::to_string(l.m) + " do not fit data " + data.to_string());
+    info.fail(ErrorKind::InvalidModel,
+              "index tuples of length " + std::to_string(l.m) + " do not fit data " + data.to_string());
   l.batch = 1;
   for (int d = 0; d < b; ++d) l.batch *= data[d];
   l.tuples = 1;
@@ -151,7 +154,8 @@ int64_t nd_offset(const RunContext& ctx, const NdLayout& l, const Tensor& ind, i
   int64_t off = 0;
   const int64_t base = (bi * l.tuples + t) * l.m;
   for (int64_t k = 0; k < l.m; ++k)
-    off += fix_index(ctx, index_at(ind, base + k), l.coord_extent[static_cast<size_t>(k)], "index") * l.coord_stride[static_cast<size_t>(k)];
+    off += fix_index(ctx, index_at(ind, base + k), l.coord_extent[static_cast<size_t>(k)], "index") *
+           l.coord_stride[static_cast<size_t>(k)];
   return off;
 }
 
@@ -185,10 +189,14 @@ class GatherNDKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_gather(const NodeInfo& info) { return std::make_unique<GatherKernel>(info.get_int("axis", 0)); }
+std::unique_ptr<Kernel> make_gather(const NodeInfo& info) {
+  return std::make_unique<GatherKernel>(info.get_int("axis", 0));
+}
 std::unique_ptr<Kernel> make_gather_elements(const NodeInfo& info) {
   return std::make_unique<GatherElementsKernel>(info.get_int("axis", 0));
 }
-std::unique_ptr<Kernel> make_gather_nd(const NodeInfo& info) { return std::make_unique<GatherNDKernel>(info.get_int("batch_dims", 0)); }
+std::unique_ptr<Kernel> make_gather_nd(const NodeInfo& info) {
+  return std::make_unique<GatherNDKernel>(info.get_int("batch_dims", 0));
+}
 
 }  // namespace onemodel::rt

@@ -40,7 +40,8 @@ class ConstantOfShapeKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a shape input");
-    if (ctx.input(0).dtype != DType::I64 || ctx.input(0).shape.rank() != 1) ctx.fail(ErrorKind::InvalidModel, "shape must be 1-D int64");
+    if (ctx.input(0).dtype != DType::I64 || ctx.input(0).shape.rank() != 1)
+      ctx.fail(ErrorKind::InvalidModel, "shape must be 1-D int64");
     if (!have_values(ctx, {0})) return;
     ctx.set_output(0, value_.dtype(), checked_shape(ctx, ints_of(ctx, 0, "shape")));
   }
@@ -77,7 +78,8 @@ class RangeKernel final : public Kernel {
       if (ctx.input(i).shape.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "inputs must be scalars");
     }
     const DType t = ctx.input(0).dtype;
-    if (t != DType::F32 && t != DType::F64 && t != DType::I16 && t != DType::I32 && t != DType::I64 && t != DType::F16 && t != DType::BF16)
+    if (t != DType::F32 && t != DType::F64 && t != DType::I16 && t != DType::I32 && t != DType::I64 &&
+        t != DType::F16 && t != DType::BF16)
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     if (!have_values(ctx, {0, 1, 2})) return;
     ctx.set_output(0, t, Shape{count(ctx.info, *ctx.input(0).value, *ctx.input(1).value, *ctx.input(2).value)});
@@ -94,9 +96,11 @@ class RangeKernel final : public Kernel {
       case DType::I32: range_fill<int32_t>(o, n, start, delta); break;
       case DType::I64: {
         // Read the int64 operands directly: a double would round values beyond 2^53.
-        const int64_t s = static_cast<const int64_t*>(ctx.input(0).raw())[0], d = static_cast<const int64_t*>(ctx.input(2).raw())[0];
+        const int64_t s = static_cast<const int64_t*>(ctx.input(0).raw())[0],
+                      d = static_cast<const int64_t*>(ctx.input(2).raw())[0];
         auto* p = static_cast<int64_t*>(o);
-        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
+        for (int64_t i = 0; i < n; ++i)
+          p[i] = static_cast<int64_t>(static_cast<uint64_t>(s) + static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
         break;
       }
       default: {  // float16 / bfloat16: computed in float32, rounded to nearest even
@@ -128,7 +132,8 @@ class EyeLikeKernel final : public Kernel {
   EyeLikeKernel(DType dtype, int64_t k) : Kernel(KernelFlags{.exact = true}), dtype_(dtype), k_(k) {}
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
-    if (ctx.input(0).shape.rank() != 2) ctx.fail(ErrorKind::InvalidModel, "input must be 2-D, got " + ctx.input(0).shape.to_string());
+    if (ctx.input(0).shape.rank() != 2)
+      ctx.fail(ErrorKind::InvalidModel, "input must be 2-D, got " + ctx.input(0).shape.to_string());
     const DType t = dtype_ == DType::Undefined ? ctx.input(0).dtype : dtype_;
     if (!dtype_is_stored(t)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     ctx.set_output(0, t, ctx.input(0).shape);
@@ -160,7 +165,8 @@ class OneHotKernel final : public Kernel {
     for (size_t i = 0; i < 3; ++i)
       if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "expects indices, depth and values");
     if (ctx.input(1).shape.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "depth must hold one element");
-    if (ctx.input(2).shape.rank() != 1 || ctx.input(2).shape[0] != 2) ctx.fail(ErrorKind::InvalidModel, "values must be [off, on]");
+    if (ctx.input(2).shape.rank() != 1 || ctx.input(2).shape[0] != 2)
+      ctx.fail(ErrorKind::InvalidModel, "values must be [off, on]");
     if (!have_values(ctx, {1})) return;
     const Shape& is = ctx.input(0).shape;
     const int a = normalize_axis(ctx.info, axis_, is.rank() + 1);
@@ -193,7 +199,8 @@ class OneHotKernel final : public Kernel {
  private:
   static int64_t depth(const NodeInfo& info, const Tensor& t) {
     const double v = number_at(info, t, 0);
-    if (!(v >= 1) || v > static_cast<double>(kMaxElements)) info.fail(ErrorKind::InvalidModel, "depth must be a positive count");
+    if (!(v >= 1) || v > static_cast<double>(kMaxElements))
+      info.fail(ErrorKind::InvalidModel, "depth must be a positive count");
     return static_cast<int64_t>(v);
   }
   int64_t axis_;
@@ -238,19 +245,26 @@ class TriluKernel final : public Kernel {
 std::unique_ptr<Kernel> make_constant_of_shape(const NodeInfo& info) {
   Tensor v = Tensor::zeros(DType::F32, Shape{1});
   if (const ir::TensorValue* t = info.get_tensor("value")) {
-    if (!dtype_is_stored(t->dtype)) info.fail(ErrorKind::Unsupported, "value type " + type_str(t->dtype) + " is not supported");
+    if (!dtype_is_stored(t->dtype))
+      info.fail(ErrorKind::Unsupported, "value type " + type_str(t->dtype) + " is not supported");
     if (t->data.numel() != 1) info.fail(ErrorKind::InvalidModel, "value must hold exactly one element");
-    v = Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(), t->data.nbytes());  // aligned: the file offset may not be
+    v = Tensor::copy_of(t->dtype, t->data.shape(), t->data.raw(),
+                        t->data.nbytes());  // aligned: the file offset may not be
   }
   return std::make_unique<ConstantOfShapeKernel>(v);
 }
 std::unique_ptr<Kernel> make_range(const NodeInfo&) { return std::make_unique<RangeKernel>(); }
 std::unique_ptr<Kernel> make_eye_like(const NodeInfo& info) {
   const auto t = static_cast<DType>(info.get_int("dtype", 0));
-  if (info.has("dtype") && !dtype_is_stored(t)) info.fail(ErrorKind::Unsupported, "dtype " + type_str(t) + " is not supported");
+  if (info.has("dtype") && !dtype_is_stored(t))
+    info.fail(ErrorKind::Unsupported, "dtype " + type_str(t) + " is not supported");
   return std::make_unique<EyeLikeKernel>(t, info.get_int("k", 0));
 }
-std::unique_ptr<Kernel> make_one_hot(const NodeInfo& info) { return std::make_unique<OneHotKernel>(info.get_int("axis", -1)); }
-std::unique_ptr<Kernel> make_trilu(const NodeInfo& info) { return std::make_unique<TriluKernel>(info.get_int("upper", 1) != 0); }
+std::unique_ptr<Kernel> make_one_hot(const NodeInfo& info) {
+  return std::make_unique<OneHotKernel>(info.get_int("axis", -1));
+}
+std::unique_ptr<Kernel> make_trilu(const NodeInfo& info) {
+  return std::make_unique<TriluKernel>(info.get_int("upper", 1) != 0);
+}
 
 }  // namespace onemodel::rt

@@ -125,8 +125,9 @@ class GridSampleKernel final : public Kernel {
     if (mode_ == GsMode::Cubic) {
       const float x0 = std::floor(x), t = x - x0;
       const float A = -0.75f, r0 = t + 1.0f, r2 = 1.0f - t, r3 = r2 + 1.0f;
-      const float c[4] = {((A * r0 - 5.0f * A) * r0 + 8.0f * A) * r0 - 4.0f * A, ((A + 2.0f) * t - (A + 3.0f)) * t * t + 1.0f,
-                          ((A + 2.0f) * r2 - (A + 3.0f)) * r2 * r2 + 1.0f, ((A * r3 - 5.0f * A) * r3 + 8.0f * A) * r3 - 4.0f * A};
+      const float c[4] = {((A * r0 - 5.0f * A) * r0 + 8.0f * A) * r0 - 4.0f * A,
+                          ((A + 2.0f) * t - (A + 3.0f)) * t * t + 1.0f, ((A + 2.0f) * r2 - (A + 3.0f)) * r2 * r2 + 1.0f,
+                          ((A * r3 - 5.0f * A) * r3 + 8.0f * A) * r3 - 4.0f * A};
       for (int q = 0; q < 4; ++q) {
         const float p = padded(x0 - 1.0f + static_cast<float>(q));
         push(static_cast<int64_t>(p) == p ? static_cast<int64_t>(p) : static_cast<int64_t>(std::floor(p)), c[q]);
@@ -147,7 +148,8 @@ class GridSampleKernel final : public Kernel {
   Shape out_shape(const NodeInfo& info, const Shape& x, const Shape& g) const {
     const int k = x.rank() - 2;
     if (k < 1 || (only_2d_ && k != 2))
-      info.fail(ErrorKind::InvalidModel, "input of shape " + x.to_string() + (only_2d_ ? " must be 4-D" : " needs a spatial axis"));
+      info.fail(ErrorKind::InvalidModel,
+                "input of shape " + x.to_string() + (only_2d_ ? " must be 4-D" : " needs a spatial axis"));
     if (g.rank() != k + 2 || g[0] != x[0] || g[k + 1] != k)
       info.fail(ErrorKind::InvalidModel, "grid of shape " + g.to_string() + " does not match input " + x.to_string());
     std::vector<int64_t> d{x[0], x[1]};
@@ -169,7 +171,8 @@ class AffineGridKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs theta and size");
-    if (ctx.input(0).dtype != DType::F32) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(ctx.input(0).dtype) + " is not supported");
+    if (ctx.input(0).dtype != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(ctx.input(0).dtype) + " is not supported");
     if (!have_values(ctx, {1})) return;
     ctx.set_output(0, DType::F32, out_shape(ctx.info, ctx.input(0).shape, *ctx.input(1).value));
   }
@@ -236,16 +239,24 @@ std::unique_ptr<Kernel> make_grid_sample(const NodeInfo& info) {
   const bool v20 = info.opset() >= 20;
   const std::string m = info.get_string("mode", v20 ? "linear" : "bilinear");
   GsMode mode;
-  if (m == (v20 ? "linear" : "bilinear")) mode = GsMode::Linear;
-  else if (m == "nearest") mode = GsMode::Nearest;
-  else if (m == (v20 ? "cubic" : "bicubic")) mode = GsMode::Cubic;
-  else info.fail(ErrorKind::InvalidModel, "mode '" + m + "' is not supported");
+  if (m == (v20 ? "linear" : "bilinear"))
+    mode = GsMode::Linear;
+  else if (m == "nearest")
+    mode = GsMode::Nearest;
+  else if (m == (v20 ? "cubic" : "bicubic"))
+    mode = GsMode::Cubic;
+  else
+    info.fail(ErrorKind::InvalidModel, "mode '" + m + "' is not supported");
   const std::string p = info.get_string("padding_mode", "zeros");
   GsPad pad;
-  if (p == "zeros") pad = GsPad::Zeros;
-  else if (p == "border") pad = GsPad::Border;
-  else if (p == "reflection") pad = GsPad::Reflection;
-  else info.fail(ErrorKind::InvalidModel, "padding_mode '" + p + "' is not supported");
+  if (p == "zeros")
+    pad = GsPad::Zeros;
+  else if (p == "border")
+    pad = GsPad::Border;
+  else if (p == "reflection")
+    pad = GsPad::Reflection;
+  else
+    info.fail(ErrorKind::InvalidModel, "padding_mode '" + p + "' is not supported");
   return std::make_unique<GridSampleKernel>(mode, pad, info.get_int("align_corners", 0) != 0, !v20);
 }
 

@@ -110,14 +110,18 @@ inline void check_index_type(const InferContext& ctx, size_t i, const char* what
 // An index counted from the end when negative; InvalidInput when outside [-n, n).
 inline int64_t fix_index(const RunContext& ctx, int64_t i, int64_t n, const char* what) {
   if (i < -n || i >= n)
-    ctx.fail(ErrorKind::InvalidInput, std::string(what) + " " + std::to_string(i) + " is out of range for extent " +
-                                          std::to_string(n));
+    ctx.fail(ErrorKind::InvalidInput,
+             std::string(what) + " " + std::to_string(i) + " is out of range for extent " + std::to_string(n));
   return i < 0 ? i + n : i;
 }
 
 // Byte pointers of a run's output / input i (contiguous by the kernel contract), for the by-size copies.
-inline std::byte* out_bytes(const RunContext& ctx, size_t i) { return static_cast<std::byte*>(ctx.output(i).raw_mut()); }
-inline const std::byte* in_bytes(const RunContext& ctx, size_t i) { return static_cast<const std::byte*>(ctx.input(i).raw()); }
+inline std::byte* out_bytes(const RunContext& ctx, size_t i) {
+  return static_cast<std::byte*>(ctx.output(i).raw_mut());
+}
+inline const std::byte* in_bytes(const RunContext& ctx, size_t i) {
+  return static_cast<const std::byte*>(ctx.input(i).raw());
+}
 
 // An int64 list from a present input value (int32 or int64).
 inline std::vector<int64_t> ints_of(const InferContext& ctx, size_t i, const char* what) {
@@ -128,7 +132,8 @@ inline std::vector<int64_t> ints_of(const InferContext& ctx, size_t i, const cha
 // Unsupported for extents beyond the element limit, which is kept).
 inline Shape checked_shape(const InferContext& ctx, const std::vector<int64_t>& dims) {
   if (dims.size() > static_cast<size_t>(kMaxRank))
-    ctx.fail(ErrorKind::Unsupported, "output rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxRank));
+    ctx.fail(ErrorKind::Unsupported,
+             "output rank " + std::to_string(dims.size()) + " exceeds " + std::to_string(kMaxRank));
   for (int64_t d : dims)
     if (d < 0) ctx.fail(ErrorKind::InvalidModel, "negative output extent " + std::to_string(d));
   return shape_of(dims);
@@ -150,10 +155,14 @@ inline ElemBytes elem_from_double(const NodeInfo& info, DType t, double v) {
                using T = decltype(z);
                T x{};
                if constexpr (std::is_integral_v<T>) {  // out-of-range conversions would be undefined: saturate
-                 if (v != v) x = 0;
-                 else if (v >= static_cast<double>(std::numeric_limits<T>::max())) x = std::numeric_limits<T>::max();
-                 else if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) x = std::numeric_limits<T>::lowest();
-                 else x = static_cast<T>(v);
+                 if (v != v)
+                   x = 0;
+                 else if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+                   x = std::numeric_limits<T>::max();
+                 else if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
+                   x = std::numeric_limits<T>::lowest();
+                 else
+                   x = static_cast<T>(v);
                } else {
                  x = static_cast<T>(v);
                }

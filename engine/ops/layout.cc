@@ -28,7 +28,8 @@ void transpose_tiles(T* out, const T* in, int64_t batch, int64_t rows, int64_t c
 // Copies `in` (contiguous, logical shape `in_dims`) permuted by `perm` into dst. Extent-1 axes are dropped
 // and input axes that stay adjacent in the output are merged first; what remains is a plain copy, a
 // batched 2-D transpose (tiled) or, in general, a map_copy.
-void permute_copy(void* dst, const void* src, size_t esz, const std::vector<int64_t>& in_dims, const std::vector<int>& perm) {
+void permute_copy(void* dst, const void* src, size_t esz, const std::vector<int64_t>& in_dims,
+                  const std::vector<int>& perm) {
   int64_t total = 1;
   for (int64_t d : in_dims) total *= d;
   if (total == 0) return;
@@ -72,9 +73,15 @@ void permute_copy(void* dst, const void* src, size_t esz, const std::vector<int6
     const int64_t rows = dims[r - 2], cols = dims[r - 1], batch = total / (rows * cols);
     switch (esz) {
       case 1: transpose_tiles(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), batch, rows, cols); return;
-      case 2: transpose_tiles(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), batch, rows, cols); return;
-      case 4: transpose_tiles(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), batch, rows, cols); return;
-      default: transpose_tiles(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), batch, rows, cols); return;
+      case 2:
+        transpose_tiles(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), batch, rows, cols);
+        return;
+      case 4:
+        transpose_tiles(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), batch, rows, cols);
+        return;
+      default:
+        transpose_tiles(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), batch, rows, cols);
+        return;
     }
   }
   const std::vector<int64_t> st = row_strides(shape_of(dims));
@@ -104,7 +111,8 @@ class TransposeKernel final : public Kernel {
   }
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    permute_copy(ctx.output(0).raw_mut(), x.raw(), dtype_size(x.dtype()), x.shape().to_vector(), perm_for(ctx.info, x.rank()));
+    permute_copy(ctx.output(0).raw_mut(), x.raw(), dtype_size(x.dtype()), x.shape().to_vector(),
+                 perm_for(ctx.info, x.rank()));
   }
 
  private:
@@ -116,7 +124,8 @@ class TransposeKernel final : public Kernel {
       return p;
     }
     if (perm_.size() != static_cast<size_t>(rank))
-      info.fail(ErrorKind::InvalidModel, "perm has " + std::to_string(perm_.size()) + " entries for rank " + std::to_string(rank));
+      info.fail(ErrorKind::InvalidModel,
+                "perm has " + std::to_string(perm_.size()) + " entries for rank " + std::to_string(rank));
     std::vector<bool> seen(static_cast<size_t>(rank), false);
     for (size_t i = 0; i < perm_.size(); ++i) {
       const int a = normalize_axis(info, perm_[i], rank);
@@ -145,9 +154,11 @@ class RepeatKernel final : public Kernel {
     std::vector<int64_t> dims;
     if (tile_) {
       if (v.size() != static_cast<size_t>(in.rank()))
-        ctx.fail(ErrorKind::InvalidModel, "repeats has " + std::to_string(v.size()) + " entries for rank " + std::to_string(in.rank()));
+        ctx.fail(ErrorKind::InvalidModel,
+                 "repeats has " + std::to_string(v.size()) + " entries for rank " + std::to_string(in.rank()));
       for (int d = 0; d < in.rank(); ++d) {
-        if (v[static_cast<size_t>(d)] < 0) ctx.fail(ErrorKind::InvalidModel, "negative repeat " + std::to_string(v[static_cast<size_t>(d)]));
+        if (v[static_cast<size_t>(d)] < 0)
+          ctx.fail(ErrorKind::InvalidModel, "negative repeat " + std::to_string(v[static_cast<size_t>(d)]));
         if (v[static_cast<size_t>(d)] != 0 && in[d] > kMaxElements / v[static_cast<size_t>(d)])
           ctx.fail(ErrorKind::Unsupported, "tiled extent exceeds 2^31-1");
         dims.push_back(in[d] * v[static_cast<size_t>(d)]);
@@ -189,7 +200,8 @@ class RepeatKernel final : public Kernel {
 // DepthToSpace (DCR and CRD) and SpaceToDepth: a 6-D reshape, a transpose and a 4-D reshape.
 class BlockKernel final : public Kernel {
  public:
-  BlockKernel(bool to_space, bool crd, int64_t b) : Kernel(KernelFlags{.exact = true}), to_space_(to_space), crd_(crd), b_(b) {}
+  BlockKernel(bool to_space, bool crd, int64_t b)
+      : Kernel(KernelFlags{.exact = true}), to_space_(to_space), crd_(crd), b_(b) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
@@ -198,10 +210,12 @@ class BlockKernel final : public Kernel {
     if (b_ <= 0 || b_ > 65536) ctx.fail(ErrorKind::InvalidModel, "blocksize must be positive");
     const int64_t bb = b_ * b_;
     if (to_space_) {
-      if (s[1] % bb != 0) ctx.fail(ErrorKind::InvalidModel, "channels " + std::to_string(s[1]) + " are not divisible by blocksize^2");
+      if (s[1] % bb != 0)
+        ctx.fail(ErrorKind::InvalidModel, "channels " + std::to_string(s[1]) + " are not divisible by blocksize^2");
       ctx.set_output(0, ctx.input(0).dtype, Shape{s[0], s[1] / bb, s[2] * b_, s[3] * b_});
     } else {
-      if (s[2] % b_ != 0 || s[3] % b_ != 0) ctx.fail(ErrorKind::InvalidModel, "height and width must be divisible by blocksize");
+      if (s[2] % b_ != 0 || s[3] % b_ != 0)
+        ctx.fail(ErrorKind::InvalidModel, "height and width must be divisible by blocksize");
       ctx.set_output(0, ctx.input(0).dtype, Shape{s[0], s[1] * bb, s[2] / b_, s[3] / b_});
     }
   }
@@ -261,7 +275,8 @@ class ReverseSequenceKernel final : public Kernel {
     for (int64_t b = 0; b < B; ++b) {
       const int64_t len = index_at(ctx.input(1), b);
       if (len < 0 || len > T)
-        ctx.fail(ErrorKind::InvalidInput, "sequence length " + std::to_string(len) + " is outside [0, " + std::to_string(T) + "]");
+        ctx.fail(ErrorKind::InvalidInput,
+                 "sequence length " + std::to_string(len) + " is outside [0, " + std::to_string(T) + "]");
       for (int64_t t = 0; t < T; ++t) {
         const int64_t src_t = t < len ? len - 1 - t : t;
         if (row != 0)
@@ -277,7 +292,9 @@ class ReverseSequenceKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_transpose(const NodeInfo& info) { return std::make_unique<TransposeKernel>(info.get_ints("perm")); }
+std::unique_ptr<Kernel> make_transpose(const NodeInfo& info) {
+  return std::make_unique<TransposeKernel>(info.get_ints("perm"));
+}
 std::unique_ptr<Kernel> make_expand(const NodeInfo&) { return std::make_unique<RepeatKernel>(false); }
 std::unique_ptr<Kernel> make_tile(const NodeInfo&) { return std::make_unique<RepeatKernel>(true); }
 std::unique_ptr<Kernel> make_depth_to_space(const NodeInfo& info) {

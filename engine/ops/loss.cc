@@ -24,8 +24,10 @@ bool loss_type(DType t) { return t == DType::F32 || t == DType::F64 || t == DTyp
 
 template <class T>
 double load(const T* p, int64_t i) {
-  if constexpr (std::is_same_v<T, uint16_t>) return half_to_float(p[i]);
-  else return static_cast<double>(p[i]);
+  if constexpr (std::is_same_v<T, uint16_t>)
+    return half_to_float(p[i]);
+  else
+    return static_cast<double>(p[i]);
 }
 
 class LossKernel final : public Kernel {
@@ -37,7 +39,8 @@ class LossKernel final : public Kernel {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects input and target");
     const InputMeta& x = ctx.input(0);
     const InputMeta& t = ctx.input(1);
-    if (!loss_type(x.dtype)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
+    if (!loss_type(x.dtype))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     if (t.dtype != DType::I32 && t.dtype != DType::I64)
       ctx.fail(ErrorKind::InvalidModel, "target must be int32 or int64, not " + type_str(t.dtype));
     check_shapes(ctx.info, x.shape, t.shape);
@@ -45,8 +48,8 @@ class LossKernel final : public Kernel {
       const InputMeta& w = ctx.input(2);
       if (w.dtype != x.dtype) ctx.fail(ErrorKind::InvalidModel, "weight type differs from the input type");
       if (w.shape.rank() != 1 || w.shape[0] != x.shape[1])
-        ctx.fail(ErrorKind::InvalidModel, "weight must have shape [" + std::to_string(x.shape[1]) + "], not " +
-                                              w.shape.to_string());
+        ctx.fail(ErrorKind::InvalidModel,
+                 "weight must have shape [" + std::to_string(x.shape[1]) + "], not " + w.shape.to_string());
     }
     ctx.set_output(0, x.dtype, reduction_ == Reduction::None ? t.shape : Shape());
     if (ctx.outputs.size() > 1) {
@@ -116,8 +119,9 @@ class LossKernel final : public Kernel {
         Calc loss = 0, w = 0;
         if (!(ignore_ && t == *ignore_)) {
           if (t < 0 || t >= c)
-            ctx.fail(ErrorKind::InvalidInput, "target " + std::to_string(t) + " at position " + std::to_string(i * d + k) +
-                                                  " is outside [0, " + std::to_string(c) + ")");
+            ctx.fail(ErrorKind::InvalidInput, "target " + std::to_string(t) + " at position " +
+                                                  std::to_string(i * d + k) + " is outside [0, " + std::to_string(c) +
+                                                  ")");
           w = pw ? static_cast<Calc>(load(pw, t)) : Calc(1);
           const Calc neg = -value(i * c * d + t * d + k);
           loss = pw ? w * neg : neg;
@@ -137,7 +141,8 @@ class LossKernel final : public Kernel {
   }
 
   static int64_t target_at(const Tensor& t, int64_t i) {
-    return t.dtype() == DType::I32 ? t.data<int32_t>()[static_cast<size_t>(i)] : t.data<int64_t>()[static_cast<size_t>(i)];
+    return t.dtype() == DType::I32 ? t.data<int32_t>()[static_cast<size_t>(i)]
+                                   : t.data<int64_t>()[static_cast<size_t>(i)];
   }
 
   template <class Calc>
@@ -162,10 +167,14 @@ class LossKernel final : public Kernel {
 std::unique_ptr<Kernel> make_loss(const NodeInfo& info, bool softmax) {
   const std::string r = info.get_string("reduction", "mean");
   Reduction red;
-  if (r == "none") red = Reduction::None;
-  else if (r == "sum") red = Reduction::Sum;
-  else if (r == "mean") red = Reduction::Mean;
-  else info.fail(ErrorKind::InvalidModel, "reduction '" + r + "' is not none, sum or mean");
+  if (r == "none")
+    red = Reduction::None;
+  else if (r == "sum")
+    red = Reduction::Sum;
+  else if (r == "mean")
+    red = Reduction::Mean;
+  else
+    info.fail(ErrorKind::InvalidModel, "reduction '" + r + "' is not none, sum or mean");
   std::optional<int64_t> ignore;
   if (info.has("ignore_index")) ignore = info.get_int("ignore_index", 0);
   if (!softmax && info.num_outputs() != 1) info.fail(ErrorKind::InvalidModel, "has exactly one output");

@@ -1,6 +1,6 @@
 // MatMul (opsets 1, 9, 13) and Gemm (7-10 with C required, 11+ with C optional). float32 runs on the
-// blocked kernel kernels/gemm.h (a constant B is packed once per session in prepare(), SharedPack); the other element types
-// use the scalar reference below. Both compute every output as one accumulator starting at +0 and adding
+// blocked kernel kernels/gemm.h (a constant B is packed once per session in prepare(), SharedPack); the other element
+// types use the scalar reference below. Both compute every output as one accumulator starting at +0 and adding
 // round(a*b) in increasing reduction index (exact-mode.md "Matrix product"); the float32 fast mode fuses the
 // multiply-add. Gemm's epilogue is round(alpha*acc) then round(that + round(beta*C)) (graph-runtime.md 7).
 #include <type_traits>
@@ -16,8 +16,7 @@ namespace onemodel::rt {
 namespace {
 
 bool matmul_type(DType t) {
-  return t == DType::F32 || t == DType::F64 || t == DType::I32 || t == DType::I64 || t == DType::U32 ||
-         t == DType::U64;
+  return t == DType::F32 || t == DType::F64 || t == DType::I32 || t == DType::I64 || t == DType::U32 || t == DType::U64;
 }
 
 // C[m x n] = A * B with row strides lda/ldb and element steps (for Gemm's transposes): i-p-j order, so
@@ -44,7 +43,6 @@ void gemm_ref(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_rs, int64_t
     }
   }
 }
-
 
 // A constant float32 B packed for the session's target: one PackedB per matrix of B's batch, row-major order.
 struct PackedWeights {
@@ -106,8 +104,7 @@ void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, con
     if (packed)
       kern::gemm_f32_packed(ctx.isa, ctx.exact, rows, av, *packed->mats[static_cast<size_t>(ib)], c, d.n, ctx.pool);
     else
-      kern::gemm_f32(ctx.isa, ctx.exact, rows, d.n, d.k, av, kern::MatrixView{pb + ib * bs, d.n, 1}, c, d.n,
-                     ctx.pool);
+      kern::gemm_f32(ctx.isa, ctx.exact, rows, d.n, d.k, av, kern::MatrixView{pb + ib * bs, d.n, 1}, c, d.n, ctx.pool);
   };
   // One B for every batch of A: the batches are consecutive rows of one taller product (same per-output
   // order, bigger tiles and better threading).
@@ -115,11 +112,9 @@ void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, con
     one(pa, d.out_batch.numel() * d.m, 0, po);
     return;
   }
-  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch},
-                 [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
-                   for (int64_t t = 0; t < cnt; ++t)
-                     one(pa + (off[0] + t * st[0]) * as, d.m, off[1] + t * st[1], po + (o + t) * os);
-                 });
+  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch}, [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
+    for (int64_t t = 0; t < cnt; ++t) one(pa + (off[0] + t * st[0]) * as, d.m, off[1] + t * st[1], po + (o + t) * os);
+  });
 }
 
 template <class T>
@@ -128,12 +123,11 @@ void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor
   const T* pb = b.data<T>().data();
   T* po = out.mutable_data<T>().data();
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
-  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch},
-                 [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
-                   for (int64_t t = 0; t < cnt; ++t)
-                     gemm_ref<T>(d.m, d.n, d.k, pa + (off[0] + t * st[0]) * as, d.k, 1, pb + (off[1] + t * st[1]) * bs,
-                                 d.n, 1, po + (o + t) * os);
-                 });
+  broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch}, [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
+    for (int64_t t = 0; t < cnt; ++t)
+      gemm_ref<T>(d.m, d.n, d.k, pa + (off[0] + t * st[0]) * as, d.k, 1, pb + (off[1] + t * st[1]) * bs, d.n, 1,
+                  po + (o + t) * os);
+  });
   if constexpr (std::is_floating_point_v<T>) {
     if (exact)
       for (T& v : out.mutable_data<T>()) v = kern::canon(v);
@@ -160,7 +154,8 @@ class MatMulKernel final : public Kernel {
     std::string why;
     if (!matmul_dims(ctx.input(0).shape, ctx.input(1).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
     if (!prog_) return ctx.set_output(0, t, d.out);
-    if (t != DType::F32) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported (float32 only)");
+    if (t != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported (float32 only)");
     std::vector<const Shape*> s{&d.out};
     for (size_t i = 3; i < ctx.inputs.size(); ++i) {
       if (!ctx.has_input(i) || ctx.input(i).dtype != DType::F32)
@@ -175,21 +170,22 @@ class MatMulKernel final : public Kernel {
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
-    return packed_.get(b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
-                       [&]() -> std::shared_ptr<const PackedWeights> {
-                         const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
-                         const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
-                         const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
-                         auto packed = std::make_shared<PackedWeights>();
-                         packed->isa = ctx.isa;
-                         packed->b_shape = b.shape();
-                         const float* pb = b.data<float>().data();
-                         for (int64_t i = 0; i < mats; ++i)
-                           packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
-                         // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
-                         if (packed->mats.empty()) return nullptr;
-                         return packed;
-                       });
+    return packed_.get(
+        b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+        [&]() -> std::shared_ptr<const PackedWeights> {
+          const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
+          const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
+          const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
+          auto packed = std::make_shared<PackedWeights>();
+          packed->isa = ctx.isa;
+          packed->b_shape = b.shape();
+          const float* pb = b.data<float>().data();
+          for (int64_t i = 0; i < mats; ++i)
+            packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
+          // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
+          if (packed->mats.empty()) return nullptr;
+          return packed;
+        });
   }
 
   void run(RunContext& ctx) const override {
@@ -209,8 +205,8 @@ class MatMulKernel final : public Kernel {
     }
     if (!visit_numeric(a.dtype(), [&](auto tag) {
           using T = decltype(tag);
-          if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                        std::is_same_v<T, int64_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>)
+          if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                        std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>)
             matmul_typed<T>(d, ctx.exact, a, b, out);
           else
             ctx.fail(ErrorKind::Unsupported, "element type " + type_str(a.dtype()) + " is not supported");
@@ -238,8 +234,9 @@ class MatMulKernel final : public Kernel {
     if (in_tile) {
       if (out.numel() == 0) return;
       const kern::TileEpilogue te{&MatEpilogue::apply, &ep};
-      kern::gemm_f32_packed(ctx.isa, ctx.exact, d.out_batch.numel() * d.m, kern::MatrixView{a.data<float>().data(), d.k, 1},
-                            *packed->mats[0], out.mutable_data<float>().data(), d.n, ctx.pool, &te);
+      kern::gemm_f32_packed(ctx.isa, ctx.exact, d.out_batch.numel() * d.m,
+                            kern::MatrixView{a.data<float>().data(), d.k, 1}, *packed->mats[0],
+                            out.mutable_data<float>().data(), d.n, ctx.pool, &te);
       return;
     }
     Tensor product = ctx.scratch(DType::F32, d.out);
@@ -279,15 +276,16 @@ class GemmKernel final : public Kernel {
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() != 2) return nullptr;
-    return packed_.get(b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
-                       [&] {
-                         auto packed = std::make_shared<PackedWeights>();
-                         packed->isa = ctx.isa;
-                         packed->b_shape = b.shape();
-                         const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
-                         packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
-                         return std::shared_ptr<const PackedWeights>(std::move(packed));
-                       });
+    return packed_.get(
+        b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+        [&] {
+          auto packed = std::make_shared<PackedWeights>();
+          packed->isa = ctx.isa;
+          packed->b_shape = b.shape();
+          const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
+          packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
+          return std::shared_ptr<const PackedWeights>(std::move(packed));
+        });
   }
 
   void run(RunContext& ctx) const override {
@@ -302,8 +300,10 @@ class GemmKernel final : public Kernel {
     if (out.shape() != Shape{m, n} || out.dtype() != a.dtype() || b.dtype() != a.dtype() ||
         (has_c && ctx.input(2).dtype() != a.dtype()))
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
-    if (a.dtype() == DType::F32) run_typed<float>(ctx, m, n, k);
-    else run_typed<double>(ctx, m, n, k);
+    if (a.dtype() == DType::F32)
+      run_typed<float>(ctx, m, n, k);
+    else
+      run_typed<double>(ctx, m, n, k);
   }
 
  private:
@@ -313,7 +313,8 @@ class GemmKernel final : public Kernel {
     return kern::MatrixView{b.data<float>().data(), tb_ ? 1 : w, tb_ ? w : 1};
   }
 
-  bool dims(const Shape& a, const Shape& b, const Shape* c, int64_t& m, int64_t& n, int64_t& k, std::string& why) const {
+  bool dims(const Shape& a, const Shape& b, const Shape* c, int64_t& m, int64_t& n, int64_t& k,
+            std::string& why) const {
     if (a.rank() != 2 || b.rank() != 2) {
       why = "A and B must be 2-D, got " + a.to_string() + " and " + b.to_string();
       return false;
@@ -323,7 +324,8 @@ class GemmKernel final : public Kernel {
     const int64_t kb = tb_ ? b[1] : b[0];
     n = tb_ ? b[0] : b[1];
     if (k != kb) {
-      why = "inner dimensions differ: A " + a.to_string() + (ta_ ? "^T" : "") + ", B " + b.to_string() + (tb_ ? "^T" : "");
+      why = "inner dimensions differ: A " + a.to_string() + (ta_ ? "^T" : "") + ", B " + b.to_string() +
+            (tb_ ? "^T" : "");
       return false;
     }
     if (c) {
@@ -333,7 +335,8 @@ class GemmKernel final : public Kernel {
       if (ok && r >= 1) ok = (*c)[r - 1] == n || (*c)[r - 1] == 1;
       if (ok && r == 2) ok = (*c)[0] == m || (*c)[0] == 1;
       if (!ok) {
-        why = "C of shape " + c->to_string() + " does not broadcast to [" + std::to_string(m) + "," + std::to_string(n) + "]";
+        why = "C of shape " + c->to_string() + " does not broadcast to [" + std::to_string(m) + "," +
+              std::to_string(n) + "]";
         return false;
       }
     }
@@ -395,8 +398,9 @@ std::unique_ptr<Kernel> make_matmul(const NodeInfo&) { return std::make_unique<M
 std::unique_ptr<Kernel> make_fused_matmul(const NodeInfo& info) {
   const size_t n = info.num_inputs();
   if (n < 2 || n - 2 > static_cast<size_t>(ir::kEwMaxInputs))
-    info.fail(ErrorKind::InvalidModel, "expects A, B, an empty slot and at most " + std::to_string(ir::kEwMaxInputs - 1) +
-                                           " program inputs, got " + std::to_string(n) + " inputs");
+    info.fail(ErrorKind::InvalidModel, "expects A, B, an empty slot and at most " +
+                                           std::to_string(ir::kEwMaxInputs - 1) + " program inputs, got " +
+                                           std::to_string(n) + " inputs");
   return std::make_unique<MatMulKernel>(ewp::read_program(info, n < 3 ? 1 : n - 2));
 }
 

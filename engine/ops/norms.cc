@@ -1,5 +1,6 @@
 // LayerNormalization, RMSNormalization, InstanceNormalization and GroupNormalization (ops-norms.md), and
-// LpNormalization and MeanVarianceNormalization (below). The first four are float32 and exact; each treats rows of `cols` contiguous elements with the same four steps:
+// LpNormalization and MeanVarianceNormalization (below). The first four are float32 and exact; each treats rows of
+// `cols` contiguous elements with the same four steps:
 //   mean = Sum16(x) / n (RMS: 0);  v = Sum16((x - mean)^2) / n;  inv = 1 / sqrt(v + epsilon);
 //   y = (((x - mean) * inv) * scale) + bias   (bias skipped when absent)
 // where n = cols as float32 and the difference, square, products and sums are separately rounded. The
@@ -44,14 +45,17 @@ class LayerNormKernel final : public Kernel {
     int64_t rows = 1, cols = 1;
     for (int d = 0; d < axis; ++d) rows *= x.shape()[d];
     for (int d = axis; d < x.rank(); ++d) cols *= x.shape()[d];
-    if (ctx.output(0).shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (ctx.output(0).shape() != x.shape())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
     const Tensor scale = expand(ctx, ctx.input(1), x.shape(), axis, cols, "Scale");
     Tensor bias;
     if (!rms_ && ctx.has_input(2)) bias = expand(ctx, ctx.input(2), x.shape(), axis, cols, "B");
     const float* px = x.data<float>().data();
     float* py = ctx.output(0).mutable_data<float>().data();
-    float* pmean = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<float>().data() : nullptr;
-    float* pinv = ctx.outputs.size() > 2 && !ctx.output(2).empty() ? ctx.output(2).mutable_data<float>().data() : nullptr;
+    float* pmean =
+        ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<float>().data() : nullptr;
+    float* pinv =
+        ctx.outputs.size() > 2 && !ctx.output(2).empty() ? ctx.output(2).mutable_data<float>().data() : nullptr;
     const float* ps = scale.data<float>().data();
     const float* pb = bias.empty() ? nullptr : bias.data<float>().data();
     // Rows are independent (each one's statistics and outputs depend on that row only): fixed chunks of rows
@@ -76,8 +80,10 @@ class LayerNormKernel final : public Kernel {
     for (int k = 0; ok && k < p.rank(); ++k) {
       const int d = x.rank() - p.rank() + k;
       const int64_t e = p[k];
-      if (d < axis) ok = e == 1;
-      else ok = e == 1 || e == x[d];
+      if (d < axis)
+        ok = e == 1;
+      else
+        ok = e == 1 || e == x[d];
     }
     if (!ok)
       info.fail(ErrorKind::InvalidModel, std::string(what) + " of shape " + p.to_string() +
@@ -86,7 +92,8 @@ class LayerNormKernel final : public Kernel {
   }
 
   // The parameter as `cols` contiguous values: as is when complete, else expanded into scratch.
-  Tensor expand(const RunContext& ctx, const Tensor& p, const Shape& x, int axis, int64_t cols, const char* what) const {
+  Tensor expand(const RunContext& ctx, const Tensor& p, const Shape& x, int axis, int64_t cols,
+                const char* what) const {
     check_param(ctx.info, p.shape(), x, axis, what);
     if (p.dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, std::string(what) + " must be float32");
     if (p.numel() == cols) return p;
@@ -128,7 +135,8 @@ class ChannelNormKernel final : public Kernel {
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     check(ctx.info, x.shape(), ctx.input(1).shape(), ctx.input(2).shape());
-    if (ctx.output(0).shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (ctx.output(0).shape() != x.shape())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
     const int64_t c = x.shape()[1];
     const int64_t g = groups_ > 0 ? groups_ : c;
     int64_t spatial = 1;
@@ -167,7 +175,8 @@ class ChannelNormKernel final : public Kernel {
     const int64_t c = x[1];
     const int64_t g = groups_ > 0 ? groups_ : c;
     if (groups_ > 0 && (g <= 0 || c % g != 0))
-      info.fail(ErrorKind::InvalidModel, "num_groups " + std::to_string(g) + " does not divide " + std::to_string(c) + " channels");
+      info.fail(ErrorKind::InvalidModel,
+                "num_groups " + std::to_string(g) + " does not divide " + std::to_string(c) + " channels");
     const int64_t want = per_channel_ ? c : g;
     if (s.rank() != 1 || s[0] != want || b.rank() != 1 || b[0] != want)
       info.fail(ErrorKind::InvalidModel, "scale and B must have shape [" + std::to_string(want) + "], got " +
@@ -178,7 +187,6 @@ class ChannelNormKernel final : public Kernel {
   bool per_channel_;
   float epsilon_;
 };
-
 
 // LpNormalization and MeanVarianceNormalization: normalisations over an axis (Lp) or an axis set (MVN) that
 // ops-norms.md does not list. They reuse the reduction walk, so their sums follow the same orders as
@@ -198,7 +206,8 @@ void walk_offsets(const ReduceGeometry& g, const T* x, int64_t o, F&& f) {
 class AxesNormKernel final : public Kernel {
  public:
   // p: 1 or 2 for LpNormalization, 0 for MeanVarianceNormalization.
-  AxesNormKernel(int p, std::vector<int64_t> axes) : Kernel(KernelFlags{.exact = true}), p_(p), axes_(std::move(axes)) {}
+  AxesNormKernel(int p, std::vector<int64_t> axes)
+      : Kernel(KernelFlags{.exact = true}), p_(p), axes_(std::move(axes)) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
@@ -216,8 +225,10 @@ class AxesNormKernel final : public Kernel {
       ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
     const ReduceGeometry g = reduce_geometry(x.shape(), reduce_axes(ctx.info, x.shape(), axes_, true, false).reduced);
     if (x.numel() == 0) return;
-    if (x.dtype() == DType::F32) apply<float>(g, x.data<float>().data(), y.mutable_data<float>().data());
-    else apply<double>(g, x.data<double>().data(), y.mutable_data<double>().data());
+    if (x.dtype() == DType::F32)
+      apply<float>(g, x.data<float>().data(), y.mutable_data<float>().data());
+    else
+      apply<double>(g, x.data<double>().data(), y.mutable_data<double>().data());
   }
 
  private:

@@ -15,7 +15,7 @@ constexpr int kLatest = 25;
 constexpr std::array kTable = {
     // ---- matrix products (kernels-gemm.md) ----
     OpDef{"", "MatMul", 1, kLatest, make_matmul},
-    OpDef{"", "Gemm", 7, kLatest, make_gemm},            // C required before 11 (checked by the kernel)
+    OpDef{"", "Gemm", 7, kLatest, make_gemm},  // C required before 11 (checked by the kernel)
 
     // ---- convolution family (ops-conv.md, kernels-gemm.md, kernels-depthwise.md): keep this family's lines here ----
     OpDef{"", "Conv", 1, kLatest, make_conv},                     // float32, 1-3 spatial axes
@@ -27,7 +27,7 @@ constexpr std::array kTable = {
     OpDef{"", "Mul", 7, kLatest, make_mul},
     OpDef{"", "Div", 7, kLatest, make_div},
     OpDef{"", "Mod", 10, kLatest, make_mod},  // fmod = 0 integers only
-    OpDef{"", "Pow", 7, kLatest, make_pow},  // exact only for a constant exponent of 2
+    OpDef{"", "Pow", 7, kLatest, make_pow},   // exact only for a constant exponent of 2
     OpDef{"", "BitShift", 11, kLatest, make_bit_shift},
     OpDef{"", "BitwiseAnd", 18, kLatest, make_bitwise_and},
     OpDef{"", "BitwiseOr", 18, kLatest, make_bitwise_or},
@@ -109,9 +109,9 @@ constexpr std::array kTable = {
     OpDef{"", "ReduceSumSquare", 1, kLatest, make_reduce_sum_square},
     OpDef{"", "ReduceLogSum", 1, kLatest, make_reduce_log_sum},
     OpDef{"", "ReduceLogSumExp", 1, kLatest, make_reduce_log_sum_exp},
-    OpDef{"", "ArgMax", 1, kLatest, make_argmax},  // opset 12: select_last_index
-    OpDef{"", "ArgMin", 1, kLatest, make_argmin},  // opset 12: select_last_index
-    OpDef{"", "CumSum", 11, kLatest, make_cumsum},       // exclusive, reverse; axis input
+    OpDef{"", "ArgMax", 1, kLatest, make_argmax},   // opset 12: select_last_index
+    OpDef{"", "ArgMin", 1, kLatest, make_argmin},   // opset 12: select_last_index
+    OpDef{"", "CumSum", 11, kLatest, make_cumsum},  // exclusive, reverse; axis input
     OpDef{"", "LayerNormalization", 17, kLatest, make_layer_normalization},
     OpDef{"", "RMSNormalization", 23, kLatest, make_rms_normalization},
     OpDef{"", "InstanceNormalization", 6, kLatest, make_instance_normalization},
@@ -122,7 +122,7 @@ constexpr std::array kTable = {
     // ---- end of normalisation family ----
 
     // ---- recurrent family (ops-recurrent.md): keep its lines inside this block ----
-    OpDef{"", "RNN", 7, kLatest, make_rnn},              // layout from 14 (absent before: 0)
+    OpDef{"", "RNN", 7, kLatest, make_rnn},  // layout from 14 (absent before: 0)
     OpDef{"", "GRU", 7, kLatest, make_gru},
     OpDef{"", "LSTM", 7, kLatest, make_lstm},
     // ---- end of recurrent family ----
@@ -143,7 +143,7 @@ constexpr std::array kTable = {
     OpDef{"", "Constant", 1, kLatest, make_constant},
     OpDef{"", "Shape", 1, kLatest, make_shape},  // opset 15: start / end
     OpDef{"", "Size", 1, kLatest, make_size},
-    OpDef{"", "Squeeze", 1, kLatest, make_squeeze},  // opset 1: axes attribute; 13: axes input
+    OpDef{"", "Squeeze", 1, kLatest, make_squeeze},      // opset 1: axes attribute; 13: axes input
     OpDef{"", "Unsqueeze", 1, kLatest, make_unsqueeze},  // opset 1: axes attribute; 13: axes input
     OpDef{"", "Flatten", 1, kLatest, make_flatten},
     // opset 1: ratio attribute; 12: ratio and training_mode inputs
@@ -162,7 +162,7 @@ constexpr std::array kTable = {
     OpDef{"", "Gather", 1, kLatest, make_gather},  // opset 11: negative indices
     OpDef{"", "GatherElements", 11, kLatest, make_gather_elements},
     OpDef{"", "GatherND", 11, kLatest, make_gather_nd},  // opset 12: batch_dims
-    OpDef{"", "Scatter", 9, 10, make_scatter_elements},   // deprecated alias of ScatterElements
+    OpDef{"", "Scatter", 9, 10, make_scatter_elements},  // deprecated alias of ScatterElements
     // opset 16: reduction add/mul; 18: reduction max/min
     OpDef{"", "ScatterElements", 11, kLatest, make_scatter_elements},
     OpDef{"", "ScatterND", 11, kLatest, make_scatter_nd},  // opset 16: reduction add/mul; 18: reduction max/min
@@ -172,13 +172,14 @@ constexpr std::array kTable = {
     OpDef{"", "OneHot", 9, kLatest, make_one_hot},  // opset 11: negative indices
     OpDef{"", "Trilu", 14, kLatest, make_trilu},
     OpDef{"", "NonZero", 9, kLatest, make_non_zero},
-    OpDef{"", "TopK", 1, kLatest, make_top_k},  // opset 1: k attribute; 10: K input; 11: largest, sorted
+    OpDef{"", "TopK", 1, kLatest, make_top_k},         // opset 1: k attribute; 10: K input; 11: largest, sorted
     OpDef{"", "Compress", 9, kLatest, make_compress},  // opset 11: negative axis
     OpDef{"", "Unique", 11, kLatest, make_unique_op},
     OpDef{"", "Einsum", 12, kLatest, make_einsum},
     // ---- end of shape and indexing family ----
 
-    // ---- spatial family (ops-conv.md pooling/BatchNormalization/Resize, ops-coverage.md): keep its lines inside this block ----
+    // ---- spatial family (ops-conv.md pooling/BatchNormalization/Resize, ops-coverage.md): keep its lines inside this
+    // block ----
     // opset 8: Indices output, storage_order; 10: ceil_mode, dilations; 12: int8, uint8
     OpDef{"", "MaxPool", 1, kLatest, make_max_pool},
     // opset 7: count_include_pad; 10: ceil_mode; 19: dilations
@@ -190,7 +191,7 @@ constexpr std::array kTable = {
     OpDef{"", "MaxUnpool", 9, kLatest, make_max_unpool},
     // opset 7: spatial; 14: training_mode (Unsupported)
     OpDef{"", "BatchNormalization", 7, kLatest, make_batch_normalization},
-    OpDef{"", "LRN", 1, kLatest, make_lrn},                // not exact
+    OpDef{"", "LRN", 1, kLatest, make_lrn},  // not exact
     // opset 10: X, scales; asymmetric, nearest floor; 11: roi, sizes, coordinate modes, cubic;
     //   18: antialias, axes, keep_aspect_ratio_policy; 19: half_pixel_symmetric
     OpDef{"", "Resize", 10, kLatest, make_resize},
@@ -208,7 +209,7 @@ constexpr std::array kTable = {
     OpDef{"", "SoftmaxCrossEntropyLoss", 12, kLatest, make_softmax_cross_entropy_loss},  // fast only
     OpDef{"", "Det", 11, kLatest, make_det},
     OpDef{"", "TfIdfVectorizer", 9, kLatest, make_tfidf_vectorizer},  // integer pools
-    OpDef{"", "DFT", 17, 19, make_dft},  // fast only (also the next five)
+    OpDef{"", "DFT", 17, 19, make_dft},                               // fast only (also the next five)
     OpDef{"", "STFT", 17, kLatest, make_stft},
     OpDef{"", "HannWindow", 17, kLatest, make_hann_window},
     OpDef{"", "HammingWindow", 17, kLatest, make_hamming_window},
@@ -253,7 +254,8 @@ std::span<const OpDef> op_table() { return kTable; }
 
 const OpDef* find_op(std::string_view domain, std::string_view op_type, int64_t opset) {
   for (const OpDef& d : kTable)
-    if (d.op_type == op_type && same_domain(d.domain, domain) && opset >= d.min_opset && opset <= d.max_opset) return &d;
+    if (d.op_type == op_type && same_domain(d.domain, domain) && opset >= d.min_opset && opset <= d.max_opset)
+      return &d;
   return nullptr;
 }
 

@@ -142,8 +142,8 @@ void max_pool(const WindowGeom& g, const T* x, T* y, int64_t* idx, bool col_majo
 // value max_pool keeps, tap by tap in the same (height, width) order. Columns whose windows lie inside the
 // row run through kern::max_window_f32, vector lanes across outputs, every tap row and tap folded in
 // registers (ResNet-50's 3x3 stride-2 pool over 64 x 112 x 112 took 6.5 ms one output at a time, 0.87 ms with
-// a pass over the row per tap, 0.51 ms now against ONNX Runtime's 0.25-0.31; openWakeWord embedding's five 2x2 stride-2 pools went from
-// 0.28 to 0.23 ms a run: their rows are short, and the per-row overhead dominates).
+// a pass over the row per tap, 0.51 ms now against ONNX Runtime's 0.25-0.31; openWakeWord embedding's five 2x2 stride-2
+// pools went from 0.28 to 0.23 ms a run: their rows are short, and the per-row overhead dominates).
 void max_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, float* y, ThreadPool* pool) {
   const Windows w(g);
   const int64_t plane = g.in_plane(), in_w = g.in[2], out_w = g.out[2];
@@ -174,24 +174,26 @@ void max_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, float
   }
   for_output_rows(pool, g, w, x, y, std::numeric_limits<float>::quiet_NaN(),
                   [&](const float* xp, const AxisWindow& wh, float* best, float* yr) {
-    // The inner run over up to 16 tap rows per call, then the edge outputs tap by tap (disjoint outputs, each
-    // in tap row then tap order).
-    if (run.second > lo)
-      for (int64_t b0 = 0; b0 < wh.count; b0 += 16) {
-        const float* rows[16];
-        const int64_t nr = std::min<int64_t>(16, wh.count - b0);
-        for (int64_t b = 0; b < nr; ++b) rows[b] = xp + (wh.first + (b0 + b) * wh.step) * in_w - pw + lo * sw;
-        kern::max_window_f32(isa, rows, nr, sw, kw, dw, best + lo, run.second - lo);
-      }
-    fold_window_row(g, w, run, xp, wh, best, update, [](const float*, int64_t) {});
-    if (wh.count > 0 && !empty_column) {
-      kern::copy_canonical_f32(isa, best, yr, out_w);
-    } else {
-      for (int64_t q = 0; q < out_w; ++q)
-        yr[q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0) ? std::numeric_limits<float>::lowest()
-                                                                              : kern::canon(best[q]);
-    }
-  });
+                    // The inner run over up to 16 tap rows per call, then the edge outputs tap by tap (disjoint
+                    // outputs, each in tap row then tap order).
+                    if (run.second > lo)
+                      for (int64_t b0 = 0; b0 < wh.count; b0 += 16) {
+                        const float* rows[16];
+                        const int64_t nr = std::min<int64_t>(16, wh.count - b0);
+                        for (int64_t b = 0; b < nr; ++b)
+                          rows[b] = xp + (wh.first + (b0 + b) * wh.step) * in_w - pw + lo * sw;
+                        kern::max_window_f32(isa, rows, nr, sw, kw, dw, best + lo, run.second - lo);
+                      }
+                    fold_window_row(g, w, run, xp, wh, best, update, [](const float*, int64_t) {});
+                    if (wh.count > 0 && !empty_column) {
+                      kern::copy_canonical_f32(isa, best, yr, out_w);
+                    } else {
+                      for (int64_t q = 0; q < out_w; ++q)
+                        yr[q] = (wh.count == 0 || w.ax[2][static_cast<size_t>(q)].count == 0)
+                                    ? std::numeric_limits<float>::lowest()
+                                    : kern::canon(best[q]);
+                    }
+                  });
 }
 
 // AveragePool: the taps inside the input summed from +0 in order and divided by their count, or with
@@ -229,8 +231,9 @@ void average_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, f
   const std::pair<int64_t, int64_t> run = inner_columns(g, w);
   const int64_t lo = run.first;
   for_output_rows(pool, g, w, x, y, 0.0f, [&](const float* xp, const AxisWindow& wh, float* acc, float* yr) {
-    fold_window_row(g, w, run, xp, wh, acc, [](float v, float a) { return a + v; },
-                    [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
+    fold_window_row(
+        g, w, run, xp, wh, acc, [](float v, float a) { return a + v; },
+        [&](const float* row, int64_t count) { kern::sum_taps_f32(isa, row, sw, kw, dw, acc + lo, count); });
     for (int64_t q = 0; q < out_w; ++q) {
       const AxisWindow& ww = w.ax[2][static_cast<size_t>(q)];
       const int64_t n = include_pad ? wh.padded * ww.padded : wh.count * ww.count;
@@ -242,7 +245,11 @@ void average_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, f
 class PoolKernel final : public Kernel {
  public:
   PoolKernel(bool is_max, WindowAttrs a, bool include_pad, bool col_major)
-      : Kernel(KernelFlags{.exact = true}), max_(is_max), a_(std::move(a)), include_pad_(include_pad), col_major_(col_major) {}
+      : Kernel(KernelFlags{.exact = true}),
+        max_(is_max),
+        a_(std::move(a)),
+        include_pad_(include_pad),
+        col_major_(col_major) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
@@ -260,7 +267,8 @@ class PoolKernel final : public Kernel {
     if (y.shape() != g.out_shape || y.dtype() != x.dtype())
       ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
     if (y.numel() == 0) return;
-    int64_t* idx = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
+    int64_t* idx =
+        ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
     visit(x.dtype(), [&](auto t) {
       using T = decltype(t);
       if constexpr (std::is_same_v<T, float>) {
@@ -268,10 +276,11 @@ class PoolKernel final : public Kernel {
         if (max_ && !idx && rows)
           return max_pool_rows_f32(ctx.isa, g, x.data<float>().data(), y.mutable_data<float>().data(), ctx.pool);
         if (!max_ && rows)
-          return average_pool_rows_f32(ctx.isa, g, x.data<float>().data(), y.mutable_data<float>().data(),
-                                       include_pad_, ctx.pool);
+          return average_pool_rows_f32(ctx.isa, g, x.data<float>().data(), y.mutable_data<float>().data(), include_pad_,
+                                       ctx.pool);
       }
-      if (max_) max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_, ctx.pool);
+      if (max_)
+        max_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), idx, col_major_, ctx.pool);
       else if constexpr (std::is_floating_point_v<T>)
         average_pool<T>(g, x.data<T>().data(), y.mutable_data<T>().data(), include_pad_, ctx.pool);
     });
@@ -308,7 +317,8 @@ class GlobalPoolKernel final : public Kernel {
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
     const DType t = ctx.input(0).dtype;
-    if (t != DType::F32 && t != DType::F64) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (t != DType::F32 && t != DType::F64)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     ctx.set_output(0, t, out_shape(ctx.info, ctx.input(0).shape));
   }
 
@@ -339,15 +349,19 @@ class GlobalPoolKernel final : public Kernel {
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < m; ++j) {
               const T v = q[j * n + i];
-              if (mx) acc[j] = v > acc[j] ? v : acc[j];
-              else acc[j] = acc[j] + v;
+              if (mx)
+                acc[j] = v > acc[j] ? v : acc[j];
+              else
+                acc[j] = acc[j] + v;
             }
         }
         for (int64_t j = 0; j < m; ++j) py[p0 + j] = canon_any(mx ? acc[j] : acc[j] / static_cast<T>(n));
       });
     };
-    if (x.dtype() == DType::F32) go(float{});
-    else go(double{});
+    if (x.dtype() == DType::F32)
+      go(float{});
+    else
+      go(double{});
   }
 
  private:
@@ -373,7 +387,8 @@ std::unique_ptr<Kernel> make_max_pool(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_average_pool(const NodeInfo& info) {
   WindowAttrs a = read_window_attrs(info, WindowOp::Pool);
   const int64_t cip = info.get_int("count_include_pad", 0);
-  if (cip != 0 && cip != 1) info.fail(ErrorKind::InvalidModel, "count_include_pad must be 0 or 1, got " + std::to_string(cip));
+  if (cip != 0 && cip != 1)
+    info.fail(ErrorKind::InvalidModel, "count_include_pad must be 0 or 1, got " + std::to_string(cip));
   return std::make_unique<PoolKernel>(false, std::move(a), cip == 1, false);
 }
 

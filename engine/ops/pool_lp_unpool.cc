@@ -21,16 +21,20 @@ class LpPoolKernel final : public Kernel {
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input X");
     const DType t = ctx.input(0).dtype;
-    if (t != DType::F32 && t != DType::F64) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (t != DType::F32 && t != DType::F64)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     ctx.set_output(0, t, pool_geometry(ctx.info, ctx.input(0).shape, a_).out_shape);
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
     const WindowGeom g = pool_geometry(ctx.info, x.shape(), a_);
-    if (ctx.output(0).shape() != g.out_shape) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
-    if (x.dtype() == DType::F32) go<float>(g, x.data<float>().data(), ctx.output(0).mutable_data<float>().data());
-    else go<double>(g, x.data<double>().data(), ctx.output(0).mutable_data<double>().data());
+    if (ctx.output(0).shape() != g.out_shape)
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (x.dtype() == DType::F32)
+      go<float>(g, x.data<float>().data(), ctx.output(0).mutable_data<float>().data());
+    else
+      go<double>(g, x.data<double>().data(), ctx.output(0).mutable_data<double>().data());
   }
 
  private:
@@ -70,10 +74,12 @@ class MaxUnpoolKernel final : public Kernel {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X and I");
     if (ctx.input(1).dtype != DType::I64) ctx.fail(ErrorKind::InvalidModel, "I must be int64");
     if (ctx.input(0).shape != ctx.input(1).shape)
-      ctx.fail(ErrorKind::InvalidModel, "X " + ctx.input(0).shape.to_string() + " and I " + ctx.input(1).shape.to_string() + " differ in shape");
+      ctx.fail(ErrorKind::InvalidModel,
+               "X " + ctx.input(0).shape.to_string() + " and I " + ctx.input(1).shape.to_string() + " differ in shape");
     if (ctx.has_input(2) && !have_values(ctx, {2})) return;
     const Shape implied = implied_shape(ctx.info, ctx.input(0).shape);
-    ctx.set_output(0, ctx.input(0).dtype, ctx.has_input(2) ? given_shape(ctx.info, *ctx.input(2).value, implied) : implied);
+    ctx.set_output(0, ctx.input(0).dtype,
+                   ctx.has_input(2) ? given_shape(ctx.info, *ctx.input(2).value, implied) : implied);
   }
 
   void run(RunContext& ctx) const override {
@@ -82,7 +88,8 @@ class MaxUnpoolKernel final : public Kernel {
     const Shape implied = implied_shape(ctx.info, x.shape());
     const Shape out = ctx.has_input(2) ? given_shape(ctx.info, ctx.input(2), implied) : implied;
     Tensor& y = ctx.output(0);
-    if (y.shape() != out || ind.shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
+    if (y.shape() != out || ind.shape() != x.shape())
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
     const size_t esz = dtype_size(x.dtype());
     std::memset(y.raw_mut(), 0, y.nbytes());
     const int64_t in_plane = x.numel() == 0 ? 0 : x.numel() / (x.shape()[0] * x.shape()[1]);
@@ -105,7 +112,8 @@ class MaxUnpoolKernel final : public Kernel {
         const int64_t coord = rem % implied[d + 2];
         rem /= implied[d + 2];
         if (coord >= out[d + 2])
-          ctx.fail(ErrorKind::InvalidInput, "index " + std::to_string(v) + " lies outside output_shape " + out.to_string());
+          ctx.fail(ErrorKind::InvalidInput,
+                   "index " + std::to_string(v) + " lies outside output_shape " + out.to_string());
         target += coord * mul;
         mul *= out[d + 2];
       }
@@ -124,7 +132,8 @@ class MaxUnpoolKernel final : public Kernel {
     for (size_t i = 0; i < k; ++i) {
       const int64_t n = x[static_cast<int>(i) + 2];
       const int64_t o = n == 0 ? 0 : (n - 1) * a_.strides[i] + a_.kernel[i] - a_.pads[i] - a_.pads[i + k];
-      if (o < 0) info.fail(ErrorKind::InvalidModel, "pads exceed the unpooled extent of spatial axis " + std::to_string(i));
+      if (o < 0)
+        info.fail(ErrorKind::InvalidModel, "pads exceed the unpooled extent of spatial axis " + std::to_string(i));
       d.push_back(o);
     }
     if (!Shape::valid(d)) info.fail(ErrorKind::InvalidModel, "unpooled output would have more than 2^31-1 elements");

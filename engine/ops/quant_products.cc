@@ -58,7 +58,6 @@ void widen_q8(const Tensor& t, int64_t offset, int64_t count, Z&& zero, int16_t*
 
 // ---- matrix products ----
 
-
 // acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around,
 // on the integer product of kernels/qgemm.h (exact in any order, so the same bits as the plain triple loop).
 void int_matmul(const RunContext& ctx, const MatMulDims& d, const Tensor& a, const Tensor& b,
@@ -68,23 +67,26 @@ void int_matmul(const RunContext& ctx, const MatMulDims& d, const Tensor& a, con
   broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch}, [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
     for (int64_t t = 0; t < cnt; ++t) {
       const int64_t ia = off[0] + t * st[0], ib = off[1] + t * st[1];
-      widen_q8(a, ia * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
-      widen_q8(b, ib * bs, bs, [&](int64_t e) { return zb[static_cast<size_t>(e % d.n)]; }, b16.data());
+      widen_q8(
+          a, ia * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
+      widen_q8(
+          b, ib * bs, bs, [&](int64_t e) { return zb[static_cast<size_t>(e % d.n)]; }, b16.data());
       kern::qgemm_s16(ctx.isa, d.m, d.n, d.k, a16.data(), d.k, b16.data(), d.n, acc + (o + t) * os, d.n, ctx.pool);
     }
   });
 }
 
 // y = clamp(round_half_even(float(acc) * mult) + zy) into the output's 8-bit type.
-void requantize(int64_t count, const int32_t* acc, const float* mult, int64_t mult_step_mod, int64_t mult_div, int64_t zy,
-                Tensor& y) {
+void requantize(int64_t count, const int32_t* acc, const float* mult, int64_t mult_step_mod, int64_t mult_div,
+                int64_t zy, Tensor& y) {
   quant::visit_q8(y.dtype(), [&](auto tag) {
     using Q = decltype(tag);
     Q* out = y.mutable_data<Q>().data();
     for (int64_t e = 0; e < count; ++e) {
       const float m = mult[(e / mult_div) % mult_step_mod];
       const float v = static_cast<float>(acc[e]) * m;
-      out[e] = static_cast<Q>(quant::saturate_round(v, zy, std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max()));
+      out[e] =
+          static_cast<Q>(quant::saturate_round(v, zy, std::numeric_limits<Q>::min(), std::numeric_limits<Q>::max()));
     }
   });
 }
@@ -101,7 +103,8 @@ class MatMulIntegerKernel final : public Kernel {
       for (size_t i : {1, 2, 4, 5, 6, 7})
         if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
     if (!is_q8(ctx.input(ia).dtype) || !is_q8(ctx.input(ib).dtype))
-      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ia).dtype) + " and " + type_str(ctx.input(ib).dtype));
+      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ia).dtype) +
+                                           " and " + type_str(ctx.input(ib).dtype));
     MatMulDims d;
     std::string why;
     if (!matmul_dims(ctx.input(ia).shape, ctx.input(ib).shape, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
@@ -123,8 +126,10 @@ class MatMulIntegerKernel final : public Kernel {
     if ((za && za->dtype() != a.dtype()) || (zb && zb->dtype() != b.dtype()))
       ctx.fail(ErrorKind::InvalidInput, "zero points must have their operand's type");
     std::vector<int32_t> zav, zbv;
-    if (!int_params(za, d.m, zav)) ctx.fail(ErrorKind::InvalidInput, "a's zero point must be a scalar or have one value per row");
-    if (!int_params(zb, d.n, zbv)) ctx.fail(ErrorKind::InvalidInput, "b's zero point must be a scalar or have one value per column");
+    if (!int_params(za, d.m, zav))
+      ctx.fail(ErrorKind::InvalidInput, "a's zero point must be a scalar or have one value per row");
+    if (!int_params(zb, d.n, zbv))
+      ctx.fail(ErrorKind::InvalidInput, "b's zero point must be a scalar or have one value per column");
     const int64_t count = d.out.numel();
     if (!q_) {
       int_matmul(ctx, d, a, b, zav, zbv, ctx.output(0).mutable_data<int32_t>().data());
@@ -135,18 +140,22 @@ class MatMulIntegerKernel final : public Kernel {
     int_matmul(ctx, d, a, b, zav, zbv, acc);
     if (ctx.has_input(8)) {  // int32 per-column bias (int8.md extension)
       const Tensor& bias = ctx.input(8);
-      if (bias.dtype() != DType::I32 || bias.numel() != d.n) ctx.fail(ErrorKind::InvalidInput, "bias must be int32 with one value per column");
+      if (bias.dtype() != DType::I32 || bias.numel() != d.n)
+        ctx.fail(ErrorKind::InvalidInput, "bias must be int32 with one value per column");
       const auto bv = bias.data<int32_t>();
       for (int64_t e = 0; e < count; ++e)
-        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) + static_cast<uint32_t>(bv[static_cast<size_t>(e % d.n)]));
+        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) +
+                                      static_cast<uint32_t>(bv[static_cast<size_t>(e % d.n)]));
     }
     std::vector<float> sa, sb, sy;
     for (size_t i : {1, 4, 6})
       if (ctx.input(i).dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, "scales must be float32");
-    if (!float_params(ctx.input(1), d.m, sa) || !float_params(ctx.input(4), d.n, sb) || !float_params(ctx.input(6), 1, sy))
+    if (!float_params(ctx.input(1), d.m, sa) || !float_params(ctx.input(4), d.n, sb) ||
+        !float_params(ctx.input(6), 1, sy))
       ctx.fail(ErrorKind::InvalidInput, "scales must be scalars (a: or per row, b: or per column)");
     const Tensor& zy = ctx.input(7);
-    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype()) ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
+    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype())
+      ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
     // mult per (row, column): (sa * sb) / sy in float32.
     std::vector<float> mult(static_cast<size_t>(d.m * d.n));
     for (int64_t i = 0; i < d.m; ++i)
@@ -278,7 +287,8 @@ void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* stri
     }
     alignas(64) uint32_t both[NR];
     for (int64_t j = 0; j < NR; ++j)
-      both[j] = static_cast<uint32_t>(static_cast<uint16_t>(t0[j])) | (static_cast<uint32_t>(static_cast<uint16_t>(t1[j])) << 16);
+      both[j] = static_cast<uint32_t>(static_cast<uint16_t>(t0[j])) |
+                (static_cast<uint32_t>(static_cast<uint16_t>(t1[j])) << 16);
     std::memcpy(dst, both, sizeof both);
   }
 }
@@ -306,7 +316,8 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
   wbuf.assign(static_cast<size_t>(g.m * kp), 0);
   int16_t* wv = wbuf.data();
   for (int64_t m = 0; m < g.m; ++m)
-    widen_q8(w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
+    widen_q8(
+        w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
   quant::visit_q8(x.dtype(), [&](auto tag) {
     using Q = decltype(tag);
     for (int64_t n = 0; n < win.n; ++n)
@@ -329,7 +340,8 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
           constexpr int64_t kStripsPerChunk = 8;
           parallel_for(ctx.pool, (strips + kStripsPerChunk - 1) / kStripsPerChunk, double(cols) * double(wsz),
                        [&](int64_t chunk) {
-                         for (int64_t st = chunk * kStripsPerChunk; st < std::min(strips, (chunk + 1) * kStripsPerChunk); ++st) {
+                         for (int64_t st = chunk * kStripsPerChunk;
+                              st < std::min(strips, (chunk + 1) * kStripsPerChunk); ++st) {
                            const int64_t js = j0 + st * nr;
                            int16_t* strip = pb + st * strip_step;
                            std::fill(strip, strip + strip_step, int16_t{0});
@@ -350,7 +362,8 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
 class ConvIntegerKernel final : public Kernel {
  public:
   // qlinear: QLinearConv (x, sx, zx, w, sw, zw, sy, zy [, B]); else ConvInteger (x, w [, zx] [, zw]).
-  ConvIntegerKernel(const NodeInfo& info, bool qlinear) : Kernel(KernelFlags{.exact = true}), at_(read_window_attrs(info, WindowOp::Conv)), q_(qlinear) {}
+  ConvIntegerKernel(const NodeInfo& info, bool qlinear)
+      : Kernel(KernelFlags{.exact = true}), at_(read_window_attrs(info, WindowOp::Conv)), q_(qlinear) {}
 
   void infer(InferContext& ctx) const override {
     const size_t ix = 0, iw = q_ ? 3 : 1;
@@ -359,7 +372,8 @@ class ConvIntegerKernel final : public Kernel {
       for (size_t i : {1, 2, 4, 5, 6, 7})
         if (!ctx.has_input(i)) ctx.fail(ErrorKind::InvalidModel, "input " + std::to_string(i) + " is required");
     if (!is_q8(ctx.input(ix).dtype) || !is_q8(ctx.input(iw).dtype))
-      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ix).dtype) + " and " + type_str(ctx.input(iw).dtype));
+      ctx.fail(ErrorKind::Unsupported, "operands must be uint8 or int8, got " + type_str(ctx.input(ix).dtype) +
+                                           " and " + type_str(ctx.input(iw).dtype));
     const ConvGeom g = conv_geom(ctx.info, at_, ctx.input(ix).shape, ctx.input(iw).shape, ErrorKind::InvalidModel);
     if (q_ && !is_q8(ctx.input(7).dtype)) ctx.fail(ErrorKind::Unsupported, "y_zero_point must be uint8 or int8");
     ctx.set_output(0, q_ ? ctx.input(7).dtype : DType::I32, g.win.out_shape);
@@ -370,7 +384,8 @@ class ConvIntegerKernel final : public Kernel {
     const Tensor& x = ctx.input(ix);
     const Tensor& w = ctx.input(iw);
     const ConvGeom g = conv_geom(ctx.info, at_, x.shape(), w.shape(), ErrorKind::InvalidInput);
-    if (g.win.out_shape != ctx.output(0).shape()) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
+    if (g.win.out_shape != ctx.output(0).shape())
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
     const Tensor* zx = ctx.has_input(izx) ? &ctx.input(izx) : nullptr;
     const Tensor* zw = ctx.has_input(izw) ? &ctx.input(izw) : nullptr;
     if ((zx && zx->dtype() != x.dtype()) || (zw && zw->dtype() != w.dtype()))
@@ -392,18 +407,22 @@ class ConvIntegerKernel final : public Kernel {
     int_conv(ctx, g, x, w, zxv, zwv, acc);
     if (ctx.has_input(8)) {
       const Tensor& bias = ctx.input(8);
-      if (bias.dtype() != DType::I32 || bias.numel() != g.m) ctx.fail(ErrorKind::InvalidInput, "B must be int32 with one value per output channel");
+      if (bias.dtype() != DType::I32 || bias.numel() != g.m)
+        ctx.fail(ErrorKind::InvalidInput, "B must be int32 with one value per output channel");
       const auto bv = bias.data<int32_t>();
       for (int64_t e = 0; e < count; ++e)
-        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) + static_cast<uint32_t>(bv[static_cast<size_t>((e / plane) % g.m)]));
+        acc[e] = static_cast<int32_t>(static_cast<uint32_t>(acc[e]) +
+                                      static_cast<uint32_t>(bv[static_cast<size_t>((e / plane) % g.m)]));
     }
     for (size_t i : {1, 4, 6})
       if (ctx.input(i).dtype() != DType::F32) ctx.fail(ErrorKind::InvalidInput, "scales must be float32");
     std::vector<float> sx, sw, sy;
-    if (!float_params(ctx.input(1), 1, sx) || !float_params(ctx.input(4), g.m, sw) || !float_params(ctx.input(6), 1, sy))
+    if (!float_params(ctx.input(1), 1, sx) || !float_params(ctx.input(4), g.m, sw) ||
+        !float_params(ctx.input(6), 1, sy))
       ctx.fail(ErrorKind::InvalidInput, "scales must be scalars (w: or one per output channel)");
     const Tensor& zy = ctx.input(7);
-    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype()) ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
+    if (zy.numel() != 1 || zy.dtype() != ctx.output(0).dtype())
+      ctx.fail(ErrorKind::InvalidInput, "y_zero_point must be one value");
     std::vector<float> mult(static_cast<size_t>(g.m));
     for (int64_t m = 0; m < g.m; ++m) {
       const float p = sx[0] * sw[static_cast<size_t>(m)];
@@ -421,7 +440,11 @@ class ConvIntegerKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_matmul_integer(const NodeInfo&) { return std::make_unique<MatMulIntegerKernel>(false); }
 std::unique_ptr<Kernel> make_qlinear_matmul(const NodeInfo&) { return std::make_unique<MatMulIntegerKernel>(true); }
-std::unique_ptr<Kernel> make_conv_integer(const NodeInfo& info) { return std::make_unique<ConvIntegerKernel>(info, false); }
-std::unique_ptr<Kernel> make_qlinear_conv(const NodeInfo& info) { return std::make_unique<ConvIntegerKernel>(info, true); }
+std::unique_ptr<Kernel> make_conv_integer(const NodeInfo& info) {
+  return std::make_unique<ConvIntegerKernel>(info, false);
+}
+std::unique_ptr<Kernel> make_qlinear_conv(const NodeInfo& info) {
+  return std::make_unique<ConvIntegerKernel>(info, true);
+}
 
 }  // namespace onemodel::rt

@@ -32,31 +32,36 @@ class QuantizeKernel final : public Kernel {
   explicit QuantizeKernel(const NodeInfo& info) : Kernel(KernelFlags{.exact = true}) {
     allow_axis_ = info.opset() >= 13;
     axis_ = info.get_int("axis", 1);
-    if (info.get_int("block_size", 0) != 0) info.fail(ErrorKind::Unsupported, "blocked quantization (block_size) is not supported");
+    if (info.get_int("block_size", 0) != 0)
+      info.fail(ErrorKind::Unsupported, "blocked quantization (block_size) is not supported");
     const int64_t code = info.get_int("output_dtype", 0);
     if (code != 0) {
       out_attr_ = dtype_from_onnx_code(code);
       if (out_attr_ == DType::Undefined)
-        info.fail(ErrorKind::Unsupported, "output_dtype " + std::to_string(code) + " is not supported (uint8, int8, uint16, int16)");
+        info.fail(ErrorKind::Unsupported,
+                  "output_dtype " + std::to_string(code) + " is not supported (uint8, int8, uint16, int16)");
     }
   }
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs x and y_scale");
     if (ctx.input(0).dtype != DType::F32 || ctx.input(1).dtype != DType::F32)
-      ctx.fail(ErrorKind::Unsupported, "x and y_scale must be float32, got " + type_str(ctx.input(0).dtype) + " and " + type_str(ctx.input(1).dtype));
+      ctx.fail(ErrorKind::Unsupported, "x and y_scale must be float32, got " + type_str(ctx.input(0).dtype) + " and " +
+                                           type_str(ctx.input(1).dtype));
     DType out = out_attr_ == DType::Undefined ? DType::U8 : out_attr_;
     if (ctx.has_input(2)) {
       const DType z = ctx.input(2).dtype;
       if (out_attr_ != DType::Undefined && z != out_attr_)
-        ctx.fail(ErrorKind::InvalidModel, "y_zero_point is " + type_str(z) + " but output_dtype is " + type_str(out_attr_));
+        ctx.fail(ErrorKind::InvalidModel,
+                 "y_zero_point is " + type_str(z) + " but output_dtype is " + type_str(out_attr_));
       out = z;
     }
-    if (!quant::visit_q(out, [](auto) {})) ctx.fail(ErrorKind::Unsupported, "output type " + type_str(out) + " is not supported");
+    if (!quant::visit_q(out, [](auto) {}))
+      ctx.fail(ErrorKind::Unsupported, "output type " + type_str(out) + " is not supported");
     AxisLayout lay;
     std::string why;
-    if (!quant::axis_layout(ctx.input(0).shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr, axis_,
-                            allow_axis_, lay, why))
+    if (!quant::axis_layout(ctx.input(0).shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
+                            axis_, allow_axis_, lay, why))
       ctx.fail(ErrorKind::InvalidModel, why);
     ctx.set_output(0, out, ctx.input(0).shape);
   }
@@ -70,7 +75,8 @@ class QuantizeKernel final : public Kernel {
     std::string why;
     if (!quant::axis_layout(x.shape(), scale.shape(), zp ? &zp->shape() : nullptr, axis_, allow_axis_, lay, why))
       ctx.fail(ErrorKind::InvalidInput, why);
-    if (x.dtype() != DType::F32 || scale.dtype() != DType::F32 || (zp && zp->dtype() != y.dtype()) || y.shape() != x.shape())
+    if (x.dtype() != DType::F32 || scale.dtype() != DType::F32 || (zp && zp->dtype() != y.dtype()) ||
+        y.shape() != x.shape())
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
     const auto xs = x.data<float>();
     const auto ss = scale.data<float>();
@@ -97,7 +103,8 @@ class DequantizeKernel final : public Kernel {
   explicit DequantizeKernel(const NodeInfo& info) : Kernel(KernelFlags{.exact = true}) {
     allow_axis_ = info.opset() >= 13;
     axis_ = info.get_int("axis", 1);
-    if (info.get_int("block_size", 0) != 0) info.fail(ErrorKind::Unsupported, "blocked quantization (block_size) is not supported");
+    if (info.get_int("block_size", 0) != 0)
+      info.fail(ErrorKind::Unsupported, "blocked quantization (block_size) is not supported");
     if (info.get_int("output_dtype", 0) != 0 && info.get_int("output_dtype", 0) != 1)
       info.fail(ErrorKind::Unsupported, "output_dtype other than float32 is not supported");
   }
@@ -105,14 +112,16 @@ class DequantizeKernel final : public Kernel {
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs x and x_scale");
     const DType t = ctx.input(0).dtype;
-    if (!quant::visit_q(t, [](auto) {}) && t != DType::I32) ctx.fail(ErrorKind::Unsupported, "input type " + type_str(t) + " is not supported");
-    if (ctx.input(1).dtype != DType::F32) ctx.fail(ErrorKind::Unsupported, "x_scale must be float32, got " + type_str(ctx.input(1).dtype));
+    if (!quant::visit_q(t, [](auto) {}) && t != DType::I32)
+      ctx.fail(ErrorKind::Unsupported, "input type " + type_str(t) + " is not supported");
+    if (ctx.input(1).dtype != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "x_scale must be float32, got " + type_str(ctx.input(1).dtype));
     if (ctx.has_input(2) && ctx.input(2).dtype != t)
       ctx.fail(ErrorKind::InvalidModel, "x_zero_point is " + type_str(ctx.input(2).dtype) + " but x is " + type_str(t));
     AxisLayout lay;
     std::string why;
-    if (!quant::axis_layout(ctx.input(0).shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr, axis_,
-                            allow_axis_, lay, why))
+    if (!quant::axis_layout(ctx.input(0).shape, ctx.input(1).shape, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
+                            axis_, allow_axis_, lay, why))
       ctx.fail(ErrorKind::InvalidModel, why);
     ctx.set_output(0, DType::F32, ctx.input(0).shape);
   }
@@ -151,7 +160,8 @@ class DynamicQuantizeKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects input x");
-    if (ctx.input(0).dtype != DType::F32) ctx.fail(ErrorKind::Unsupported, "x must be float32, got " + type_str(ctx.input(0).dtype));
+    if (ctx.input(0).dtype != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "x must be float32, got " + type_str(ctx.input(0).dtype));
     if (ctx.outputs.size() != 3) ctx.fail(ErrorKind::InvalidModel, "expects three outputs");
     ctx.set_output(0, DType::U8, ctx.input(0).shape);
     ctx.set_output(1, DType::F32, Shape{});
@@ -199,14 +209,19 @@ class DynamicQuantizeKernel final : public Kernel {
       });
     }
     if (ctx.outputs.size() > 1 && !ctx.output(1).empty()) ctx.output(1).mutable_data<float>()[0] = scale;
-    if (ctx.outputs.size() > 2 && !ctx.output(2).empty()) ctx.output(2).mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
+    if (ctx.outputs.size() > 2 && !ctx.output(2).empty())
+      ctx.output(2).mutable_data<uint8_t>()[0] = static_cast<uint8_t>(zp);
   }
 };
 
 }  // namespace
 
 std::unique_ptr<Kernel> make_quantize_linear(const NodeInfo& info) { return std::make_unique<QuantizeKernel>(info); }
-std::unique_ptr<Kernel> make_dequantize_linear(const NodeInfo& info) { return std::make_unique<DequantizeKernel>(info); }
-std::unique_ptr<Kernel> make_dynamic_quantize_linear(const NodeInfo&) { return std::make_unique<DynamicQuantizeKernel>(); }
+std::unique_ptr<Kernel> make_dequantize_linear(const NodeInfo& info) {
+  return std::make_unique<DequantizeKernel>(info);
+}
+std::unique_ptr<Kernel> make_dynamic_quantize_linear(const NodeInfo&) {
+  return std::make_unique<DynamicQuantizeKernel>();
+}
 
 }  // namespace onemodel::rt

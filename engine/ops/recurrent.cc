@@ -34,12 +34,18 @@ class RecurrentKernel final : public Kernel {
   RecurrentKernel(const NodeInfo& info, Cell cell) : Kernel(KernelFlags{.exact = true}), cell_(cell) {
     gates_ = cell == Cell::Lstm ? 4 : (cell == Cell::Gru ? 3 : 1);
     const std::string dir = info.get_string("direction", "forward");
-    if (dir == "forward") dirs_ = 1;
-    else if (dir == "reverse") { dirs_ = 1; reverse_only_ = true; }
-    else if (dir == "bidirectional") dirs_ = 2;
-    else info.fail(ErrorKind::InvalidModel, "direction must be forward, reverse or bidirectional, got '" + dir + "'");
+    if (dir == "forward")
+      dirs_ = 1;
+    else if (dir == "reverse") {
+      dirs_ = 1;
+      reverse_only_ = true;
+    } else if (dir == "bidirectional")
+      dirs_ = 2;
+    else
+      info.fail(ErrorKind::InvalidModel, "direction must be forward, reverse or bidirectional, got '" + dir + "'");
     layout_ = info.get_int("layout", 0);
-    if (layout_ != 0 && layout_ != 1) info.fail(ErrorKind::InvalidModel, "layout must be 0 or 1, got " + std::to_string(layout_));
+    if (layout_ != 0 && layout_ != 1)
+      info.fail(ErrorKind::InvalidModel, "layout must be 0 or 1, got " + std::to_string(layout_));
     hidden_attr_ = info.get_int("hidden_size", -1);
     if (info.has("hidden_size") && hidden_attr_ <= 0)
       info.fail(ErrorKind::InvalidModel, "hidden_size must be positive, got " + std::to_string(hidden_attr_));
@@ -47,26 +53,32 @@ class RecurrentKernel final : public Kernel {
     input_forget_ = cell == Cell::Lstm && info.get_int("input_forget", 0) != 0;
     linear_before_reset_ = cell == Cell::Gru && info.get_int("linear_before_reset", 0) != 0;
     std::vector<std::string> defaults;
-    if (cell == Cell::Rnn) defaults = {"Tanh"};
-    else if (cell == Cell::Gru) defaults = {"Sigmoid", "Tanh"};
-    else defaults = {"Sigmoid", "Tanh", "Tanh"};
+    if (cell == Cell::Rnn)
+      defaults = {"Tanh"};
+    else if (cell == Cell::Gru)
+      defaults = {"Sigmoid", "Tanh"};
+    else
+      defaults = {"Sigmoid", "Tanh", "Tanh"};
     acts_ = recurrent::parse_activations(info, static_cast<int>(dirs_), static_cast<int>(defaults.size()), defaults);
     max_inputs_ = cell == Cell::Lstm ? 8 : 6;
     max_outputs_ = cell == Cell::Lstm ? 3 : 2;
   }
 
   void infer(InferContext& ctx) const override {
-    if (ctx.inputs.size() > max_inputs_) ctx.fail(ErrorKind::InvalidModel, "expects at most " + std::to_string(max_inputs_) + " inputs");
+    if (ctx.inputs.size() > max_inputs_)
+      ctx.fail(ErrorKind::InvalidModel, "expects at most " + std::to_string(max_inputs_) + " inputs");
     if (ctx.info.num_outputs() > max_outputs_)
       ctx.fail(ErrorKind::InvalidModel, "expects at most " + std::to_string(max_outputs_) + " outputs");
-    if (!ctx.has_input(kX) || !ctx.has_input(kW) || !ctx.has_input(kR)) ctx.fail(ErrorKind::InvalidModel, "expects inputs X, W and R");
+    if (!ctx.has_input(kX) || !ctx.has_input(kW) || !ctx.has_input(kR))
+      ctx.fail(ErrorKind::InvalidModel, "expects inputs X, W and R");
     std::vector<const Shape*> shapes(max_inputs_, nullptr);
     for (size_t i = 0; i < ctx.inputs.size(); ++i) {
       if (!ctx.has_input(i)) continue;
       const DType want = i == kSeqLens ? DType::I32 : DType::F32;
       if (ctx.input(i).dtype != want) {
         const ErrorKind kind = i == kSeqLens ? ErrorKind::InvalidModel : ErrorKind::Unsupported;
-        ctx.fail(kind, "input " + std::to_string(i) + " has element type " + type_str(ctx.input(i).dtype) + ", expected " + type_str(want));
+        ctx.fail(kind, "input " + std::to_string(i) + " has element type " + type_str(ctx.input(i).dtype) +
+                           ", expected " + type_str(want));
       }
       shapes[i] = &ctx.input(i).shape;
     }
@@ -74,7 +86,9 @@ class RecurrentKernel final : public Kernel {
     Dims d;
     if (!dims(shapes, d, why)) ctx.fail(ErrorKind::InvalidModel, why);
     const int64_t scratch = d.seq * d.batch * gates_ * d.hidden + 6 * d.batch * gates_ * d.hidden;
-    if (scratch >= kScratchLimit) ctx.fail(ErrorKind::Unsupported, "the layer needs " + std::to_string(scratch) + " floats of scratch (limit 2^30)");
+    if (scratch >= kScratchLimit)
+      ctx.fail(ErrorKind::Unsupported,
+               "the layer needs " + std::to_string(scratch) + " floats of scratch (limit 2^30)");
     const Shape y = layout_ == 0 ? Shape{d.seq, d.dirs, d.batch, d.hidden} : Shape{d.batch, d.seq, d.dirs, d.hidden};
     const Shape state = layout_ == 0 ? Shape{d.dirs, d.batch, d.hidden} : Shape{d.batch, d.dirs, d.hidden};
     for (size_t o = 0; o < ctx.outputs.size(); ++o) ctx.set_output(o, DType::F32, o == 0 ? y : state);
@@ -117,14 +131,16 @@ class RecurrentKernel final : public Kernel {
     if (!dims(shapes, d, why)) ctx.fail(ErrorKind::InvalidInput, why);
     for (size_t i = 0; i < ctx.inputs.size(); ++i)
       if (ctx.has_input(i) && ctx.input(i).dtype() != (i == kSeqLens ? DType::I32 : DType::F32))
-        ctx.fail(ErrorKind::InvalidInput, "input " + std::to_string(i) + " has element type " + type_str(ctx.input(i).dtype()));
+        ctx.fail(ErrorKind::InvalidInput,
+                 "input " + std::to_string(i) + " has element type " + type_str(ctx.input(i).dtype()));
     std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
     if (ctx.has_input(kSeqLens)) {
       const auto sl = ctx.input(kSeqLens).data<int32_t>();
       for (int64_t b = 0; b < d.batch; ++b) {
         const int64_t v = sl[static_cast<size_t>(b)];
         if (v < 0 || v > d.seq)
-          ctx.fail(ErrorKind::InvalidInput, "sequence_lens[" + std::to_string(b) + "] = " + std::to_string(v) + " is outside [0, " + std::to_string(d.seq) + "]");
+          ctx.fail(ErrorKind::InvalidInput, "sequence_lens[" + std::to_string(b) + "] = " + std::to_string(v) +
+                                                " is outside [0, " + std::to_string(d.seq) + "]");
         lens[static_cast<size_t>(b)] = v;
       }
     }
@@ -157,11 +173,13 @@ class RecurrentKernel final : public Kernel {
     const int64_t gh = gates_ * d.hidden;
     auto is = [](const Shape* sh, std::initializer_list<int64_t> want) { return *sh == Shape(want); };
     if (!is(&w, {dirs_, gh, d.input})) {
-      why = "W " + w.to_string() + " does not match [" + std::to_string(dirs_) + "," + std::to_string(gh) + "," + std::to_string(d.input) + "]";
+      why = "W " + w.to_string() + " does not match [" + std::to_string(dirs_) + "," + std::to_string(gh) + "," +
+            std::to_string(d.input) + "]";
       return false;
     }
     if (!is(&r, {dirs_, gh, d.hidden})) {
-      why = "R " + r.to_string() + " does not match [" + std::to_string(dirs_) + "," + std::to_string(gh) + "," + std::to_string(d.hidden) + "]";
+      why = "R " + r.to_string() + " does not match [" + std::to_string(dirs_) + "," + std::to_string(gh) + "," +
+            std::to_string(d.hidden) + "]";
       return false;
     }
     auto check = [&](size_t slot, const char* name, std::initializer_list<int64_t> want) {
@@ -171,9 +189,13 @@ class RecurrentKernel final : public Kernel {
     };
     const bool l0 = layout_ == 0;
     if (!check(kB, "B", {dirs_, 2 * gh}) || !check(kSeqLens, "sequence_lens", {d.batch})) return false;
-    if (l0 ? !check(kInitH, "initial_h", {dirs_, d.batch, d.hidden}) : !check(kInitH, "initial_h", {d.batch, dirs_, d.hidden})) return false;
+    if (l0 ? !check(kInitH, "initial_h", {dirs_, d.batch, d.hidden})
+           : !check(kInitH, "initial_h", {d.batch, dirs_, d.hidden}))
+      return false;
     if (cell_ == Cell::Lstm) {
-      if (l0 ? !check(kInitC, "initial_c", {dirs_, d.batch, d.hidden}) : !check(kInitC, "initial_c", {d.batch, dirs_, d.hidden})) return false;
+      if (l0 ? !check(kInitC, "initial_c", {dirs_, d.batch, d.hidden})
+             : !check(kInitC, "initial_c", {d.batch, dirs_, d.hidden}))
+        return false;
       if (!check(kP, "P", {dirs_, 3 * d.hidden})) return false;
     }
     return true;
@@ -212,8 +234,12 @@ class RecurrentKernel final : public Kernel {
     float* c = c_t.mutable_data<float>().data();
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t j = 0; j < H; ++j) {
-        h[b * H + j] = ctx.has_input(kInitH) ? ctx.input(kInitH).data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] : 0.0f;
-        c[b * H + j] = lstm && ctx.has_input(kInitC) ? ctx.input(kInitC).data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] : 0.0f;
+        h[b * H + j] = ctx.has_input(kInitH)
+                           ? ctx.input(kInitH).data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)]
+                           : 0.0f;
+        c[b * H + j] = lstm && ctx.has_input(kInitC)
+                           ? ctx.input(kInitC).data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)]
+                           : 0.0f;
       }
     }
 
@@ -272,8 +298,10 @@ class RecurrentKernel final : public Kernel {
     for (int64_t b = 0; b < B; ++b) {
       const bool zero = S > 0 && lens[static_cast<size_t>(b)] == 0;
       for (int64_t j = 0; j < H; ++j) {
-        if (Yh) Yh->mutable_data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] = zero ? 0.0f : store(h[b * H + j]);
-        if (Yc) Yc->mutable_data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] = zero ? 0.0f : store(c[b * H + j]);
+        if (Yh)
+          Yh->mutable_data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] = zero ? 0.0f : store(h[b * H + j]);
+        if (Yc)
+          Yc->mutable_data<float>()[static_cast<size_t>(state_off(d, dir, b) + j)] = zero ? 0.0f : store(c[b * H + j]);
       }
     }
   }

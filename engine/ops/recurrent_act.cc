@@ -80,14 +80,16 @@ std::vector<std::vector<Activation>> parse_activations(const NodeInfo& info, int
                                                        const std::vector<std::string>& defaults) {
   std::vector<std::string> names;
   if (const ir::Attribute* a = info.find("activations")) {
-    if (a->type != ir::AttrType::Strings) info.fail(ErrorKind::InvalidModel, "attribute 'activations' must be a list of strings");
+    if (a->type != ir::AttrType::Strings)
+      info.fail(ErrorKind::InvalidModel, "attribute 'activations' must be a list of strings");
     names = a->strings;
   }
   if (names.empty()) names = defaults;
   const auto n = static_cast<size_t>(per_direction);
   if (names.size() != n && names.size() != n * static_cast<size_t>(dirs))
     info.fail(ErrorKind::InvalidModel, "'activations' lists " + std::to_string(names.size()) + " functions, expected " +
-                                           std::to_string(n) + (dirs == 2 ? " or " + std::to_string(2 * n) : std::string()));
+                                           std::to_string(n) +
+                                           (dirs == 2 ? " or " + std::to_string(2 * n) : std::string()));
   const std::vector<float> alphas = info.get_floats("activation_alpha");
   const std::vector<float> betas = info.get_floats("activation_beta");
   size_t ai = 0, bi = 0;  // separate cursors (ops-recurrent.md)
@@ -106,7 +108,8 @@ std::vector<std::vector<Activation>> parse_activations(const NodeInfo& info, int
   std::vector<std::vector<Activation>> out(static_cast<size_t>(dirs));
   for (size_t d = 0; d < out.size(); ++d) {
     const size_t base = parsed.size() == n ? 0 : d * n;
-    out[d].assign(parsed.begin() + static_cast<std::ptrdiff_t>(base), parsed.begin() + static_cast<std::ptrdiff_t>(base + n));
+    out[d].assign(parsed.begin() + static_cast<std::ptrdiff_t>(base),
+                  parsed.begin() + static_cast<std::ptrdiff_t>(base + n));
   }
   return out;
 }

@@ -15,14 +15,15 @@ namespace onemodel::rt::recurrent {
 // fast mode may fuse. Neither depends on the thread count. C must not overlap A or W.
 inline void product(const RunContext& ctx, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* w,
                     int64_t ldw, float* c, int64_t ldc) {
-  kern::gemm_f32(ctx.isa, ctx.exact, m, n, k, kern::MatrixView{a, lda, 1}, kern::MatrixView{w, 1, ldw}, c, ldc, ctx.pool);
+  kern::gemm_f32(ctx.isa, ctx.exact, m, n, k, kern::MatrixView{a, lda, 1}, kern::MatrixView{w, 1, ldw}, c, ldc,
+                 ctx.pool);
 }
 
 // W^T and R^T of every direction packed once (constant weights, prepare()): B operands of the products
 // above with the same bits (kernels/gemm.h: gemm_f32_packed equals gemm_f32).
 struct PackedWeights {
   kern::Isa isa = kern::Isa::Scalar;
-  const void* r_from = nullptr;  // R's storage (W's is the SharedPack key)
+  const void* r_from = nullptr;                            // R's storage (W's is the SharedPack key)
   std::vector<std::shared_ptr<const kern::PackedB>> w, r;  // per direction; r is null for the GRU split form
 };
 

@@ -33,8 +33,14 @@ bool is_log_reduction(ReduceOp op) { return op == ReduceOp::LogSum || op == Redu
 bool type_served(ReduceOp op, DType t) {
   if (op == ReduceOp::L2 || is_log_reduction(op)) return t == DType::F32 || t == DType::F64;
   switch (t) {
-    case DType::F32: case DType::F64: case DType::I8: case DType::U8:
-    case DType::I32: case DType::I64: case DType::U32: case DType::U64: return true;
+    case DType::F32:
+    case DType::F64:
+    case DType::I8:
+    case DType::U8:
+    case DType::I32:
+    case DType::I64:
+    case DType::U32:
+    case DType::U64: return true;
     default: return false;
   }
 }
@@ -80,8 +86,10 @@ T log_sum_exp(const ReduceGeometry& g, const T* x, int64_t o) {
   bool nan = false;
   walk_sequence(g, x, o, [&](const T* p, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
-      if (p[j] != p[j]) nan = true;
-      else if (p[j] > m) m = p[j];
+      if (p[j] != p[j])
+        nan = true;
+      else if (p[j] > m)
+        m = p[j];
     }
   });
   if (nan) return std::numeric_limits<T>::quiet_NaN();
@@ -100,9 +108,12 @@ T reduce_one(ReduceOp op, const ReduceGeometry& g, const T* x, int64_t o) {
     case ReduceOp::Mean: {
       const T s = reduce_sum(g, x, o, [](T v) { return v; });
       if (g.count == 0) return T(0);
-      if constexpr (std::is_floating_point_v<T>) return s / static_cast<T>(static_cast<float>(g.count));
-      else if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<int64_t>(s) / g.count);
-      else return static_cast<T>(static_cast<uint64_t>(s) / static_cast<uint64_t>(g.count));
+      if constexpr (std::is_floating_point_v<T>)
+        return s / static_cast<T>(static_cast<float>(g.count));
+      else if constexpr (std::is_signed_v<T>)
+        return static_cast<T>(static_cast<int64_t>(s) / g.count);
+      else
+        return static_cast<T>(static_cast<uint64_t>(s) / static_cast<uint64_t>(g.count));
     }
     case ReduceOp::Max: return scan_extreme(g, x, o, true);
     case ReduceOp::Min: return scan_extreme(g, x, o, false);
@@ -201,8 +212,12 @@ std::unique_ptr<Kernel> make_reduce_min(const NodeInfo& info) { return make_redu
 std::unique_ptr<Kernel> make_reduce_prod(const NodeInfo& info) { return make_reduce(info, ReduceOp::Prod, 18); }
 std::unique_ptr<Kernel> make_reduce_l1(const NodeInfo& info) { return make_reduce(info, ReduceOp::L1, 18); }
 std::unique_ptr<Kernel> make_reduce_l2(const NodeInfo& info) { return make_reduce(info, ReduceOp::L2, 18); }
-std::unique_ptr<Kernel> make_reduce_sum_square(const NodeInfo& info) { return make_reduce(info, ReduceOp::SumSquare, 18); }
+std::unique_ptr<Kernel> make_reduce_sum_square(const NodeInfo& info) {
+  return make_reduce(info, ReduceOp::SumSquare, 18);
+}
 std::unique_ptr<Kernel> make_reduce_log_sum(const NodeInfo& info) { return make_reduce(info, ReduceOp::LogSum, 18); }
-std::unique_ptr<Kernel> make_reduce_log_sum_exp(const NodeInfo& info) { return make_reduce(info, ReduceOp::LogSumExp, 18); }
+std::unique_ptr<Kernel> make_reduce_log_sum_exp(const NodeInfo& info) {
+  return make_reduce(info, ReduceOp::LogSumExp, 18);
+}
 
 }  // namespace onemodel::rt

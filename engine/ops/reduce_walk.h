@@ -29,14 +29,17 @@ inline ReduceAxes reduce_axes(const NodeInfo& info, const Shape& in, const std::
   } else {
     for (int64_t a : axes) {
       const int d = normalize_axis(info, a, r);
-      if (p.reduced[static_cast<size_t>(d)]) info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " appears twice");
+      if (p.reduced[static_cast<size_t>(d)])
+        info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " appears twice");
       p.reduced[static_cast<size_t>(d)] = true;
     }
   }
   std::vector<int64_t> od;
   for (int d = 0; d < r; ++d) {
-    if (!p.reduced[static_cast<size_t>(d)]) od.push_back(in[d]);
-    else if (keepdims) od.push_back(1);
+    if (!p.reduced[static_cast<size_t>(d)])
+      od.push_back(in[d]);
+    else if (keepdims)
+      od.push_back(1);
   }
   p.out = Shape(std::span<const int64_t>(od));
   return p;
@@ -128,26 +131,35 @@ template <class T>
 using WrapT = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
 template <class T>
 T add_wrap(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return a + b;
-  else return static_cast<T>(static_cast<WrapT<T>>(static_cast<WrapT<T>>(a) + static_cast<WrapT<T>>(b)));
+  if constexpr (std::is_floating_point_v<T>)
+    return a + b;
+  else
+    return static_cast<T>(static_cast<WrapT<T>>(static_cast<WrapT<T>>(a) + static_cast<WrapT<T>>(b)));
 }
 template <class T>
 T mul_wrap(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return a * b;
-  else return static_cast<T>(static_cast<WrapT<T>>(static_cast<WrapT<T>>(a) * static_cast<WrapT<T>>(b)));
+  if constexpr (std::is_floating_point_v<T>)
+    return a * b;
+  else
+    return static_cast<T>(static_cast<WrapT<T>>(static_cast<WrapT<T>>(a) * static_cast<WrapT<T>>(b)));
 }
 template <class T>
 T abs_wrap(T a) {
-  if constexpr (std::is_floating_point_v<T>) return std::fabs(a);
-  else if constexpr (std::is_unsigned_v<T>) return a;
-  else return a < 0 ? static_cast<T>(static_cast<WrapT<T>>(0u - static_cast<WrapT<T>>(a))) : a;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::fabs(a);
+  else if constexpr (std::is_unsigned_v<T>)
+    return a;
+  else
+    return a < 0 ? static_cast<T>(static_cast<WrapT<T>>(0u - static_cast<WrapT<T>>(a))) : a;
 }
 
 // NaN -> 0x7FC00000 for floats; integers unchanged.
 template <class T>
 T canon_any(T v) {
-  if constexpr (std::is_floating_point_v<T>) return kern::canon(v);
-  else return v;
+  if constexpr (std::is_floating_point_v<T>)
+    return kern::canon(v);
+  else
+    return v;
 }
 
 // RowReduce.Sum16 fed one term at a time: term q goes to partial q mod 16, then the fixed pairwise tree.

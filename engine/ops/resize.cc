@@ -56,7 +56,8 @@ void pass_copy(const std::byte* src, std::byte* dst, size_t esz, int64_t outer, 
   const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
   const auto row = static_cast<size_t>(inner) * esz;
   std::vector<int64_t> tap(static_cast<size_t>(m));
-  for (int64_t j = 0; j < m; ++j) tap[static_cast<size_t>(j)] = t.idx[static_cast<size_t>(t.start[static_cast<size_t>(j)])];
+  for (int64_t j = 0; j < m; ++j)
+    tap[static_cast<size_t>(j)] = t.idx[static_cast<size_t>(t.start[static_cast<size_t>(j)])];
   auto gather = [&](auto elem) {
     using E = decltype(elem);
     for_outer(pool, outer, m, [&](int64_t o) {
@@ -86,8 +87,10 @@ void nearest_2d(const E* src, E* dst, int64_t outer, int64_t ih_n, int64_t iw_n,
                 const AxisTable& tw, ThreadPool* pool) {
   const int64_t oh_n = static_cast<int64_t>(th.start.size()) - 1, ow_n = static_cast<int64_t>(tw.start.size()) - 1;
   std::vector<int64_t> col(static_cast<size_t>(ow_n)), row(static_cast<size_t>(oh_n));
-  for (int64_t j = 0; j < ow_n; ++j) col[static_cast<size_t>(j)] = tw.idx[static_cast<size_t>(tw.start[static_cast<size_t>(j)])];
-  for (int64_t j = 0; j < oh_n; ++j) row[static_cast<size_t>(j)] = th.idx[static_cast<size_t>(th.start[static_cast<size_t>(j)])];
+  for (int64_t j = 0; j < ow_n; ++j)
+    col[static_cast<size_t>(j)] = tw.idx[static_cast<size_t>(tw.start[static_cast<size_t>(j)])];
+  for (int64_t j = 0; j < oh_n; ++j)
+    row[static_cast<size_t>(j)] = th.idx[static_cast<size_t>(th.start[static_cast<size_t>(j)])];
   bool twice = ow_n % 2 == 0;  // every input column twice in a row: a x2 upsampling
   for (int64_t j = 0; j < ow_n && twice; ++j) twice = col[static_cast<size_t>(j)] == j / 2;
   for_outer(pool, outer, oh_n * ow_n, [&](int64_t o) {
@@ -119,7 +122,8 @@ class ResizeKernel final : public Kernel {
     const DType t = ctx.input(0).dtype;
     if (a_.mode != ResizeMode::Nearest && t != DType::F32)
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported by linear and cubic modes");
-    if (!visit_numeric(t, [](auto) {})) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
+    if (!visit_numeric(t, [](auto) {}))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     for (size_t i = 1; i < ctx.inputs.size(); ++i)
       if (ctx.has_input(i) && (i != a_.roi_input() || a_.coord == CoordMode::TfCropAndResize) && !ctx.input(i).value) {
         ctx.require_runtime_values();
@@ -133,9 +137,8 @@ class ResizeKernel final : public Kernel {
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const ResizePlan p = resize_plan(ctx.info, a_, x.shape(), [&](size_t i) -> const Tensor* {
-      return ctx.has_input(i) ? &ctx.input(i) : nullptr;
-    });
+    const ResizePlan p = resize_plan(
+        ctx.info, a_, x.shape(), [&](size_t i) -> const Tensor* { return ctx.has_input(i) ? &ctx.input(i) : nullptr; });
     Tensor& y = ctx.output(0);
     if (y.shape() != shape_of(p.out) || y.dtype() != x.dtype())
       ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
@@ -224,7 +227,8 @@ class ResizeKernel final : public Kernel {
     std::vector<int64_t> idx(static_cast<size_t>(s.rank()), 0);
     for (int64_t e = 0; e < s.numel(); ++e) {
       bool out = false;
-      for (int d = 0; d < s.rank() && !out; ++d) out = maps[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] != 0;
+      for (int d = 0; d < s.rank() && !out; ++d)
+        out = maps[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])] != 0;
       if (out) std::memcpy(base + static_cast<size_t>(e) * esz, fill.data(), esz);
       for (int d = s.rank() - 1; d >= 0; --d) {
         if (++idx[static_cast<size_t>(d)] < s[d]) break;
@@ -238,7 +242,11 @@ class ResizeKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_resize(const NodeInfo& info) { return std::make_unique<ResizeKernel>(read_resize_attrs(info, false)); }
-std::unique_ptr<Kernel> make_upsample(const NodeInfo& info) { return std::make_unique<ResizeKernel>(read_resize_attrs(info, true)); }
+std::unique_ptr<Kernel> make_resize(const NodeInfo& info) {
+  return std::make_unique<ResizeKernel>(read_resize_attrs(info, false));
+}
+std::unique_ptr<Kernel> make_upsample(const NodeInfo& info) {
+  return std::make_unique<ResizeKernel>(read_resize_attrs(info, true));
+}
 
 }  // namespace onemodel::rt

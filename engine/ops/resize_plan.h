@@ -16,7 +16,13 @@ namespace onemodel::rt {
 
 enum class ResizeMode { Nearest, Linear, Cubic };
 enum class CoordMode {
-  HalfPixel, HalfPixelSymmetric, PytorchHalfPixel, AlignCorners, Asymmetric, TfCropAndResize, TfHalfPixelForNn
+  HalfPixel,
+  HalfPixelSymmetric,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfCropAndResize,
+  TfHalfPixelForNn
 };
 enum class NearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 enum class AspectPolicy { Stretch, NotLarger, NotSmaller };
@@ -30,9 +36,9 @@ struct ResizeAttrs {
   bool exclude_outside = false;
   bool antialias = false;
   float extrapolation = 0.0f;
-  std::vector<int64_t> axes;          // empty: every axis
-  std::vector<float> attr_scales;     // Upsample 7: the scales attribute
-  bool legacy = false;                // Resize 10 and Upsample: inputs X, scales
+  std::vector<int64_t> axes;       // empty: every axis
+  std::vector<float> attr_scales;  // Upsample 7: the scales attribute
+  bool legacy = false;             // Resize 10 and Upsample: inputs X, scales
   size_t roi_input() const { return legacy ? 99 : 1; }
   size_t scales_input() const { return legacy ? 1 : 2; }
   size_t sizes_input() const { return legacy ? 99 : 3; }
@@ -42,10 +48,14 @@ inline ResizeAttrs read_resize_attrs(const NodeInfo& info, bool upsample) {
   ResizeAttrs a;
   a.legacy = upsample || info.opset() < 11;
   const std::string mode = info.get_string("mode", "nearest");
-  if (mode == "nearest") a.mode = ResizeMode::Nearest;
-  else if (mode == "linear" || (upsample && mode == "bilinear")) a.mode = ResizeMode::Linear;
-  else if (mode == "cubic" && !a.legacy) a.mode = ResizeMode::Cubic;
-  else info.fail(ErrorKind::InvalidModel, "mode '" + mode + "' is not supported");
+  if (mode == "nearest")
+    a.mode = ResizeMode::Nearest;
+  else if (mode == "linear" || (upsample && mode == "bilinear"))
+    a.mode = ResizeMode::Linear;
+  else if (mode == "cubic" && !a.legacy)
+    a.mode = ResizeMode::Cubic;
+  else
+    info.fail(ErrorKind::InvalidModel, "mode '" + mode + "' is not supported");
   if (a.legacy) {
     a.coord = CoordMode::Asymmetric;
     a.nearest = NearestMode::Floor;
@@ -56,20 +66,33 @@ inline ResizeAttrs read_resize_attrs(const NodeInfo& info, bool upsample) {
     return a;
   }
   const std::string c = info.get_string("coordinate_transformation_mode", "half_pixel");
-  if (c == "half_pixel") a.coord = CoordMode::HalfPixel;
-  else if (c == "half_pixel_symmetric" && info.opset() >= 19) a.coord = CoordMode::HalfPixelSymmetric;
-  else if (c == "pytorch_half_pixel") a.coord = CoordMode::PytorchHalfPixel;
-  else if (c == "align_corners") a.coord = CoordMode::AlignCorners;
-  else if (c == "asymmetric") a.coord = CoordMode::Asymmetric;
-  else if (c == "tf_crop_and_resize") a.coord = CoordMode::TfCropAndResize;
-  else if (c == "tf_half_pixel_for_nn" && info.opset() < 13) a.coord = CoordMode::TfHalfPixelForNn;
-  else info.fail(ErrorKind::InvalidModel, "coordinate_transformation_mode '" + c + "' is not supported");
+  if (c == "half_pixel")
+    a.coord = CoordMode::HalfPixel;
+  else if (c == "half_pixel_symmetric" && info.opset() >= 19)
+    a.coord = CoordMode::HalfPixelSymmetric;
+  else if (c == "pytorch_half_pixel")
+    a.coord = CoordMode::PytorchHalfPixel;
+  else if (c == "align_corners")
+    a.coord = CoordMode::AlignCorners;
+  else if (c == "asymmetric")
+    a.coord = CoordMode::Asymmetric;
+  else if (c == "tf_crop_and_resize")
+    a.coord = CoordMode::TfCropAndResize;
+  else if (c == "tf_half_pixel_for_nn" && info.opset() < 13)
+    a.coord = CoordMode::TfHalfPixelForNn;
+  else
+    info.fail(ErrorKind::InvalidModel, "coordinate_transformation_mode '" + c + "' is not supported");
   const std::string n = info.get_string("nearest_mode", "round_prefer_floor");
-  if (n == "round_prefer_floor") a.nearest = NearestMode::RoundPreferFloor;
-  else if (n == "round_prefer_ceil") a.nearest = NearestMode::RoundPreferCeil;
-  else if (n == "floor") a.nearest = NearestMode::Floor;
-  else if (n == "ceil") a.nearest = NearestMode::Ceil;
-  else info.fail(ErrorKind::InvalidModel, "nearest_mode '" + n + "' is not supported");
+  if (n == "round_prefer_floor")
+    a.nearest = NearestMode::RoundPreferFloor;
+  else if (n == "round_prefer_ceil")
+    a.nearest = NearestMode::RoundPreferCeil;
+  else if (n == "floor")
+    a.nearest = NearestMode::Floor;
+  else if (n == "ceil")
+    a.nearest = NearestMode::Ceil;
+  else
+    info.fail(ErrorKind::InvalidModel, "nearest_mode '" + n + "' is not supported");
   a.cubic_a = info.get_float("cubic_coeff_a", -0.75f);
   a.exclude_outside = info.get_int("exclude_outside", 0) != 0;
   a.extrapolation = info.get_float("extrapolation_value", 0.0f);
@@ -77,10 +100,14 @@ inline ResizeAttrs read_resize_attrs(const NodeInfo& info, bool upsample) {
     a.antialias = info.get_int("antialias", 0) != 0;
     a.axes = info.get_ints("axes");
     const std::string p = info.get_string("keep_aspect_ratio_policy", "stretch");
-    if (p == "stretch") a.policy = AspectPolicy::Stretch;
-    else if (p == "not_larger") a.policy = AspectPolicy::NotLarger;
-    else if (p == "not_smaller") a.policy = AspectPolicy::NotSmaller;
-    else info.fail(ErrorKind::InvalidModel, "keep_aspect_ratio_policy '" + p + "' is not supported");
+    if (p == "stretch")
+      a.policy = AspectPolicy::Stretch;
+    else if (p == "not_larger")
+      a.policy = AspectPolicy::NotLarger;
+    else if (p == "not_smaller")
+      a.policy = AspectPolicy::NotSmaller;
+    else
+      info.fail(ErrorKind::InvalidModel, "keep_aspect_ratio_policy '" + p + "' is not supported");
   }
   if (!std::isfinite(a.cubic_a)) info.fail(ErrorKind::InvalidModel, "cubic_coeff_a must be finite");
   return a;
@@ -117,7 +144,8 @@ ResizePlan resize_plan(const NodeInfo& info, const ResizeAttrs& a, const Shape& 
     std::vector<bool> seen(ur, false);
     for (int64_t v : a.axes) {
       const int d = normalize_axis(info, v, r);
-      if (seen[static_cast<size_t>(d)]) info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(v) + " is repeated");
+      if (seen[static_cast<size_t>(d)])
+        info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(v) + " is repeated");
       seen[static_cast<size_t>(d)] = true;
       axes.push_back(d);
     }
@@ -131,27 +159,31 @@ ResizePlan resize_plan(const NodeInfo& info, const ResizeAttrs& a, const Shape& 
   if (scales.empty() && get(a.scales_input())) scales = read_float_tensor(info, *get(a.scales_input()), "scales");
   std::vector<int64_t> sizes;
   if (get(a.sizes_input())) sizes = read_int_tensor(info, *get(a.sizes_input()), "sizes");
-  if (!scales.empty() && !sizes.empty()) info.fail(ErrorKind::InvalidModel, "only one of scales and sizes may be given");
+  if (!scales.empty() && !sizes.empty())
+    info.fail(ErrorKind::InvalidModel, "only one of scales and sizes may be given");
   if (scales.empty() && sizes.empty()) info.fail(ErrorKind::InvalidModel, "one of scales and sizes must be given");
   const size_t k = axes.size();
   if ((!scales.empty() && scales.size() != k) || (!sizes.empty() && sizes.size() != k))
     info.fail(ErrorKind::InvalidModel, "scales or sizes has " + std::to_string(std::max(scales.size(), sizes.size())) +
                                            " entries for " + std::to_string(k) + " axes");
   auto set_size = [&](size_t u, float v) {
-    if (!(v >= 0.0f) || v >= 2147483648.0f) info.fail(ErrorKind::InvalidModel, "output size of axis " + std::to_string(u) + " is out of range");
+    if (!(v >= 0.0f) || v >= 2147483648.0f)
+      info.fail(ErrorKind::InvalidModel, "output size of axis " + std::to_string(u) + " is out of range");
     p.out[u] = static_cast<int64_t>(v);
   };
   if (!scales.empty()) {
     for (size_t i = 0; i < k; ++i) {
       const float s = scales[i];
-      if (!(s > 0.0f) || !std::isfinite(s)) info.fail(ErrorKind::InvalidModel, "scale " + std::to_string(s) + " must be positive and finite");
+      if (!(s > 0.0f) || !std::isfinite(s))
+        info.fail(ErrorKind::InvalidModel, "scale " + std::to_string(s) + " must be positive and finite");
       const auto u = static_cast<size_t>(axes[i]);
       p.scale[u] = s;
       set_size(u, std::floor(static_cast<float>(x[axes[i]]) * s));
     }
   } else {
     for (int64_t s : sizes)
-      if (s < 0 || s > kMaxElements) info.fail(ErrorKind::InvalidModel, "size " + std::to_string(s) + " is out of range");
+      if (s < 0 || s > kMaxElements)
+        info.fail(ErrorKind::InvalidModel, "size " + std::to_string(s) + " is out of range");
     if (a.policy == AspectPolicy::Stretch) {
       for (size_t i = 0; i < k; ++i) {
         const auto u = static_cast<size_t>(axes[i]);
@@ -175,7 +207,8 @@ ResizePlan resize_plan(const NodeInfo& info, const ResizeAttrs& a, const Shape& 
   }
   for (int d = 0; d < r; ++d)
     if (x[d] == 0 && p.out[static_cast<size_t>(d)] != 0)
-      info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(d) + " of size 0 cannot be resized to a non-empty size");
+      info.fail(ErrorKind::InvalidModel,
+                "axis " + std::to_string(d) + " of size 0 cannot be resized to a non-empty size");
   if (!Shape::valid(p.out)) info.fail(ErrorKind::InvalidModel, "output would have more than 2^31-1 elements");
   if (a.coord == CoordMode::TfCropAndResize) {
     if (!get(a.roi_input())) info.fail(ErrorKind::InvalidModel, "tf_crop_and_resize needs the roi input");
@@ -252,7 +285,8 @@ inline AxisTable axis_table(const ResizeAttrs& a, const ResizePlan& p, int d, in
     t.start.push_back(static_cast<int64_t>(t.idx.size()));
     float x = source_coord(a, p, u, j, in);
     // A NaN coordinate (an overflowing roi) is not inside [0, in - 1] either.
-    if (a.coord == CoordMode::TfCropAndResize && !(x >= 0.0f && x <= static_cast<float>(in - 1))) t.outside[static_cast<size_t>(j)] = 1;
+    if (a.coord == CoordMode::TfCropAndResize && !(x >= 0.0f && x <= static_cast<float>(in - 1)))
+      t.outside[static_cast<size_t>(j)] = 1;
     if (!std::isfinite(x)) x = 0.0f;  // only an outside (extrapolated) position can get here
     // Far outside the input every tap reads an edge sample; bounding x keeps the integer casts defined.
     const float s = p.scale[u];
@@ -280,7 +314,8 @@ inline AxisTable axis_table(const ResizeAttrs& a, const ResizePlan& p, int d, in
       const auto lo = static_cast<int64_t>(std::ceil(x - reach)), hi = static_cast<int64_t>(std::floor(x + reach));
       for (int64_t i = lo; i <= hi; ++i) {
         const float dist = (static_cast<float>(i) - x) * s;
-        const float w = a.mode == ResizeMode::Linear ? std::max(0.0f, 1.0f - std::fabs(dist)) : keys_cubic(dist, a.cubic_a);
+        const float w =
+            a.mode == ResizeMode::Linear ? std::max(0.0f, 1.0f - std::fabs(dist)) : keys_cubic(dist, a.cubic_a);
         if (w == 0.0f) continue;
         if ((i < 0 || i >= in) && a.exclude_outside) continue;
         ti.push_back(clampi(i));
@@ -301,10 +336,9 @@ inline AxisTable axis_table(const ResizeAttrs& a, const ResizePlan& p, int d, in
     }
     // Cubic: taps floor(x) - 1 .. floor(x) + 2 with the Keys weights of the fraction.
     const float A = a.cubic_a, r0 = fr + 1.0f, r2 = 1.0f - fr, r3 = r2 + 1.0f;
-    const float c[4] = {((A * r0 - 5.0f * A) * r0 + 8.0f * A) * r0 - 4.0f * A,
-                        ((A + 2.0f) * fr - (A + 3.0f)) * fr * fr + 1.0f,
-                        ((A + 2.0f) * r2 - (A + 3.0f)) * r2 * r2 + 1.0f,
-                        ((A * r3 - 5.0f * A) * r3 + 8.0f * A) * r3 - 4.0f * A};
+    const float c[4] = {
+        ((A * r0 - 5.0f * A) * r0 + 8.0f * A) * r0 - 4.0f * A, ((A + 2.0f) * fr - (A + 3.0f)) * fr * fr + 1.0f,
+        ((A + 2.0f) * r2 - (A + 3.0f)) * r2 * r2 + 1.0f, ((A * r3 - 5.0f * A) * r3 + 8.0f * A) * r3 - 4.0f * A};
     const auto base = static_cast<int64_t>(xf) - 1;
     for (int q = 0; q < 4; ++q) {
       const int64_t i = base + q;

@@ -18,7 +18,13 @@ namespace {
 class RoiAlignKernel final : public Kernel {
  public:
   RoiAlignKernel(bool max_mode, bool half_pixel, int64_t oh, int64_t ow, int64_t ratio, float scale)
-      : Kernel(KernelFlags{.exact = false}), max_(max_mode), half_(half_pixel), oh_(oh), ow_(ow), ratio_(ratio), scale_(scale) {}
+      : Kernel(KernelFlags{.exact = false}),
+        max_(max_mode),
+        half_(half_pixel),
+        oh_(oh),
+        ow_(ow),
+        ratio_(ratio),
+        scale_(scale) {}
 
   void infer(InferContext& ctx) const override {
     for (size_t i = 0; i < 3; ++i)
@@ -41,7 +47,8 @@ class RoiAlignKernel final : public Kernel {
     const float off = half_ ? 0.5f : 0.0f;
     for (int64_t r = 0; r < os[0]; ++r) {
       if (bi[r] < 0 || bi[r] >= n)
-        ctx.fail(ErrorKind::InvalidInput, "batch index " + std::to_string(bi[r]) + " of roi " + std::to_string(r) + " is out of range");
+        ctx.fail(ErrorKind::InvalidInput,
+                 "batch index " + std::to_string(bi[r]) + " of roi " + std::to_string(r) + " is out of range");
       const float* box = rois + r * 4;
       const float x0 = box[0] * scale_ - off, y0 = box[1] * scale_ - off;
       float rw = box[2] * scale_ - off - x0, rh = box[3] * scale_ - off - y0;
@@ -59,9 +66,11 @@ class RoiAlignKernel final : public Kernel {
             float acc = 0.0f;
             bool first = true;
             for (int64_t iy = 0; iy < gh; ++iy) {
-              const float yy = y0 + static_cast<float>(ph) * bh + (static_cast<float>(iy) + 0.5f) * bh / static_cast<float>(gh);
+              const float yy =
+                  y0 + static_cast<float>(ph) * bh + (static_cast<float>(iy) + 0.5f) * bh / static_cast<float>(gh);
               for (int64_t ix = 0; ix < gw; ++ix) {
-                const float xx = x0 + static_cast<float>(pw) * bw + (static_cast<float>(ix) + 0.5f) * bw / static_cast<float>(gw);
+                const float xx =
+                    x0 + static_cast<float>(pw) * bw + (static_cast<float>(ix) + 0.5f) * bw / static_cast<float>(gw);
                 float v[4] = {0, 0, 0, 0};
                 sample(plane, h, w, yy, xx, v);
                 if (max_) {
@@ -94,8 +103,14 @@ class RoiAlignKernel final : public Kernel {
     x = std::max(x, 0.0f);
     auto yl = static_cast<int64_t>(y), xl = static_cast<int64_t>(x);
     int64_t yh = yl + 1, xh = xl + 1;
-    if (yl >= h - 1) { yl = yh = h - 1; y = static_cast<float>(yl); }
-    if (xl >= w - 1) { xl = xh = w - 1; x = static_cast<float>(xl); }
+    if (yl >= h - 1) {
+      yl = yh = h - 1;
+      y = static_cast<float>(yl);
+    }
+    if (xl >= w - 1) {
+      xl = xh = w - 1;
+      x = static_cast<float>(xl);
+    }
     const float ly = y - static_cast<float>(yl), lx = x - static_cast<float>(xl), hy = 1.0f - ly, hx = 1.0f - lx;
     v[0] = hy * hx * p[yl * w + xl];
     v[1] = hy * lx * p[yl * w + xh];
@@ -105,8 +120,10 @@ class RoiAlignKernel final : public Kernel {
 
   Shape out_shape(const NodeInfo& info, const Shape& x, const Shape& rois, const Shape& bi) const {
     if (x.rank() != 4) info.fail(ErrorKind::InvalidModel, "X must be 4-D, got " + x.to_string());
-    if (rois.rank() != 2 || rois[1] != 4) info.fail(ErrorKind::InvalidModel, "rois must be [num_rois, 4], got " + rois.to_string());
-    if (bi.rank() != 1 || bi[0] != rois[0]) info.fail(ErrorKind::InvalidModel, "batch_indices must be [num_rois], got " + bi.to_string());
+    if (rois.rank() != 2 || rois[1] != 4)
+      info.fail(ErrorKind::InvalidModel, "rois must be [num_rois, 4], got " + rois.to_string());
+    if (bi.rank() != 1 || bi[0] != rois[0])
+      info.fail(ErrorKind::InvalidModel, "batch_indices must be [num_rois], got " + bi.to_string());
     const std::vector<int64_t> d{rois[0], x[1], oh_, ow_};
     if (!Shape::valid(d)) info.fail(ErrorKind::InvalidModel, "output would have more than 2^31-1 elements");
     return shape_of(d);
@@ -119,9 +136,12 @@ class RoiAlignKernel final : public Kernel {
 
 class NmsKernel final : public Kernel {
  public:
-  explicit NmsKernel(bool center) : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}), center_(center) {}
+  explicit NmsKernel(bool center)
+      : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}), center_(center) {}
 
-  void infer(InferContext& ctx) const override { ctx.fail(ErrorKind::Internal, "NonMaxSuppression has data-dependent outputs"); }
+  void infer(InferContext& ctx) const override {
+    ctx.fail(ErrorKind::Internal, "NonMaxSuppression has data-dependent outputs");
+  }
 
   void run(RunContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs boxes and scores");
@@ -183,7 +203,8 @@ class NmsKernel final : public Kernel {
   static float scalar(const RunContext& ctx, size_t i, float dflt) {
     if (!ctx.has_input(i)) return dflt;
     const Tensor& t = ctx.input(i);
-    if (t.dtype() != DType::F32 || t.numel() != 1) ctx.fail(ErrorKind::InvalidInput, "threshold input " + std::to_string(i) + " must be one float32");
+    if (t.dtype() != DType::F32 || t.numel() != 1)
+      ctx.fail(ErrorKind::InvalidInput, "threshold input " + std::to_string(i) + " must be one float32");
     return t.data<float>()[0];
   }
   // Intersection over union; corners may come in either order; 0 when the union is empty.
@@ -218,13 +239,16 @@ class NmsKernel final : public Kernel {
 std::unique_ptr<Kernel> make_roi_align(const NodeInfo& info) {
   const std::string mode = info.get_string("mode", "avg");
   if (mode != "avg" && mode != "max") info.fail(ErrorKind::InvalidModel, "mode '" + mode + "' is not avg or max");
-  const std::string ct = info.get_string("coordinate_transformation_mode", info.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  const std::string ct =
+      info.get_string("coordinate_transformation_mode", info.opset() >= 16 ? "half_pixel" : "output_half_pixel");
   if (ct != "half_pixel" && ct != "output_half_pixel")
     info.fail(ErrorKind::InvalidModel, "coordinate_transformation_mode '" + ct + "' is not supported");
-  const int64_t oh = info.get_int("output_height", 1), ow = info.get_int("output_width", 1), sr = info.get_int("sampling_ratio", 0);
+  const int64_t oh = info.get_int("output_height", 1), ow = info.get_int("output_width", 1),
+                sr = info.get_int("sampling_ratio", 0);
   if (oh < 1 || ow < 1 || oh > kMaxElements || ow > kMaxElements)
     info.fail(ErrorKind::InvalidModel, "output_height and output_width must be positive");
-  if (sr < 0 || sr > 4096) info.fail(ErrorKind::InvalidModel, "sampling_ratio must be in [0, 4096], got " + std::to_string(sr));
+  if (sr < 0 || sr > 4096)
+    info.fail(ErrorKind::InvalidModel, "sampling_ratio must be in [0, 4096], got " + std::to_string(sr));
   const float scale = info.get_float("spatial_scale", 1.0f);
   if (!std::isfinite(scale)) info.fail(ErrorKind::InvalidModel, "spatial_scale must be finite");
   return std::make_unique<RoiAlignKernel>(mode == "max", ct == "half_pixel", oh, ow, sr, scale);

@@ -50,7 +50,8 @@ void apply(Reduction r, DType t, std::byte* dst, const std::byte* src, int64_t n
 
 void check_reduction_type(const InferContext& ctx, Reduction r) {
   const DType t = ctx.input(0).dtype;
-  if (r != Reduction::None && (t == DType::Bool || t == DType::F16 || t == DType::BF16 || !visit_numeric(t, [](auto) {})))
+  if (r != Reduction::None &&
+      (t == DType::Bool || t == DType::F16 || t == DType::BF16 || !visit_numeric(t, [](auto) {})))
     ctx.fail(ErrorKind::Unsupported, "reduction on element type " + type_str(t) + " is not supported");
 }
 
@@ -63,16 +64,20 @@ class ScatterElementsKernel final : public Kernel {
   ScatterElementsKernel(int64_t axis, Reduction r) : Kernel(KernelFlags{.exact = true}), axis_(axis), r_(r) {}
 
   void infer(InferContext& ctx) const override {
-    if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) ctx.fail(ErrorKind::InvalidModel, "expects data, indices and updates");
+    if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+      ctx.fail(ErrorKind::InvalidModel, "expects data, indices and updates");
     check_index_type(ctx, 1, "indices");
     const Shape& s = ctx.input(0).shape;
     const Shape& is = ctx.input(1).shape;
-    if (s.rank() == 0 || is.rank() != s.rank()) ctx.fail(ErrorKind::InvalidModel, "data and indices must have the same rank >= 1");
+    if (s.rank() == 0 || is.rank() != s.rank())
+      ctx.fail(ErrorKind::InvalidModel, "data and indices must have the same rank >= 1");
     if (ctx.input(2).shape != is) ctx.fail(ErrorKind::InvalidModel, "updates shape differs from indices shape");
-    if (ctx.input(2).dtype != ctx.input(0).dtype) ctx.fail(ErrorKind::InvalidModel, "updates type differs from data type");
+    if (ctx.input(2).dtype != ctx.input(0).dtype)
+      ctx.fail(ErrorKind::InvalidModel, "updates type differs from data type");
     const int a = normalize_axis(ctx.info, axis_, s.rank());
     for (int d = 0; d < s.rank(); ++d)
-      if (d != a && is[d] > s[d]) ctx.fail(ErrorKind::InvalidModel, "indices " + is.to_string() + " exceed data " + s.to_string());
+      if (d != a && is[d] > s[d])
+        ctx.fail(ErrorKind::InvalidModel, "indices " + is.to_string() + " exceed data " + s.to_string());
     check_reduction_type(ctx, r_);
     ctx.set_output(0, ctx.input(0).dtype, s);
   }
@@ -100,12 +105,15 @@ class ScatterNDKernel final : public Kernel {
   explicit ScatterNDKernel(Reduction r) : Kernel(KernelFlags{.exact = true}), r_(r) {}
 
   void infer(InferContext& ctx) const override {
-    if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2)) ctx.fail(ErrorKind::InvalidModel, "expects data, indices and updates");
+    if (!ctx.has_input(0) || !ctx.has_input(1) || !ctx.has_input(2))
+      ctx.fail(ErrorKind::InvalidModel, "expects data, indices and updates");
     check_index_type(ctx, 1, "indices");
     const NdLayout l = nd_layout(ctx.info, ctx.input(0).shape, ctx.input(1).shape, 0);
     if (ctx.input(2).shape != shape_of(l.out_dims))
-      ctx.fail(ErrorKind::InvalidModel, "updates shape " + ctx.input(2).shape.to_string() + " should be " + shape_of(l.out_dims).to_string());
-    if (ctx.input(2).dtype != ctx.input(0).dtype) ctx.fail(ErrorKind::InvalidModel, "updates type differs from data type");
+      ctx.fail(ErrorKind::InvalidModel,
+               "updates shape " + ctx.input(2).shape.to_string() + " should be " + shape_of(l.out_dims).to_string());
+    if (ctx.input(2).dtype != ctx.input(0).dtype)
+      ctx.fail(ErrorKind::InvalidModel, "updates type differs from data type");
     check_reduction_type(ctx, r_);
     ctx.set_output(0, ctx.input(0).dtype, ctx.input(0).shape);
   }
@@ -117,7 +125,8 @@ class ScatterNDKernel final : public Kernel {
     const size_t esz = dtype_size(t);
     for (int64_t k = 0; k < l.tuples; ++k) {
       const int64_t off = nd_offset(ctx, l, ctx.input(1), 0, k);
-      apply(r_, t, out_bytes(ctx, 0) + static_cast<size_t>(off) * esz, in_bytes(ctx, 2) + static_cast<size_t>(k * l.slice) * esz, l.slice);
+      apply(r_, t, out_bytes(ctx, 0) + static_cast<size_t>(off) * esz,
+            in_bytes(ctx, 2) + static_cast<size_t>(k * l.slice) * esz, l.slice);
     }
   }
 
@@ -140,6 +149,8 @@ Reduction reduction_of(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_scatter_elements(const NodeInfo& info) {
   return std::make_unique<ScatterElementsKernel>(info.get_int("axis", 0), reduction_of(info));
 }
-std::unique_ptr<Kernel> make_scatter_nd(const NodeInfo& info) { return std::make_unique<ScatterNDKernel>(reduction_of(info)); }
+std::unique_ptr<Kernel> make_scatter_nd(const NodeInfo& info) {
+  return std::make_unique<ScatterNDKernel>(reduction_of(info));
+}
 
 }  // namespace onemodel::rt

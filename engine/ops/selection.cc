@@ -93,7 +93,8 @@ class NonZeroKernel final : public Kernel {
 // order (value, then index) makes partial_sort give exactly the stable order.
 class TopKKernel final : public Kernel {
  public:
-  TopKKernel(int64_t axis, bool largest, int64_t attr_k) : Kernel(KernelFlags{.exact = true}), axis_(axis), largest_(largest), attr_k_(attr_k) {}
+  TopKKernel(int64_t axis, bool largest, int64_t attr_k)
+      : Kernel(KernelFlags{.exact = true}), axis_(axis), largest_(largest), attr_k_(attr_k) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input");
@@ -103,11 +104,13 @@ class TopKKernel final : public Kernel {
     int64_t k = attr_k_;
     if (attr_k_ < 0) {
       if (!ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects a K input");
-      if (ctx.input(1).dtype != DType::I64 || ctx.input(1).shape.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "K must be one int64");
+      if (ctx.input(1).dtype != DType::I64 || ctx.input(1).shape.numel() != 1)
+        ctx.fail(ErrorKind::InvalidModel, "K must be one int64");
       if (!have_values(ctx, {1})) return;
       k = ints_of(ctx, 1, "K")[0];
     }
-    if (k < 0 || k > s[a]) ctx.fail(ErrorKind::InvalidModel, "k " + std::to_string(k) + " is outside [0, " + std::to_string(s[a]) + "]");
+    if (k < 0 || k > s[a])
+      ctx.fail(ErrorKind::InvalidModel, "k " + std::to_string(k) + " is outside [0, " + std::to_string(s[a]) + "]");
     std::vector<int64_t> dims = s.to_vector();
     dims[static_cast<size_t>(a)] = k;
     ctx.set_output(0, ctx.input(0).dtype, shape_of(dims));
@@ -121,7 +124,8 @@ class TopKKernel final : public Kernel {
     const int64_t k = ctx.output(0).shape()[a];
     const size_t esz = dtype_size(x.dtype());
     std::byte* vo = out_bytes(ctx, 0);
-    int64_t* io = ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
+    int64_t* io =
+        ctx.outputs.size() > 1 && !ctx.output(1).empty() ? ctx.output(1).mutable_data<int64_t>().data() : nullptr;
     std::vector<int64_t> order(static_cast<size_t>(rw.n));
     with_keys(ctx.info, x, [&](auto keys) {
       for (int64_t o = 0; o < rw.outer; ++o)
@@ -160,11 +164,13 @@ class CompressKernel final : public Kernel {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects input and condition");
     const Tensor& x = ctx.input(0);
     const Tensor& c = ctx.input(1);
-    if (c.dtype() != DType::Bool || c.rank() != 1) ctx.fail(ErrorKind::InvalidModel, "condition must be a 1-D bool tensor");
+    if (c.dtype() != DType::Bool || c.rank() != 1)
+      ctx.fail(ErrorKind::InvalidModel, "condition must be a 1-D bool tensor");
     int a = 0;
     const Rows rw = axis_rows(ctx, x, has_axis_, axis_, a);
     if (c.numel() > rw.n)
-      ctx.fail(ErrorKind::InvalidInput, "condition has " + std::to_string(c.numel()) + " entries for extent " + std::to_string(rw.n));
+      ctx.fail(ErrorKind::InvalidInput,
+               "condition has " + std::to_string(c.numel()) + " entries for extent " + std::to_string(rw.n));
     std::vector<int64_t> keep;
     const auto* cv = static_cast<const uint8_t*>(c.raw());
     for (int64_t j = 0; j < c.numel(); ++j)
@@ -196,7 +202,10 @@ class CompressKernel final : public Kernel {
 class UniqueKernel final : public Kernel {
  public:
   UniqueKernel(bool sorted, bool has_axis, int64_t axis)
-      : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}), sorted_(sorted), has_axis_(has_axis), axis_(axis) {}
+      : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}),
+        sorted_(sorted),
+        has_axis_(has_axis),
+        axis_(axis) {}
   void infer(InferContext& ctx) const override { ctx.fail(ErrorKind::Internal, "Unique has data-dependent outputs"); }
   void run(RunContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input");
@@ -235,7 +244,8 @@ class UniqueKernel final : public Kernel {
     std::iota(pos.begin(), pos.end(), int64_t{0});
     if (!sorted_) {
       std::vector<int64_t> by_first(pos);
-      std::sort(by_first.begin(), by_first.end(), [&](int64_t p, int64_t q) { return firsts[static_cast<size_t>(p)] < firsts[static_cast<size_t>(q)]; });
+      std::sort(by_first.begin(), by_first.end(),
+                [&](int64_t p, int64_t q) { return firsts[static_cast<size_t>(p)] < firsts[static_cast<size_t>(q)]; });
       for (int64_t r = 0; r < g; ++r) pos[static_cast<size_t>(by_first[static_cast<size_t>(r)])] = r;
     }
     std::vector<int64_t> dims{g};
@@ -247,8 +257,9 @@ class UniqueKernel final : public Kernel {
     const size_t chunk = static_cast<size_t>(rw.inner) * dtype_size(x.dtype());
     for (int64_t grp = 0; grp < g; ++grp)
       for (int64_t o = 0; o < rw.outer && chunk != 0; ++o)
-        std::memcpy(static_cast<std::byte*>(y.raw_mut()) + static_cast<size_t>(o * g + pos[static_cast<size_t>(grp)]) * chunk,
-                    in_bytes(ctx, 0) + static_cast<size_t>(o * rw.n + firsts[static_cast<size_t>(grp)]) * chunk, chunk);
+        std::memcpy(
+            static_cast<std::byte*>(y.raw_mut()) + static_cast<size_t>(o * g + pos[static_cast<size_t>(grp)]) * chunk,
+            in_bytes(ctx, 0) + static_cast<size_t>(o * rw.n + firsts[static_cast<size_t>(grp)]) * chunk, chunk);
     if (ctx.outputs.size() > 1) {
       int64_t* p = ctx.allocate_output(1, DType::I64, Shape{g}).mutable_data<int64_t>().data();
       for (int64_t grp = 0; grp < g; ++grp) p[pos[static_cast<size_t>(grp)]] = firsts[static_cast<size_t>(grp)];

@@ -57,8 +57,8 @@ class SequenceInsertKernel final : public ValueKernel {
     const Value& seq = sequence_input(ctx, 0, "input_sequence");
     const Tensor& t = tensor_input(ctx, 1, "tensor");
     if (seq.elem_type() != DType::Undefined && t.dtype() != seq.elem_type())
-      ctx.fail(ErrorKind::InvalidModel, "cannot insert a " + dt(t.dtype()) + " tensor into a sequence of " +
-                                            dt(seq.elem_type()));
+      ctx.fail(ErrorKind::InvalidModel,
+               "cannot insert a " + dt(t.dtype()) + " tensor into a sequence of " + dt(seq.elem_type()));
     const auto n = static_cast<int64_t>(seq.items().size());
     int64_t p = ctx.value_inputs.size() > 2 ? position(ctx, 2, n, n, n) : n;
     std::vector<Tensor> items = seq.items();
@@ -128,7 +128,8 @@ class SplitToSequenceKernel final : public ValueKernel {
         if (size <= 0) ctx.fail(ErrorKind::InvalidInput, "split size " + std::to_string(size) + " must be positive");
         for (int64_t at = 0; at < dim; at += size) lengths.push_back(std::min(size, dim - at));
       } else {
-        if (s.rank() != 1) ctx.fail(ErrorKind::InvalidInput, "split must be a scalar or 1-D, got " + s.shape().to_string());
+        if (s.rank() != 1)
+          ctx.fail(ErrorKind::InvalidInput, "split must be a scalar or 1-D, got " + s.shape().to_string());
         int64_t sum = 0;
         for (int64_t k = 0; k < s.numel(); ++k) {
           int64_t len = s.dtype() == DType::I64   ? s.data<int64_t>()[static_cast<size_t>(k)]
@@ -136,13 +137,14 @@ class SplitToSequenceKernel final : public ValueKernel {
                                                   : -1;
           if (s.dtype() != DType::I64 && s.dtype() != DType::I32)
             ctx.fail(ErrorKind::InvalidModel, "split must be int32 or int64");
-          if (len < 0 || len > dim) ctx.fail(ErrorKind::InvalidInput, "split length " + std::to_string(len) + " is invalid");
+          if (len < 0 || len > dim)
+            ctx.fail(ErrorKind::InvalidInput, "split length " + std::to_string(len) + " is invalid");
           sum += len;
           lengths.push_back(len);
         }
         if (sum != dim)
-          ctx.fail(ErrorKind::InvalidInput, "split lengths add up to " + std::to_string(sum) + ", the axis has " +
-                                                std::to_string(dim));
+          ctx.fail(ErrorKind::InvalidInput,
+                   "split lengths add up to " + std::to_string(sum) + ", the axis has " + std::to_string(dim));
       }
     }
     int64_t outer = 1, inner = static_cast<int64_t>(dtype_size(in.dtype()));
@@ -181,8 +183,8 @@ class ConcatFromSequenceKernel final : public ValueKernel {
     const int r = first.rank();
     const int out_rank = r + (new_axis_ ? 1 : 0);
     if (axis_ < -out_rank || axis_ >= out_rank || (r == 0 && !new_axis_))
-      ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axis_) + " is invalid for items of rank " +
-                                            std::to_string(r));
+      ctx.fail(ErrorKind::InvalidModel,
+               "axis " + std::to_string(axis_) + " is invalid for items of rank " + std::to_string(r));
     const int axis = static_cast<int>(axis_ < 0 ? axis_ + out_rank : axis_);
     int64_t total = 0;
     for (size_t k = 0; k < items.size(); ++k) {
@@ -236,7 +238,8 @@ class OptionalKernel final : public ValueKernel {
     } else if (in.kind() == ValueKind::Sequence) {
       ctx.value_outputs[0] = Value::optional(in);
     } else {
-      ctx.fail(ErrorKind::InvalidModel, "an optional holds a tensor or a sequence, got " + std::string(value_kind_text(in.kind())));
+      ctx.fail(ErrorKind::InvalidModel,
+               "an optional holds a tensor or a sequence, got " + std::string(value_kind_text(in.kind())));
     }
   }
 
@@ -304,7 +307,8 @@ std::unique_ptr<Kernel> make_optional(const NodeInfo& info) {
   ValueKind content = ValueKind::Unknown;
   DType elem = DType::Undefined;
   if (const ir::Attribute* a = info.find("type")) {
-    if (a->type != ir::AttrType::TypeProto || !a->tp) info.fail(ErrorKind::InvalidModel, "attribute 'type' must be a type");
+    if (a->type != ir::AttrType::TypeProto || !a->tp)
+      info.fail(ErrorKind::InvalidModel, "attribute 'type' must be a type");
     const ir::TypeInfo* t = a->tp.get();
     content = t->kind;
     if (content != ValueKind::Tensor && content != ValueKind::Sequence)

@@ -79,7 +79,8 @@ class DftKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     const InputMeta& x = ctx.input(0);
-    if (!float_type(x.dtype)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
+    if (!float_type(x.dtype))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     if (!have_values(ctx, {1})) return;
     ctx.set_output(0, x.dtype, out_shape(ctx.info, x.shape, ctx.has_input(1) ? ctx.input(1).value : nullptr));
   }
@@ -88,14 +89,16 @@ class DftKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Shape out = out_shape(ctx.info, x.shape(), ctx.has_input(1) ? &ctx.input(1) : nullptr);
     Tensor& y = ctx.output(0);
-    if (y.shape() != out) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    if (y.shape() != out)
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
     const int r = x.rank();
     const int axis = signal_axis(ctx.info, r);
     const int64_t comps = x.shape()[r - 1];
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; ++d) outer *= x.shape()[d];
     for (int d = axis + 1; d < r - 1; ++d) inner *= x.shape()[d];
-    const int64_t n_sig = x.shape()[axis], n = out[axis] == 0 ? 0 : dft_length(ctx.info, x.shape(), ctx.has_input(1) ? &ctx.input(1) : nullptr);
+    const int64_t n_sig = x.shape()[axis],
+                  n = out[axis] == 0 ? 0 : dft_length(ctx.info, x.shape(), ctx.has_input(1) ? &ctx.input(1) : nullptr);
     const int64_t n_in = std::min(n_sig, n), n_out = out[axis];
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
@@ -117,7 +120,8 @@ class DftKernel final : public Kernel {
   int signal_axis(const NodeInfo& info, int rank) const {
     if (rank < 2) info.fail(ErrorKind::InvalidModel, "input needs a signal axis and a component axis");
     int64_t a = axis_ < 0 ? axis_ + rank - 1 : axis_;
-    if (a < 0 || a >= rank - 1) info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axis_) + " is out of range");
+    if (a < 0 || a >= rank - 1)
+      info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axis_) + " is out of range");
     return static_cast<int>(a);
   }
   int64_t dft_length(const NodeInfo& info, const Shape& x, const Tensor* len) const {
@@ -149,10 +153,13 @@ class StftKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     const InputMeta& x = ctx.input(0);
-    if (!float_type(x.dtype)) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
+    if (!float_type(x.dtype))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     if (!have_values(ctx, {1, 3})) return;
-    ctx.set_output(0, x.dtype, geometry(ctx.info, x.shape, *ctx.input(1).value, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
-                                        ctx.has_input(3) ? ctx.input(3).value : nullptr).out);
+    ctx.set_output(0, x.dtype,
+                   geometry(ctx.info, x.shape, *ctx.input(1).value, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
+                            ctx.has_input(3) ? ctx.input(3).value : nullptr)
+                       .out);
   }
 
   void run(RunContext& ctx) const override {
@@ -161,7 +168,8 @@ class StftKernel final : public Kernel {
     const Geometry g = geometry(ctx.info, x.shape(), ctx.input(1), window ? &window->shape() : nullptr,
                                 ctx.has_input(3) ? &ctx.input(3) : nullptr);
     Tensor& y = ctx.output(0);
-    if (y.shape() != g.out) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    if (y.shape() != g.out)
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
     const int64_t batch = x.shape()[0], len = x.shape()[1], comps = x.shape()[2];
     const int64_t bins = g.out[2];
     for (int64_t b = 0; b < batch; ++b)
@@ -187,15 +195,19 @@ class StftKernel final : public Kernel {
     int64_t step = 1, frame_length = 1, frames = 0;
     Shape out;
   };
-  Geometry geometry(const NodeInfo& info, const Shape& x, const Tensor& step, const Shape* window, const Tensor* length) const {
+  Geometry geometry(const NodeInfo& info, const Shape& x, const Tensor& step, const Shape* window,
+                    const Tensor* length) const {
     if (x.rank() != 3 || (x[2] != 1 && x[2] != 2))
       info.fail(ErrorKind::InvalidModel, "signal must be [batch, length, 1|2], not " + x.to_string());
     Geometry g;
     g.step = scalar_int(info, step, "frame_step");
     if (g.step < 1) info.fail(ErrorKind::InvalidModel, "frame_step must be at least 1");
-    if (length) g.frame_length = scalar_int(info, *length, "frame_length");
-    else if (window) g.frame_length = (*window)[0];
-    else info.fail(ErrorKind::InvalidModel, "needs a window or a frame_length");
+    if (length)
+      g.frame_length = scalar_int(info, *length, "frame_length");
+    else if (window)
+      g.frame_length = (*window)[0];
+    else
+      info.fail(ErrorKind::InvalidModel, "needs a window or a frame_length");
     if (window && (window->rank() != 1 || (*window)[0] != g.frame_length))
       info.fail(ErrorKind::InvalidModel, "window must have shape [" + std::to_string(g.frame_length) + "]");
     if (g.frame_length < 1 || g.frame_length > x[1])
@@ -272,7 +284,8 @@ class MelKernel final : public Kernel {
     const int64_t dft = scalar_int(ctx.info, ctx.input(1), "dft_length");
     const double rate = read_number(ctx.input(2), 0);
     const double low = read_number(ctx.input(3), 0), high = read_number(ctx.input(4), 0);
-    if (rate <= 0 || low < 0 || high < low) ctx.fail(ErrorKind::InvalidInput, "needs sample_rate > 0 and 0 <= lower <= upper edge");
+    if (rate <= 0 || low < 0 || high < low)
+      ctx.fail(ErrorKind::InvalidInput, "needs sample_rate > 0 and 0 <= lower <= upper edge");
     Tensor& y = ctx.output(0);
     const int64_t rows = dft / 2 + 1;
     if (y.shape() != Shape{rows, bins}) ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output");
@@ -288,8 +301,10 @@ class MelKernel final : public Kernel {
       if (row >= 0 && row < rows) write_number(y, row * bins + col, v);
     };
     for (int64_t i = 0; i < bins; ++i) {
-      const int64_t l = edge[static_cast<size_t>(i)], c = edge[static_cast<size_t>(i + 1)], h = edge[static_cast<size_t>(i + 2)];
-      if (c == l) set(c, i, 1.0);
+      const int64_t l = edge[static_cast<size_t>(i)], c = edge[static_cast<size_t>(i + 1)],
+                    h = edge[static_cast<size_t>(i + 2)];
+      if (c == l)
+        set(c, i, 1.0);
       else
         for (int64_t j = l; j <= c; ++j) set(j, i, static_cast<double>(j - l) / static_cast<double>(c - l));
       if (h > c)
@@ -304,7 +319,8 @@ class MelKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_dft(const NodeInfo& info) {
-  return std::make_unique<DftKernel>(info.get_int("axis", 1), info.get_int("inverse", 0) != 0, info.get_int("onesided", 0) != 0);
+  return std::make_unique<DftKernel>(info.get_int("axis", 1), info.get_int("inverse", 0) != 0,
+                                     info.get_int("onesided", 0) != 0);
 }
 std::unique_ptr<Kernel> make_stft(const NodeInfo& info) {
   return std::make_unique<StftKernel>(info.get_int("onesided", 1) != 0);
@@ -313,7 +329,8 @@ std::unique_ptr<Kernel> make_hann_window(const NodeInfo& info) {
   return std::make_unique<WindowKernel>(output_datatype(info), info.get_int("periodic", 1) != 0, 0.5, 0.5, 0.0);
 }
 std::unique_ptr<Kernel> make_hamming_window(const NodeInfo& info) {
-  return std::make_unique<WindowKernel>(output_datatype(info), info.get_int("periodic", 1) != 0, 25.0 / 46.0, 21.0 / 46.0, 0.0);
+  return std::make_unique<WindowKernel>(output_datatype(info), info.get_int("periodic", 1) != 0, 25.0 / 46.0,
+                                        21.0 / 46.0, 0.0);
 }
 std::unique_ptr<Kernel> make_blackman_window(const NodeInfo& info) {
   return std::make_unique<WindowKernel>(output_datatype(info), info.get_int("periodic", 1) != 0, 0.42, 0.5, 0.08);

@@ -16,19 +16,22 @@ struct AxisSlice {
 // Per-axis start/step/count, ONNX Runtime's reading included: with a negative step an end of exactly
 // INT32_MAX or INT64_MAX means "through element 0".
 std::vector<AxisSlice> slice_plan(const NodeInfo& info, const Shape& s, const std::vector<int64_t>& starts,
-                                  const std::vector<int64_t>& ends, std::vector<int64_t> axes, std::vector<int64_t> steps) {
+                                  const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                                  std::vector<int64_t> steps) {
   const size_t k = starts.size();
   if (ends.size() != k) info.fail(ErrorKind::InvalidModel, "starts and ends differ in length");
   if (axes.empty())
     for (size_t i = 0; i < k; ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(k, 1);
-  if (axes.size() != k || steps.size() != k) info.fail(ErrorKind::InvalidModel, "axes/steps differ in length from starts");
+  if (axes.size() != k || steps.size() != k)
+    info.fail(ErrorKind::InvalidModel, "axes/steps differ in length from starts");
   std::vector<AxisSlice> plan(static_cast<size_t>(s.rank()));
   std::vector<bool> seen(static_cast<size_t>(s.rank()), false);
   for (int d = 0; d < s.rank(); ++d) plan[static_cast<size_t>(d)] = AxisSlice{0, 1, s[d]};
   for (size_t i = 0; i < k; ++i) {
     const int d = normalize_axis(info, axes[i], s.rank());
-    if (seen[static_cast<size_t>(d)]) info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axes[i]) + " is repeated");
+    if (seen[static_cast<size_t>(d)])
+      info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axes[i]) + " is repeated");
     seen[static_cast<size_t>(d)] = true;
     const int64_t n = s[d];
     if (steps[i] == 0) info.fail(ErrorKind::InvalidModel, "step 0 on axis " + std::to_string(axes[i]));
@@ -63,7 +66,11 @@ std::vector<AxisSlice> slice_plan(const NodeInfo& info, const Shape& s, const st
 class SliceKernel final : public Kernel {
  public:
   SliceKernel(bool inputs, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes)
-      : Kernel(KernelFlags{.exact = true}), inputs_(inputs), starts_(std::move(starts)), ends_(std::move(ends)), axes_(std::move(axes)) {}
+      : Kernel(KernelFlags{.exact = true}),
+        inputs_(inputs),
+        starts_(std::move(starts)),
+        ends_(std::move(ends)),
+        axes_(std::move(axes)) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
@@ -74,14 +81,16 @@ class SliceKernel final : public Kernel {
       if (!have_values(ctx, {1, 2, 3, 4})) return;
     }
     std::vector<int64_t> dims;
-    for (const AxisSlice& p : plan(ctx.info, ctx.input(0).shape, [&](size_t i) { return ctx.has_input(i) ? ctx.input(i).value : nullptr; }))
+    for (const AxisSlice& p :
+         plan(ctx.info, ctx.input(0).shape, [&](size_t i) { return ctx.has_input(i) ? ctx.input(i).value : nullptr; }))
       dims.push_back(p.count);
     ctx.set_output(0, ctx.input(0).dtype, shape_of(dims));
   }
 
   void run(RunContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    const std::vector<AxisSlice> ps = plan(ctx.info, x.shape(), [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; });
+    const std::vector<AxisSlice> ps =
+        plan(ctx.info, x.shape(), [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; });
     const std::vector<int64_t> st = row_strides(x.shape());
     std::vector<std::vector<int64_t>> maps(ps.size());
     for (size_t d = 0; d < ps.size(); ++d)
@@ -93,7 +102,9 @@ class SliceKernel final : public Kernel {
   template <class Get>
   std::vector<AxisSlice> plan(const NodeInfo& info, const Shape& s, Get get) const {
     if (!inputs_) return slice_plan(info, s, starts_, ends_, axes_, {});
-    auto ints = [&](size_t i) { return get(i) ? read_int_tensor(info, *get(i), "slice parameter") : std::vector<int64_t>{}; };
+    auto ints = [&](size_t i) {
+      return get(i) ? read_int_tensor(info, *get(i), "slice parameter") : std::vector<int64_t>{};
+    };
     return slice_plan(info, s, ints(1), ints(2), ints(3), ints(4));
   }
   bool inputs_;
@@ -155,7 +166,8 @@ class PadKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Shape& s = x.shape();
     const Shape& out = ctx.output(0).shape();
-    const std::vector<int64_t> p = full_pads(ctx.info, s, ctx.has_input(1) ? &ctx.input(1) : nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr);
+    const std::vector<int64_t> p =
+        full_pads(ctx.info, s, ctx.has_input(1) ? &ctx.input(1) : nullptr, ctx.has_input(3) ? &ctx.input(3) : nullptr);
     const std::vector<int64_t> st = row_strides(s);
     const auto r = static_cast<size_t>(s.rank());
     std::vector<std::vector<int64_t>> maps(r);
@@ -184,11 +196,13 @@ class PadKernel final : public Kernel {
       for (size_t d = 0; d < r; ++d) axes.push_back(static_cast<int64_t>(d));
     }
     if (given.size() != 2 * axes.size())
-      info.fail(ErrorKind::InvalidModel, "pads has " + std::to_string(given.size()) + " entries for " + std::to_string(axes.size()) + " axes");
+      info.fail(ErrorKind::InvalidModel,
+                "pads has " + std::to_string(given.size()) + " entries for " + std::to_string(axes.size()) + " axes");
     std::vector<int64_t> p(2 * r, 0);
     for (size_t i = 0; i < axes.size(); ++i) {
       const auto d = static_cast<size_t>(axes[i]);
-      if (given[i] < -kMaxElements || given[i] > kMaxElements || given[i + axes.size()] < -kMaxElements || given[i + axes.size()] > kMaxElements)
+      if (given[i] < -kMaxElements || given[i] > kMaxElements || given[i + axes.size()] < -kMaxElements ||
+          given[i + axes.size()] > kMaxElements)
         info.fail(ErrorKind::InvalidModel, "pad value out of range");
       p[d] = given[i];
       p[d + r] = given[i + axes.size()];
@@ -204,7 +218,8 @@ class PadKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_slice(const NodeInfo& info) {
-  if (info.opset() >= 10) return std::make_unique<SliceKernel>(true, std::vector<int64_t>{}, std::vector<int64_t>{}, std::vector<int64_t>{});
+  if (info.opset() >= 10)
+    return std::make_unique<SliceKernel>(true, std::vector<int64_t>{}, std::vector<int64_t>{}, std::vector<int64_t>{});
   if (!info.has("starts") || !info.has("ends")) info.fail(ErrorKind::InvalidModel, "needs starts and ends attributes");
   return std::make_unique<SliceKernel>(false, info.get_ints("starts"), info.get_ints("ends"), info.get_ints("axes"));
 }
@@ -212,10 +227,14 @@ std::unique_ptr<Kernel> make_slice(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_pad(const NodeInfo& info) {
   const std::string m = info.get_string("mode", "constant");
   PadMode mode = PadMode::Constant;
-  if (m == "edge") mode = PadMode::Edge;
-  else if (m == "reflect") mode = PadMode::Reflect;
-  else if (m == "wrap" && info.opset() >= 19) mode = PadMode::Wrap;
-  else if (m != "constant") info.fail(ErrorKind::InvalidModel, "unknown mode '" + m + "'");
+  if (m == "edge")
+    mode = PadMode::Edge;
+  else if (m == "reflect")
+    mode = PadMode::Reflect;
+  else if (m == "wrap" && info.opset() >= 19)
+    mode = PadMode::Wrap;
+  else if (m != "constant")
+    info.fail(ErrorKind::InvalidModel, "unknown mode '" + m + "'");
   if (info.opset() >= 11) return std::make_unique<PadKernel>(mode, true, std::vector<int64_t>{}, 0.0);
   const char* attr = info.opset() < 2 ? "paddings" : "pads";
   if (!info.has(attr)) info.fail(ErrorKind::InvalidModel, std::string("needs the ") + attr + " attribute");

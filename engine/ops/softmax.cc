@@ -42,7 +42,8 @@ class RowKernel final : public Kernel {
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
     const InputMeta& x = ctx.input(0);
-    if (x.dtype != DType::F32) ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
+    if (x.dtype != DType::F32)
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     normalize_axis(ctx.info, axis_, x.shape.rank(), coerce_2d_ ? 1 : 0);
     ctx.set_output(0, x.dtype, x.shape);
   }
@@ -107,8 +108,7 @@ class RowKernel final : public Kernel {
     });
   }
 
-  static void run_hardmax(const RunContext& ctx, const float* px, float* py, int64_t outer, int64_t n,
-                          int64_t inner) {
+  static void run_hardmax(const RunContext& ctx, const float* px, float* py, int64_t outer, int64_t n, int64_t inner) {
     Tensor tmp = ctx.scratch(DType::F32, Shape{n});
     float* row = tmp.mutable_data<float>().data();
     for (int64_t o = 0; o < outer; ++o)

@@ -20,16 +20,26 @@ class TfIdfKernel final : public Kernel {
  public:
   TfIdfKernel(TfMode mode, int64_t min_n, int64_t max_n, int64_t max_skip, std::map<std::vector<int64_t>, int64_t> pool,
               std::vector<float> weights, int64_t columns)
-      : Kernel(KernelFlags{.exact = true}), mode_(mode), min_n_(min_n), max_n_(max_n), max_skip_(max_skip),
-        pool_(std::move(pool)), weights_(std::move(weights)), columns_(columns) {}
+      : Kernel(KernelFlags{.exact = true}),
+        mode_(mode),
+        min_n_(min_n),
+        max_n_(max_n),
+        max_skip_(max_skip),
+        pool_(std::move(pool)),
+        weights_(std::move(weights)),
+        columns_(columns) {}
 
   void infer(InferContext& ctx) const override {
     const InputMeta& x = ctx.input(0);
     if (x.dtype != DType::I32 && x.dtype != DType::I64)
-      ctx.fail(ErrorKind::Unsupported, "input type " + type_str(x.dtype) + " is not supported (int32 or int64 pools only)");
-    if (x.shape.rank() == 1) ctx.set_output(0, DType::F32, Shape{columns_});
-    else if (x.shape.rank() == 2) ctx.set_output(0, DType::F32, Shape{x.shape[0], columns_});
-    else ctx.fail(ErrorKind::InvalidModel, "input must be [C] or [N, C], not " + x.shape.to_string());
+      ctx.fail(ErrorKind::Unsupported,
+               "input type " + type_str(x.dtype) + " is not supported (int32 or int64 pools only)");
+    if (x.shape.rank() == 1)
+      ctx.set_output(0, DType::F32, Shape{columns_});
+    else if (x.shape.rank() == 2)
+      ctx.set_output(0, DType::F32, Shape{x.shape[0], columns_});
+    else
+      ctx.fail(ErrorKind::InvalidModel, "input must be [C] or [N, C], not " + x.shape.to_string());
   }
 
   void run(RunContext& ctx) const override {
@@ -60,8 +70,10 @@ class TfIdfKernel final : public Kernel {
       for (int64_t col = 0; col < columns_; ++col) {
         float& v = row[col];
         const float w = weights_[static_cast<size_t>(col)];
-        if (mode_ == TfMode::Idf) v = (v > 0 ? 1.0f : 0.0f) * w;
-        else if (mode_ == TfMode::TfIdf) v = v * w;
+        if (mode_ == TfMode::Idf)
+          v = (v > 0 ? 1.0f : 0.0f) * w;
+        else if (mode_ == TfMode::TfIdf)
+          v = v * w;
       }
     }
   }
@@ -80,10 +92,14 @@ std::unique_ptr<Kernel> make_tfidf_vectorizer(const NodeInfo& info) {
   if (info.has("pool_strings")) info.fail(ErrorKind::Unsupported, "string pools (pool_strings) are not supported");
   const std::string m = info.get_string("mode", "");
   TfMode mode;
-  if (m == "TF") mode = TfMode::Tf;
-  else if (m == "IDF") mode = TfMode::Idf;
-  else if (m == "TFIDF") mode = TfMode::TfIdf;
-  else info.fail(ErrorKind::InvalidModel, "mode '" + m + "' is not TF, IDF or TFIDF");
+  if (m == "TF")
+    mode = TfMode::Tf;
+  else if (m == "IDF")
+    mode = TfMode::Idf;
+  else if (m == "TFIDF")
+    mode = TfMode::TfIdf;
+  else
+    info.fail(ErrorKind::InvalidModel, "mode '" + m + "' is not TF, IDF or TFIDF");
   const int64_t min_n = info.get_int("min_gram_length", 0), max_n = info.get_int("max_gram_length", 0);
   const int64_t max_skip = info.get_int("max_skip_count", 0);
   const std::vector<int64_t> counts = info.get_ints("ngram_counts"), indexes = info.get_ints("ngram_indexes");
@@ -99,19 +115,24 @@ std::unique_ptr<Kernel> make_tfidf_vectorizer(const NodeInfo& info) {
     const int64_t begin = counts[i], end = i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(pool.size());
     const auto n = static_cast<int64_t>(i + 1);
     if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) || (end - begin) % n != 0)
-      info.fail(ErrorKind::InvalidModel, "ngram_counts does not split pool_int64s into whole " + std::to_string(n) + "-grams");
+      info.fail(ErrorKind::InvalidModel,
+                "ngram_counts does not split pool_int64s into whole " + std::to_string(n) + "-grams");
     for (int64_t p = begin; p < end; p += n, ++j) {
-      if (j >= indexes.size()) info.fail(ErrorKind::InvalidModel, "ngram_indexes has fewer entries than the pool has n-grams");
-      if (indexes[j] < 0 || indexes[j] > (int64_t{1} << 24)) info.fail(ErrorKind::InvalidModel, "ngram_indexes entry out of range");
+      if (j >= indexes.size())
+        info.fail(ErrorKind::InvalidModel, "ngram_indexes has fewer entries than the pool has n-grams");
+      if (indexes[j] < 0 || indexes[j] > (int64_t{1} << 24))
+        info.fail(ErrorKind::InvalidModel, "ngram_indexes entry out of range");
       grams.emplace(std::vector<int64_t>(pool.begin() + p, pool.begin() + p + n), indexes[j]);
     }
   }
-  if (!weights.empty() && weights.size() != j) info.fail(ErrorKind::InvalidModel, "weights must have one entry per pool n-gram");
+  if (!weights.empty() && weights.size() != j)
+    info.fail(ErrorKind::InvalidModel, "weights must have one entry per pool n-gram");
   const int64_t columns = indexes.empty() ? 0 : *std::max_element(indexes.begin(), indexes.end()) + 1;
   std::vector<float> column_weights(static_cast<size_t>(columns), 1.0f);
   if (!weights.empty())
     for (size_t g = 0; g < j; ++g) column_weights[static_cast<size_t>(indexes[g])] = weights[g];
-  return std::make_unique<TfIdfKernel>(mode, min_n, max_n, max_skip, std::move(grams), std::move(column_weights), columns);
+  return std::make_unique<TfIdfKernel>(mode, min_n, max_n, max_skip, std::move(grams), std::move(column_weights),
+                                       columns);
 }
 
 }  // namespace onemodel::rt

@@ -15,17 +15,22 @@ using namespace ew;
 std::unique_ptr<Kernel> make_neg(const NodeInfo&) {
   return unary<kSigned | kFloats>([](auto x) {
     using T = decltype(x);
-    if constexpr (std::is_integral_v<T>) return wrap_sub(T{0}, x);
-    else return -x;
+    if constexpr (std::is_integral_v<T>)
+      return wrap_sub(T{0}, x);
+    else
+      return -x;
   });
 }
 
 std::unique_ptr<Kernel> make_abs(const NodeInfo&) {
   return unary<kNumeric>([](auto x) {
     using T = decltype(x);
-    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    else if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T{0}, x) : x;  // |MIN| wraps to MIN
-    else return x;
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fabs(x);
+    else if constexpr (std::is_signed_v<T>)
+      return x < 0 ? wrap_sub(T{0}, x) : x;  // |MIN| wraps to MIN
+    else
+      return x;
   });
 }
 

@@ -1,6 +1,7 @@
 // Control flow, sequences and optionals (graph-runtime.md section 8): the base and the small helpers their
-// kernels share (their factories are in ops.h). These kernels work on Values (KernelFlags::on_values) and only move data, so they are exact;
-// a body's own operators decide whether a session can be exact (the body is compiled in the same mode).
+// kernels share (their factories are in ops.h). These kernels work on Values (KernelFlags::on_values) and only move
+// data, so they are exact; a body's own operators decide whether a session can be exact (the body is compiled in the
+// same mode).
 #pragma once
 #include <cstring>
 #include <memory>
@@ -61,14 +62,15 @@ inline int64_t scalar_index(const RunContext& ctx, const Tensor& t, const char* 
     ctx.fail(ErrorKind::InvalidInput, std::string(what) + " must hold one element, got shape " + t.shape().to_string());
   if (t.dtype() == DType::I64) return t.data<int64_t>()[0];
   if (t.dtype() == DType::I32) return t.data<int32_t>()[0];
-  ctx.fail(ErrorKind::InvalidModel, std::string(what) + " must be int32 or int64, got " +
-                                        std::string(dtype_short_name(t.dtype())));
+  ctx.fail(ErrorKind::InvalidModel,
+           std::string(what) + " must be int32 or int64, got " + std::string(dtype_short_name(t.dtype())));
 }
 
 // A one-element bool tensor (If and Loop conditions).
 inline bool scalar_bool(const RunContext& ctx, const Tensor& t, const char* what) {
   if (t.dtype() != DType::Bool)
-    ctx.fail(ErrorKind::InvalidModel, std::string(what) + " must be bool, got " + std::string(dtype_short_name(t.dtype())));
+    ctx.fail(ErrorKind::InvalidModel,
+             std::string(what) + " must be bool, got " + std::string(dtype_short_name(t.dtype())));
   if (t.numel() != 1)
     ctx.fail(ErrorKind::InvalidInput, std::string(what) + " must hold one element, got shape " + t.shape().to_string());
   return *static_cast<const uint8_t*>(t.raw()) != 0;

@@ -19,8 +19,10 @@ C fold_step(Fold f, C acc, C v) {
     case Fold::Min: return nan_min(acc, v);
     case Fold::Sum:
     case Fold::Mean:
-      if constexpr (std::is_integral_v<C>) return wrap_add(acc, v);
-      else return acc + v;
+      if constexpr (std::is_integral_v<C>)
+        return wrap_add(acc, v);
+      else
+        return acc + v;
   }
   return acc;
 }

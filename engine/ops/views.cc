@@ -25,7 +25,8 @@ void copy_into(RunContext& ctx) {
 Shape reshape_target(const NodeInfo& info, const Shape& in, const std::vector<int64_t>& spec, bool allowzero,
                      ErrorKind kind) {
   if (spec.size() > static_cast<size_t>(kMaxRank))
-    info.fail(ErrorKind::Unsupported, "target rank " + std::to_string(spec.size()) + " exceeds " + std::to_string(kMaxRank));
+    info.fail(ErrorKind::Unsupported,
+              "target rank " + std::to_string(spec.size()) + " exceeds " + std::to_string(kMaxRank));
   std::vector<int64_t> dims(spec.size());
   int infer_at = -1;
   bool has_zero = false;
@@ -69,7 +70,8 @@ Shape reshape_target(const NodeInfo& info, const Shape& in, const std::vector<in
 
 class ReshapeKernel final : public Kernel {
  public:
-  explicit ReshapeKernel(bool allowzero) : Kernel(KernelFlags{.exact = true, .view_of_input = true}), allowzero_(allowzero) {}
+  explicit ReshapeKernel(bool allowzero)
+      : Kernel(KernelFlags{.exact = true, .view_of_input = true}), allowzero_(allowzero) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects data and shape inputs");
@@ -81,14 +83,16 @@ class ReshapeKernel final : public Kernel {
       return;
     }
     const std::vector<int64_t> spec = read_int_tensor(ctx.info, *s.value, "shape");
-    ctx.set_output(0, ctx.input(0).dtype, reshape_target(ctx.info, ctx.input(0).shape, spec, allowzero_, ErrorKind::InvalidModel));
+    ctx.set_output(0, ctx.input(0).dtype,
+                   reshape_target(ctx.info, ctx.input(0).shape, spec, allowzero_, ErrorKind::InvalidModel));
   }
 
   void run(RunContext& ctx) const override {
     const Shape want = reshape_target(ctx.info, ctx.input(0).shape(), read_int_tensor(ctx.info, ctx.input(1), "shape"),
                                       allowzero_, ErrorKind::InvalidInput);
     if (want != ctx.output(0).shape())
-      ctx.fail(ErrorKind::InvalidInput, "shape value does not match the planned output " + ctx.output(0).shape().to_string());
+      ctx.fail(ErrorKind::InvalidInput,
+               "shape value does not match the planned output " + ctx.output(0).shape().to_string());
     copy_into(ctx);
   }
 
@@ -114,7 +118,9 @@ class IdentityKernel final : public Kernel {
 class SqueezeKernel final : public Kernel {
  public:
   explicit SqueezeKernel(std::vector<int64_t> attr_axes, bool axes_input)
-      : Kernel(KernelFlags{.exact = true, .view_of_input = true}), attr_axes_(std::move(attr_axes)), axes_input_(axes_input) {}
+      : Kernel(KernelFlags{.exact = true, .view_of_input = true}),
+        attr_axes_(std::move(attr_axes)),
+        axes_input_(axes_input) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
@@ -130,9 +136,11 @@ class SqueezeKernel final : public Kernel {
     }
     for (int64_t a : axes) {
       const int d = normalize_axis(ctx.info, a, in.rank());
-      if (drop[static_cast<size_t>(d)]) ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
+      if (drop[static_cast<size_t>(d)])
+        ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
       if (in[d] != 1)
-        ctx.fail(ErrorKind::InvalidModel, "cannot squeeze axis " + std::to_string(a) + " of extent " + std::to_string(in[d]));
+        ctx.fail(ErrorKind::InvalidModel,
+                 "cannot squeeze axis " + std::to_string(a) + " of extent " + std::to_string(in[d]));
       drop[static_cast<size_t>(d)] = true;
     }
     std::vector<int64_t> dims;
@@ -151,7 +159,9 @@ class SqueezeKernel final : public Kernel {
 class UnsqueezeKernel final : public Kernel {
  public:
   explicit UnsqueezeKernel(std::vector<int64_t> attr_axes, bool axes_input)
-      : Kernel(KernelFlags{.exact = true, .view_of_input = true}), attr_axes_(std::move(attr_axes)), axes_input_(axes_input) {}
+      : Kernel(KernelFlags{.exact = true, .view_of_input = true}),
+        attr_axes_(std::move(attr_axes)),
+        axes_input_(axes_input) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects a data input");
@@ -164,11 +174,13 @@ class UnsqueezeKernel final : public Kernel {
     const Shape& in = ctx.input(0).shape;
     const int64_t out_rank = in.rank() + static_cast<int64_t>(axes.size());
     if (out_rank > kMaxRank)
-      ctx.fail(ErrorKind::Unsupported, "output rank " + std::to_string(out_rank) + " exceeds " + std::to_string(kMaxRank));
+      ctx.fail(ErrorKind::Unsupported,
+               "output rank " + std::to_string(out_rank) + " exceeds " + std::to_string(kMaxRank));
     std::vector<bool> ins(static_cast<size_t>(out_rank), false);
     for (int64_t a : axes) {
       const int d = normalize_axis(ctx.info, a, static_cast<int>(out_rank));
-      if (ins[static_cast<size_t>(d)]) ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
+      if (ins[static_cast<size_t>(d)])
+        ctx.fail(ErrorKind::InvalidModel, "axis " + std::to_string(a) + " is listed twice");
       ins[static_cast<size_t>(d)] = true;
     }
     std::vector<int64_t> dims;
@@ -226,9 +238,11 @@ class DropoutKernel final : public Kernel {
     if (ctx.has_input(2)) {
       if (!have_values(ctx, {2})) return;
       const Tensor& t = *ctx.input(2).value;
-      if (t.dtype() != DType::Bool || t.numel() != 1) ctx.fail(ErrorKind::InvalidModel, "training_mode must be a bool scalar");
+      if (t.dtype() != DType::Bool || t.numel() != 1)
+        ctx.fail(ErrorKind::InvalidModel, "training_mode must be a bool scalar");
       if (*static_cast<const uint8_t*>(t.raw()) != 0 && !zero_ratio(ctx))
-        ctx.fail(ErrorKind::Unsupported, "training_mode true with a ratio other than 0 is not supported (random masks)");
+        ctx.fail(ErrorKind::Unsupported,
+                 "training_mode true with a ratio other than 0 is not supported (random masks)");
     }
     ctx.set_output(0, ctx.input(0).dtype, ctx.input(0).shape);
     if (ctx.outputs.size() > 1) ctx.set_output(1, DType::Bool, ctx.input(0).shape);
@@ -243,18 +257,21 @@ class DropoutKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_squeeze(const NodeInfo& info) {
-  return std::make_unique<SqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{}, info.opset() >= 13);
+  return std::make_unique<SqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{},
+                                         info.opset() >= 13);
 }
 std::unique_ptr<Kernel> make_unsqueeze(const NodeInfo& info) {
   if (info.opset() < 13 && !info.has("axes")) info.fail(ErrorKind::InvalidModel, "needs the axes attribute");
-  return std::make_unique<UnsqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{}, info.opset() >= 13);
+  return std::make_unique<UnsqueezeKernel>(info.opset() < 13 ? info.get_ints("axes") : std::vector<int64_t>{},
+                                           info.opset() >= 13);
 }
-std::unique_ptr<Kernel> make_flatten(const NodeInfo& info) { return std::make_unique<FlattenKernel>(info.get_int("axis", 1)); }
+std::unique_ptr<Kernel> make_flatten(const NodeInfo& info) {
+  return std::make_unique<FlattenKernel>(info.get_int("axis", 1));
+}
 std::unique_ptr<Kernel> make_dropout(const NodeInfo& info) {
   const bool mask = info.num_outputs() > 1 && info.node().outputs[1] != ir::kNoValue;
   return std::make_unique<DropoutKernel>(!mask);
 }
-
 
 std::unique_ptr<Kernel> make_reshape(const NodeInfo& info) {
   const bool allowzero = info.opset() >= 14 && info.get_int("allowzero", 0) != 0;

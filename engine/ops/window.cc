@@ -47,8 +47,8 @@ int64_t value_or(const std::vector<int64_t>& v, size_t i, int64_t dflt) { return
 
 // Output size `out` and pads `b` (before), `a` (after) of one axis of a forward window: input n, kernel k,
 // stride s, dilation d, pads as given in b and a.
-void forward_axis(const NodeInfo& info, const WindowAttrs& at, size_t axis, int64_t n, int64_t k, int64_t s,
-                  int64_t d, int64_t& b, int64_t& a, int64_t& out, ErrorKind kind) {
+void forward_axis(const NodeInfo& info, const WindowAttrs& at, size_t axis, int64_t n, int64_t k, int64_t s, int64_t d,
+                  int64_t& b, int64_t& a, int64_t& out, ErrorKind kind) {
   const int64_t e = d * (k - 1) + 1;
   if (at.auto_pad == AutoPad::SameUpper || at.auto_pad == AutoPad::SameLower) {
     out = (n + s - 1) / s;
@@ -116,7 +116,8 @@ WindowGeom window_geometry(const NodeInfo& info, const WindowAttrs& at, const Sh
   std::vector<int64_t> shape_attr = at.output_shape;  // a leading N, C dropped
   if (shape_attr.size() == k + 2) shape_attr.erase(shape_attr.begin(), shape_attr.begin() + 2);
   if (!shape_attr.empty() && shape_attr.size() != k)
-    info.fail(kind, "output_shape " + list_str(at.output_shape) + " does not match " + std::to_string(k) + " spatial axes");
+    info.fail(kind,
+              "output_shape " + list_str(at.output_shape) + " does not match " + std::to_string(k) + " spatial axes");
   for (int64_t v : shape_attr)
     if (v < 0 || v > kMaxWindowAttr)
       info.fail(kind, "output_shape " + list_str(at.output_shape) + " must lie in [0, 2^31]");
@@ -225,12 +226,13 @@ ConvWindow conv_window(const NodeInfo& info, const WindowAttrs& a, bool transpos
       info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[1] * group) + " input channels (group " +
                           std::to_string(group) + "), X " + x.to_string() + " has " + std::to_string(c));
     if (w[0] % group != 0)
-      info.fail(kind, "output channels " + std::to_string(w[0]) + " are not divisible by group " + std::to_string(group));
+      info.fail(kind,
+                "output channels " + std::to_string(w[0]) + " are not divisible by group " + std::to_string(group));
     cw.out_channels = w[0];
   } else {
     if (w[0] != c)
-      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[0]) + " input channels, X " + x.to_string() +
-                          " has " + std::to_string(c));
+      info.fail(kind, "W " + w.to_string() + " expects " + std::to_string(w[0]) + " input channels, X " +
+                          x.to_string() + " has " + std::to_string(c));
     cw.out_channels = w[1] * group;
   }
   const std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());

@@ -24,7 +24,6 @@ bool is_perm(const ir::Node& n, std::initializer_list<int64_t> want) {
   return perm_of(n) == std::vector<int64_t>(want);
 }
 
-
 // v = Transpose(x, perm) read only by `reader`: the transpose's index, else -1.
 int absorbed_transpose(PassGraph& g, int v, int reader, std::initializer_list<int64_t> perm) {
   const int t = g.producer_of_type(v, "Transpose");

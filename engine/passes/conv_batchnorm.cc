@@ -38,8 +38,7 @@ int fold_conv_batchnorm(PassGraph& g) {
   for (int c = 0; c < static_cast<int>(g.num_nodes()); ++c) {
     if (g.removed(c)) continue;
     const ir::Node& conv = g.node(c);
-    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.inputs.size() < 2 || conv.outputs.size() != 1)
-      continue;
+    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.inputs.size() < 2 || conv.outputs.size() != 1) continue;
     const Tensor* w = g.constant(conv.inputs[1]);
     if (!w || w->dtype() != DType::F32 || !w->is_contiguous() || w->shape().rank() < 3) continue;
     const int64_t m = w->shape()[0];
@@ -66,8 +65,8 @@ int fold_conv_batchnorm(PassGraph& g) {
     auto w2d = w2.mutable_data<float>();
     auto b2d = b2.mutable_data<float>();
     for (int64_t k = 0; k < m; ++k) {
-      const double s = static_cast<double>(scale->data<float>()[k]) /
-                       std::sqrt(static_cast<double>(var->data<float>()[k]) + eps);
+      const double s =
+          static_cast<double>(scale->data<float>()[k]) / std::sqrt(static_cast<double>(var->data<float>()[k]) + eps);
       for (int64_t i = 0; i < per_channel; ++i)
         w2d[k * per_channel + i] = static_cast<float>(static_cast<double>(wd[k * per_channel + i]) * s);
       const double bias = b ? static_cast<double>(b->data<float>()[k]) : 0.0;

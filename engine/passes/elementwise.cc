@@ -37,22 +37,67 @@ struct Spec {
   EwOp op;
 };
 constexpr Spec kSpecs[] = {
-    {"Add", EwOp::Add},           {"Sub", EwOp::Sub},
-    {"Mul", EwOp::Mul},           {"Div", EwOp::Div},
-    {"Max", EwOp::Max},           {"Min", EwOp::Min},
-    {"Relu", EwOp::Relu},         {"LeakyRelu", EwOp::LeakyRelu},
-    {"HardSigmoid", EwOp::HardSigmoid}, {"HardSwish", EwOp::HardSwish},
-    {"Clip", EwOp::Clip},         {"Sigmoid", EwOp::Sigmoid},
+    {"Add", EwOp::Add},
+    {"Sub", EwOp::Sub},
+    {"Mul", EwOp::Mul},
+    {"Div", EwOp::Div},
+    {"Max", EwOp::Max},
+    {"Min", EwOp::Min},
+    {"Relu", EwOp::Relu},
+    {"LeakyRelu", EwOp::LeakyRelu},
+    {"HardSigmoid", EwOp::HardSigmoid},
+    {"HardSwish", EwOp::HardSwish},
+    {"Clip", EwOp::Clip},
+    {"Sigmoid", EwOp::Sigmoid},
     {"Tanh", EwOp::Tanh},
 };
 
 // Operators whose outputs have the element type of their first input.
 constexpr std::string_view kKeepsType[] = {
-    "Abs", "AveragePool", "BatchNormalization", "Ceil", "Concat", "ConvTranspose", "Elu", "Erf", "Exp", "Expand",
-    "Flatten", "Floor", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "Identity",
-    "InstanceNormalization", "LayerNormalization", "Log", "MatMul", "MaxPool", "Neg", "Pad", "Pow", "Reciprocal",
-    "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Reshape", "Resize", "Round", "Selu", "Slice", "Softmax",
-    "Softplus", "Split", "Sqrt", "Squeeze", "Tile", "Transpose", "Unsqueeze",
+    "Abs",
+    "AveragePool",
+    "BatchNormalization",
+    "Ceil",
+    "Concat",
+    "ConvTranspose",
+    "Elu",
+    "Erf",
+    "Exp",
+    "Expand",
+    "Flatten",
+    "Floor",
+    "Gather",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Identity",
+    "InstanceNormalization",
+    "LayerNormalization",
+    "Log",
+    "MatMul",
+    "MaxPool",
+    "Neg",
+    "Pad",
+    "Pow",
+    "Reciprocal",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceSum",
+    "Reshape",
+    "Resize",
+    "Round",
+    "Selu",
+    "Slice",
+    "Softmax",
+    "Softplus",
+    "Split",
+    "Sqrt",
+    "Squeeze",
+    "Tile",
+    "Transpose",
+    "Unsqueeze",
 };
 
 bool keeps_type(const ir::Node& n) {
@@ -152,8 +197,8 @@ struct Lowered {
 
 Lowered lower(const PassGraph& g, const Group& grp, const std::vector<Candidate>& cand) {
   Lowered out;
-  std::map<int, int> reg_of;        // value -> register
-  std::map<int, size_t> last_use;   // value -> last member position reading it
+  std::map<int, int> reg_of;       // value -> register
+  std::map<int, size_t> last_use;  // value -> last member position reading it
   const size_t first = grp.conv ? 1 : 0;
   for (size_t m = first; m < grp.members.size(); ++m)
     for (int v : cand[static_cast<size_t>(grp.members[m])].operands) last_use[v] = m;

@@ -44,8 +44,10 @@ int fuse_gelu(PassGraph& g) {
       x = g.node(div).inputs[0];
     } else if ((div = g.producer_of_type(scaled, "Mul")) >= 0) {
       const ir::Node& m = g.node(div);
-      if (m.inputs.size() == 2 && is_scalar(g, m.inputs[1], std::sqrt(0.5))) x = m.inputs[0];
-      else if (m.inputs.size() == 2 && is_scalar(g, m.inputs[0], std::sqrt(0.5))) x = m.inputs[1];
+      if (m.inputs.size() == 2 && is_scalar(g, m.inputs[1], std::sqrt(0.5)))
+        x = m.inputs[0];
+      else if (m.inputs.size() == 2 && is_scalar(g, m.inputs[0], std::sqrt(0.5)))
+        x = m.inputs[1];
     }
     if (x < 0 || !g.only_reader(scaled, e)) continue;
     // 1 + erf

@@ -28,9 +28,7 @@ ir::Attribute int_attribute(std::string name, int64_t value) {
   return a;
 }
 
-PassGraph::PassGraph(ir::Graph g) : g_(std::move(g)), removed_(g_.nodes.size(), 0) {
-  rebuild_links();
-}
+PassGraph::PassGraph(ir::Graph g) : g_(std::move(g)), removed_(g_.nodes.size(), 0) { rebuild_links(); }
 
 void PassGraph::rebuild_links() {
   for (ir::Value& v : g_.values) {
@@ -105,7 +103,6 @@ int PassGraph::sole_reader(int v, std::string_view op) const {
   }
   return -1;
 }
-
 
 const Tensor* PassGraph::aligned(int v, const Tensor& t) const {
   if (t.empty() || !t.is_contiguous()) return nullptr;

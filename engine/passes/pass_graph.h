@@ -57,12 +57,13 @@ class PassGraph {
   void rebuild_links();
   ir::Graph g_;
   std::vector<char> removed_;
-  std::vector<int> output_uses_;   // per value: occurrences in g_.outputs
+  std::vector<int> output_uses_;  // per value: occurrences in g_.outputs
   // Per value id: a Constant's value_float as a tensor, and aligned copies of stored tensors whose bytes sit
   // at an address not aligned for their element type (initializers are views into the file). std::map: the
   // pointers constant() returns stay valid while passes add values.
   std::map<int, Tensor> attr_constants_;
   mutable std::map<int, Tensor> aligned_;
-  const Tensor* aligned(int v, const Tensor& t) const;};
+  const Tensor* aligned(int v, const Tensor& t) const;
+};
 
 }  // namespace onemodel::passes

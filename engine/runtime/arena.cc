@@ -22,8 +22,7 @@ Tensor BumpArena::allocate(DType dtype, const Shape& shape) {
 
 Tensor BumpArena::allocate_workspace(DType dtype, const Shape& shape) {
   size_t es = dtype_size(dtype);
-  if (es == 0)
-    throw Error(ErrorKind::Unsupported, "element type " + std::string(dtype_name(dtype)) + " is not stored");
+  if (es == 0) throw Error(ErrorKind::Unsupported, "element type " + std::string(dtype_name(dtype)) + " is not stored");
   uint64_t bytes64 = static_cast<uint64_t>(shape.numel()) * es;
   if (bytes64 > static_cast<uint64_t>(kMaxElements))
     throw Error(ErrorKind::Unsupported, "scratch tensor " + shape.to_string() + " of " +

@@ -111,7 +111,8 @@ void CompiledGraph::collect_live_nodes() {
       if (v < 0) return;
       if (static_cast<size_t>(v) >= needed.size())
         throw Error(ErrorKind::InvalidModel, op_label(n) + " node '" + n.name + "' refers to value id " +
-                                                 std::to_string(v) + " outside the graph").with_node(n.name);
+                                                 std::to_string(v) + " outside the graph")
+            .with_node(n.name);
       needed[static_cast<size_t>(v)] = 1;
     };
     for (int v : n.inputs) mark(v);
@@ -241,8 +242,8 @@ void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
     Tensor t = tv.data;
     if (t.empty()) {
       if (shape.numel() != 0)
-        throw Error(ErrorKind::InvalidModel, "initializer '" + val.name + "' has no data for shape " +
-                                                 shape.to_string());
+        throw Error(ErrorKind::InvalidModel,
+                    "initializer '" + val.name + "' has no data for shape " + shape.to_string());
       t = Tensor::zeros(tv.dtype, shape);
     }
     if (t.dtype() != tv.dtype || t.shape() != shape)
@@ -275,8 +276,9 @@ void CompiledGraph::check_sources() const {
       if (v < 0) continue;
       const ir::Value& val = gr.values[static_cast<size_t>(v)];
       if (val.producer < 0 && !val.is_input && !val.initializer && !val.is_capture)
-        n.info.fail(ErrorKind::InvalidModel, "input '" + val.name + "' is not produced by any node, input or "
-                                             "initializer");
+        n.info.fail(ErrorKind::InvalidModel, "input '" + val.name +
+                                                 "' is not produced by any node, input or "
+                                                 "initializer");
     }
 }
 

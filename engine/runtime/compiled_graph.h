@@ -16,7 +16,7 @@ struct CompiledNode {
   const ir::Node* node = nullptr;  // points into the graph CompiledGraph keeps alive
   NodeInfo info;
   std::unique_ptr<Kernel> kernel;
-  std::vector<int> inputs;   // the node's inputs followed by its subgraph reads (section 8)
+  std::vector<int> inputs;  // the node's inputs followed by its subgraph reads (section 8)
   std::vector<int> outputs;
 };
 

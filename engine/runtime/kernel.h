@@ -61,9 +61,9 @@ class NodeInfo {
   int64_t get_int(std::string_view attr, int64_t dflt) const;
   float get_float(std::string_view attr, float dflt) const;
   std::string get_string(std::string_view attr, std::string_view dflt) const;
-  std::vector<int64_t> get_ints(std::string_view attr) const;          // empty if absent
-  std::vector<float> get_floats(std::string_view attr) const;          // empty if absent
-  const ir::TensorValue* get_tensor(std::string_view attr) const;      // null if absent
+  std::vector<int64_t> get_ints(std::string_view attr) const;      // empty if absent
+  std::vector<float> get_floats(std::string_view attr) const;      // empty if absent
+  const ir::TensorValue* get_tensor(std::string_view attr) const;  // null if absent
   const ir::Attribute* find(std::string_view attr) const { return node_->find_attribute(attr); }
 
   // Error(kind) naming this node: "<op_type> node '<name>': <message>".
@@ -77,7 +77,7 @@ class NodeInfo {
 
 // Plan-time knowledge of one input.
 struct InputMeta {
-  bool present = false;          // false: omitted optional input
+  bool present = false;  // false: omitted optional input
   DType dtype = DType::Undefined;
   Shape shape;
   const Tensor* value = nullptr;  // known constant value, or null
@@ -99,7 +99,10 @@ struct InferContext {
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].present; }
   const InputMeta& input(size_t i) const { return inputs[i]; }
-  void set_output(size_t i, DType t, const Shape& s) { outputs[i].dtype = t; outputs[i].shape = s; }
+  void set_output(size_t i, DType t, const Shape& s) {
+    outputs[i].dtype = t;
+    outputs[i].shape = s;
+  }
   void set_constant_output(size_t i, Tensor value) {
     outputs[i].dtype = value.dtype();
     outputs[i].shape = value.shape();
@@ -133,9 +136,9 @@ struct RunContext {
   std::span<const Tensor> inputs;  // empty Tensor for omitted optional inputs; contiguous
   std::span<Tensor> outputs;       // allocated for the shapes Infer stated (empty for data-dependent outputs)
   bool exact = false;
-  const void* state = nullptr;     // what prepare() returned
+  const void* state = nullptr;  // what prepare() returned
   Arena* arena = nullptr;
-  ThreadPool* pool = nullptr;      // may be null: run on the calling thread
+  ThreadPool* pool = nullptr;         // may be null: run on the calling thread
   kern::Isa isa = kern::Isa::Scalar;  // the session's target (kernels/isa.h)
   // Kernels with KernelFlags::on_values only: every input as a Value (an omitted input is an empty Value), and
   // the outputs to fill. Tensors a kernel keeps inside a sequence or optional must not be slab views (the
@@ -160,9 +163,9 @@ struct RunContext {
 };
 
 struct KernelFlags {
-  bool exact = false;             // has an exact flavour (exact-mode.md)
-  int in_place_input = -1;        // output 0 may reuse this input's storage
-  bool view_of_input = false;     // output 0 is input 0 reshaped to what Infer stated; run() is never called
+  bool exact = false;                   // has an exact flavour (exact-mode.md)
+  int in_place_input = -1;              // output 0 may reuse this input's storage
+  bool view_of_input = false;           // output 0 is input 0 reshaped to what Infer stated; run() is never called
   bool outputs_data_dependent = false;  // infer() is not called; run() allocates outputs
   // Works on Values (tensors, sequences, optionals; graph-runtime.md section 8): the node always runs at
   // run time (never folded), infer() is not called, run() reads value_inputs and fills value_outputs.
@@ -214,10 +217,10 @@ class SharedPack {
 using KernelFactory = std::unique_ptr<Kernel> (*)(const NodeInfo& info);
 
 struct OpDef {
-  std::string_view domain;   // "" = ai.onnx
+  std::string_view domain;  // "" = ai.onnx
   std::string_view op_type;
   int min_opset;
-  int max_opset;             // inclusive
+  int max_opset;  // inclusive
   KernelFactory factory;
 };
 

@@ -88,7 +88,8 @@ MemoryPlan plan_memory(const std::vector<SlabValue>& values, const std::vector<S
   // 1. lastUse: last reader, else the producing step; graph outputs forever; views extend their source.
   for (size_t s = 0; s < steps.size(); ++s) {
     for (int v : steps[s].outputs)
-      if (valid(v)) plan.last_use[static_cast<size_t>(v)] = std::max(plan.last_use[static_cast<size_t>(v)], static_cast<int>(s));
+      if (valid(v))
+        plan.last_use[static_cast<size_t>(v)] = std::max(plan.last_use[static_cast<size_t>(v)], static_cast<int>(s));
     for (int v : steps[s].inputs)
       if (valid(v)) plan.last_use[static_cast<size_t>(v)] = static_cast<int>(s);
   }
@@ -105,7 +106,8 @@ MemoryPlan plan_memory(const std::vector<SlabValue>& values, const std::vector<S
   std::vector<std::vector<int>> dies(steps.size());
   for (size_t v = 0; v < nv; ++v) {
     int lu = plan.last_use[v];
-    if (lu >= 0 && lu != kForever && static_cast<size_t>(lu) < steps.size()) dies[static_cast<size_t>(lu)].push_back(static_cast<int>(v));
+    if (lu >= 0 && lu != kForever && static_cast<size_t>(lu) < steps.size())
+      dies[static_cast<size_t>(lu)].push_back(static_cast<int>(v));
   }
 
   // 2. Walk the steps.
@@ -165,8 +167,8 @@ MemoryPlan plan_memory(const std::vector<SlabValue>& values, const std::vector<S
       blk.refs = 1;
       blk.dtype = pv.dtype;
       if (top > static_cast<size_t>(kMaxElements))
-        throw Error(ErrorKind::Unsupported, "the plan needs a slab of more than 2^31-1 bytes (at least " +
-                                                std::to_string(top) + ")");
+        throw Error(ErrorKind::Unsupported,
+                    "the plan needs a slab of more than 2^31-1 bytes (at least " + std::to_string(top) + ")");
       blocks.push_back(blk);
       block_of[static_cast<size_t>(v)] = static_cast<int>(blocks.size() - 1);
       plan.offsets[static_cast<size_t>(v)] = static_cast<int64_t>(blk.offset);

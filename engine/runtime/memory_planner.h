@@ -12,23 +12,23 @@ namespace onemodel::rt {
 
 // What the slab planner sees of a graph value and of a plan step (a PlanStep reduced to value ids).
 struct SlabValue {
-  bool in_slab = false;   // false: input, constant or dynamic value; never placed
+  bool in_slab = false;  // false: input, constant or dynamic value; never placed
   size_t bytes = 0;
   DType dtype = DType::Undefined;
 };
 
 struct SlabStep {
-  std::vector<int> inputs;    // value ids read (kNoValue entries allowed and ignored)
-  std::vector<int> outputs;   // value ids written
-  int in_place_input = -1;    // index into `inputs` whose block output 0 may take over
-  bool view = false;          // output 0 is a view of inputs[0]: it shares the block
+  std::vector<int> inputs;   // value ids read (kNoValue entries allowed and ignored)
+  std::vector<int> outputs;  // value ids written
+  int in_place_input = -1;   // index into `inputs` whose block output 0 may take over
+  bool view = false;         // output 0 is a view of inputs[0]: it shares the block
 };
 
 struct MemoryPlan {
   static constexpr int64_t kNotInSlab = -1;
   std::vector<int64_t> offsets;  // per value: byte offset in the slab, or kNotInSlab
   size_t slab_bytes = 0;
-  std::vector<int> last_use;     // per value: last step reading it (for tests and poisoning)
+  std::vector<int> last_use;  // per value: last step reading it (for tests and poisoning)
   // Per step: the slab ranges (offset, bytes) that became free when the step finished. Checked builds
   // poison them so a read of a dead value shows up as garbage in the tests.
   std::vector<std::vector<std::pair<size_t, size_t>>> freed_after;

@@ -79,8 +79,8 @@ std::vector<float> to_float(const Tensor& t) {
       for (size_t i = 0; i < out.size(); ++i) out[i] = bf16_to_float(raw[i]);
       break;
     default:
-      throw Error(ErrorKind::Unsupported, "output element type " + std::string(dtype_name(t.dtype())) +
-                                              " cannot be converted to float");
+      throw Error(ErrorKind::Unsupported,
+                  "output element type " + std::string(dtype_name(t.dtype())) + " cannot be converted to float");
   }
   return out;
 }
@@ -88,8 +88,8 @@ std::vector<float> to_float(const Tensor& t) {
 template <class T>
 std::vector<float> run_values(const Session& s, std::span<const T> input, std::span<const int64_t> shape) {
   const ValueInfo& info = single_input(s);
-  std::vector<int64_t> dims = shape.empty() ? infer_shape(info, input.size())
-                                            : std::vector<int64_t>(shape.begin(), shape.end());
+  std::vector<int64_t> dims =
+      shape.empty() ? infer_shape(info, input.size()) : std::vector<int64_t>(shape.begin(), shape.end());
   if (!Shape::valid(dims)) invalid("input '" + info.name + "': invalid shape");
   Shape sh(dims);
   if (static_cast<size_t>(sh.numel()) != input.size())

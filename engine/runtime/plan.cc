@@ -20,8 +20,7 @@ uint64_t byte_size(DType t, const Shape& s) { return static_cast<uint64_t>(s.num
 }  // namespace
 
 Tensor view_with_shape(const Tensor& src, DType dtype, const Shape& shape) {
-  if (!src.is_contiguous())
-    throw Error(ErrorKind::Internal, "a view needs a contiguous source tensor");
+  if (!src.is_contiguous()) throw Error(ErrorKind::Internal, "a view needs a contiguous source tensor");
   uint64_t need = byte_size(dtype, shape);
   if (need > src.nbytes())
     throw Error(ErrorKind::Internal, "a view of " + std::to_string(need) + " bytes exceeds its source of " +
@@ -164,8 +163,8 @@ void ExecutionPlan::infer_all() {
       if (in < 0 || out < 0) cn.info.fail(ErrorKind::InvalidModel, "a view needs input 0 and output 0");
       auto ii = static_cast<size_t>(in), oi = static_cast<size_t>(out);
       if (byte_size(dtype_[oi], shape_[oi]) > byte_size(dtype_[ii], shape_[ii]))
-        cn.info.fail(ErrorKind::Internal, "view output " + shape_[oi].to_string() + " is larger than its input " +
-                                              shape_[ii].to_string());
+        cn.info.fail(ErrorKind::Internal,
+                     "view output " + shape_[oi].to_string() + " is larger than its input " + shape_[ii].to_string());
       switch (source_[ii]) {
         case ValueSource::Constant:
           constants_[oi] = view_with_shape(constants_[ii], dtype_[oi], shape_[oi]);

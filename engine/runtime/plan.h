@@ -40,9 +40,9 @@ enum class ValueSource : uint8_t {
 };
 
 struct PlanStep {
-  int node = 0;          // index into CompiledGraph::nodes()
-  bool dynamic = false;  // infer (and prepare) again in every run from the actual tensors
-  bool view = false;     // the kernel's view_of_input flag: run() is never called
+  int node = 0;                       // index into CompiledGraph::nodes()
+  bool dynamic = false;               // infer (and prepare) again in every run from the actual tensors
+  bool view = false;                  // the kernel's view_of_input flag: run() is never called
   std::shared_ptr<const void> state;  // what prepare() returned (static steps)
 };
 

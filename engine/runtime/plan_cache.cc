@@ -34,7 +34,7 @@ std::shared_ptr<const ExecutionPlan> PlanCache::find(std::span<const InputSignat
 std::shared_ptr<const ExecutionPlan> PlanCache::get(const std::shared_ptr<const CompiledGraph>& graph,
                                                     std::span<const InputSignature> key) {
   std::optional<std::promise<std::shared_ptr<const ExecutionPlan>>> promise;  // made on a miss: a hit allocates nothing
-  std::shared_future<std::shared_ptr<const ExecutionPlan>> other;  // another thread's build of this key
+  std::shared_future<std::shared_ptr<const ExecutionPlan>> other;             // another thread's build of this key
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto plan = find(key)) return plan;
@@ -84,20 +84,20 @@ size_t PlanCache::plans_built() const {
 
 void validate_options(const SessionOptions& options) {
   if (options.intra_op_threads < 0 || options.intra_op_threads > 256)
-    throw Error(ErrorKind::InvalidArgument, "intra_op_threads must be between 0 and 256, got " +
-                                                std::to_string(options.intra_op_threads));
+    throw Error(ErrorKind::InvalidArgument,
+                "intra_op_threads must be between 0 and 256, got " + std::to_string(options.intra_op_threads));
   if (options.max_cached_plans < 1)
-    throw Error(ErrorKind::InvalidArgument, "max_cached_plans must be at least 1, got " +
-                                                std::to_string(options.max_cached_plans));
+    throw Error(ErrorKind::InvalidArgument,
+                "max_cached_plans must be at least 1, got " + std::to_string(options.max_cached_plans));
   if (options.max_nesting < 8 || options.max_nesting > 250)
-    throw Error(ErrorKind::InvalidArgument, "max_nesting must be between 8 and 250, got " +
-                                                std::to_string(options.max_nesting));
+    throw Error(ErrorKind::InvalidArgument,
+                "max_nesting must be between 8 and 250, got " + std::to_string(options.max_nesting));
   if (options.mode != Mode::Fast && options.mode != Mode::Exact)
     throw Error(ErrorKind::InvalidArgument, "unknown mode " + std::to_string(static_cast<int>(options.mode)));
   if (options.optimization_level != OptimizationLevel::None && options.optimization_level != OptimizationLevel::Basic &&
       options.optimization_level != OptimizationLevel::All)
-    throw Error(ErrorKind::InvalidArgument, "unknown optimization level " +
-                                                std::to_string(static_cast<int>(options.optimization_level)));
+    throw Error(ErrorKind::InvalidArgument,
+                "unknown optimization level " + std::to_string(static_cast<int>(options.optimization_level)));
 }
 
 }  // namespace onemodel::rt

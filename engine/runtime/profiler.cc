@@ -101,7 +101,8 @@ std::string Profile::to_text(int top) const {
   const double per = runs > 0 ? 1.0 / static_cast<double>(runs) : 1.0;
   std::string s;
   char line[512];
-  std::snprintf(line, sizeof line, "profile: %lld runs, %.4f ms per run (nodes %.4f ms, runtime overhead %.4f ms, %.1f%%)\n",
+  std::snprintf(line, sizeof line,
+                "profile: %lld runs, %.4f ms per run (nodes %.4f ms, runtime overhead %.4f ms, %.1f%%)\n",
                 static_cast<long long>(runs), run_ms * per, nodes_ms * per, overhead_ms * per,
                 run_ms > 0 ? 100.0 * overhead_ms / run_ms : 0.0);
   s += line;
@@ -120,8 +121,8 @@ std::string Profile::to_text(int top) const {
       break;
     }
     std::string name = n.node.size() > 56 ? "..." + n.node.substr(n.node.size() - 53) : n.node;
-    std::snprintf(line, sizeof line, "  %-56s %-18s %9.4f  %5.1f%%\n", name.c_str(), n.op_type.c_str(),
-                  n.self_ms * per, 100.0 * n.share);
+    std::snprintf(line, sizeof line, "  %-56s %-18s %9.4f  %5.1f%%\n", name.c_str(), n.op_type.c_str(), n.self_ms * per,
+                  100.0 * n.share);
     s += line;
     ++shown;
   }

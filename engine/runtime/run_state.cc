@@ -46,8 +46,8 @@ void RunState::set_input_bytes(const ExecutionPlan& plan, size_t i, const void* 
   int v = plan.graph().inputs()[i];
   Tensor staged = arena.allocate(plan.dtype(v), plan.shape(v));
   if (bytes != staged.nbytes())
-    throw Error(ErrorKind::Internal, "staged input needs " + std::to_string(staged.nbytes()) + " bytes, got " +
-                                         std::to_string(bytes));
+    throw Error(ErrorKind::Internal,
+                "staged input needs " + std::to_string(staged.nbytes()) + " bytes, got " + std::to_string(bytes));
   if (bytes) std::memcpy(staged.raw_mut(), data, bytes);
   tensors[static_cast<size_t>(v)] = std::move(staged);
 }
@@ -59,8 +59,9 @@ void RunState::set_input_value(const ExecutionPlan& plan, size_t i, const Value&
   }
   int v = plan.graph().inputs()[i];
   if (boxed.empty() || value.empty())
-    throw Error(ErrorKind::Internal, "input '" + plan.graph().value_name(v) + "' is not a tensor, but the plan "
-                                     "was made for a tensor");
+    throw Error(ErrorKind::Internal, "input '" + plan.graph().value_name(v) +
+                                         "' is not a tensor, but the plan "
+                                         "was made for a tensor");
   boxed[static_cast<size_t>(v)] = value;
 }
 
@@ -104,8 +105,8 @@ bool RunState::execute_boxed_step(const ExecutionPlan& plan, const CompiledNode&
   }
   step_value_outputs.assign(cn.outputs.size(), Value());
   step_outputs.assign(cn.outputs.size(), Tensor());
-  RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(), nullptr, &arena, g.pool(), g.isa(),
-                 step_value_inputs, step_value_outputs};
+  RunContext ctx{cn.info, step_inputs, step_outputs, g.exact(),         nullptr,
+                 &arena,  g.pool(),    g.isa(),      step_value_inputs, step_value_outputs};
   ctx.profile = profile;
   cn.kernel->run(ctx);
   for (size_t o = 0; o < cn.outputs.size(); ++o) {

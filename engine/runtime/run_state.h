@@ -44,7 +44,7 @@ struct RunState {
   Storage slab;
   BumpArena arena;
   std::vector<Tensor> tensors;  // per graph value: its tensor in this run (empty for a sequence or optional)
-  std::vector<Value> boxed;  // per value: a sequence or optional, else empty; sized only when plan.has_boxed()
+  std::vector<Value> boxed;     // per value: a sequence or optional, else empty; sized only when plan.has_boxed()
   // Per-step scratch, kept so a warm run does not allocate.
   std::vector<Tensor> step_inputs, step_outputs;
   std::vector<InputMeta> metas, prep_metas;

@@ -150,7 +150,7 @@ struct Feed {
   std::span<const std::string> names{};  // Tensors, Values
   std::span<const Tensor> tensors{};     // Tensors
   std::span<const Value> values{};       // Values
-  DType dtype = DType::Undefined;      // Bytes: element type, shape, data
+  DType dtype = DType::Undefined;        // Bytes: element type, shape, data
   std::span<const int64_t> shape{};
   const void* data = nullptr;
   size_t bytes = 0;
@@ -190,8 +190,7 @@ class Matched {
   void match_bytes(const Session::Impl& impl) {
     if (impl.inputs.size() != 1 || impl.outputs.size() != 1)
       invalid("the span form needs a model with one input and one output; this one has " +
-              std::to_string(impl.inputs.size()) + " inputs and " + std::to_string(impl.outputs.size()) +
-              " outputs");
+              std::to_string(impl.inputs.size()) + " inputs and " + std::to_string(impl.outputs.size()) + " outputs");
     const ValueInfo& info = impl.inputs[0];
     if (!Shape::valid(feed_.shape)) {
       std::string s = "[";
@@ -372,7 +371,7 @@ void Session::run(std::span<const std::string> input_names, std::span<const Tens
 }
 
 std::vector<Value> Session::run_values(std::span<const NamedValue> inputs,
-                                      std::span<const std::string> output_names) const {
+                                       std::span<const std::string> output_names) const {
   std::vector<std::string> names;
   std::vector<Value> given;
   names.reserve(inputs.size());

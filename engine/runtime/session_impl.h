@@ -35,7 +35,7 @@ class PlanCache {
     std::shared_future<std::shared_ptr<const ExecutionPlan>> result;
   };
   std::shared_ptr<const ExecutionPlan> find(std::span<const InputSignature> key);  // under mutex_; moves it first
-  void forget(std::span<const InputSignature> key);                             // under mutex_: drops its Building
+  void forget(std::span<const InputSignature> key);                                // under mutex_: drops its Building
 
   mutable std::mutex mutex_;
   size_t capacity_;

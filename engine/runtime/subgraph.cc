@@ -71,9 +71,10 @@ DType Subgraph::output_elem(size_t k) const {
 
 void Subgraph::run(const RunContext& ctx, std::span<const Value> formal, std::vector<Value>& outputs) const {
   if (formal.size() != num_formal_)
-    info_.fail(ErrorKind::InvalidModel, "the body takes " + std::to_string(num_formal_) + " inputs, the node "
-                                                                                            "passes " +
-                                             std::to_string(formal.size()));
+    info_.fail(ErrorKind::InvalidModel, "the body takes " + std::to_string(num_formal_) +
+                                            " inputs, the node "
+                                            "passes " +
+                                            std::to_string(formal.size()));
   const size_t n = num_formal_ + capture_slots_.size();
   std::vector<Value> ins(n);
   // Its own key, not the session's per-thread key scratch: bodies run nested inside a session's run (and

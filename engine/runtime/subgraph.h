@@ -35,7 +35,7 @@ class Subgraph {
 
  private:
   std::string attr_;  // the graph attribute (then_branch, body, ...): the profiler's path names it
-  NodeInfo info_;  // a copy: the factory's NodeInfo moves into the CompiledNode afterwards
+  NodeInfo info_;     // a copy: the factory's NodeInfo moves into the CompiledNode afterwards
   std::shared_ptr<const CompiledGraph> graph_;
   std::unique_ptr<PlanCache> cache_;
   size_t num_formal_ = 0;

@@ -29,7 +29,8 @@ Shape::Shape(std::span<const int64_t> dims) {
     s += "]";
     for (int64_t d : dims)
       if (d < 0) throw Error(ErrorKind::InvalidArgument, "negative extent in shape " + s);
-    throw Error(ErrorKind::Unsupported, "shape " + s + " has more than 2^31-1 elements (or a prefix product that large)");
+    throw Error(ErrorKind::Unsupported,
+                "shape " + s + " has more than 2^31-1 elements (or a prefix product that large)");
   }
   rank_ = static_cast<int>(dims.size());
   std::copy(dims.begin(), dims.end(), dims_.begin());

@@ -75,8 +75,8 @@ Tensor Tensor::zeros(DType dtype, const Shape& shape) {
 Tensor Tensor::copy_of(DType dtype, const Shape& shape, const void* bytes, size_t nbytes) {
   const size_t need = tensor_bytes(dtype, shape);
   if (nbytes != need)
-    throw Error(ErrorKind::InvalidArgument, "expected " + std::to_string(need) + " bytes for " +
-                                                shape.to_string() + " " + std::string(dtype_name(dtype)) + ", got " +
+    throw Error(ErrorKind::InvalidArgument, "expected " + std::to_string(need) + " bytes for " + shape.to_string() +
+                                                " " + std::string(dtype_name(dtype)) + ", got " +
                                                 std::to_string(nbytes));
   Tensor t;
   t.storage_ = allocate(need, false);
@@ -117,8 +117,8 @@ bool Tensor::is_contiguous() const noexcept {
 void Tensor::check_access(DType want) const {
   if (empty()) throw Error(ErrorKind::InvalidArgument, "tensor is empty");
   if (want != dtype_)
-    throw Error(ErrorKind::InvalidArgument, "tensor holds " + std::string(dtype_name(dtype_)) + ", not " +
-                                                std::string(dtype_name(want)));
+    throw Error(ErrorKind::InvalidArgument,
+                "tensor holds " + std::string(dtype_name(dtype_)) + ", not " + std::string(dtype_name(want)));
   if (!is_contiguous()) throw Error(ErrorKind::InvalidArgument, "typed access needs a contiguous tensor");
 }
 

@@ -27,7 +27,9 @@ int norm_axis(int axis, int rank, const char* op) {
   return a;
 }
 
-Shape make_shape(const Dims& d, int rank) { return Shape(std::span<const int64_t>(d.data(), static_cast<size_t>(rank))); }
+Shape make_shape(const Dims& d, int rank) {
+  return Shape(std::span<const int64_t>(d.data(), static_cast<size_t>(rank)));
+}
 
 }  // namespace
 
@@ -40,7 +42,10 @@ static Tensor checked_view(const Storage& st, DType dt, const Shape& shape, cons
     int64_t lo = offset, hi = offset;
     for (int i = 0; i < shape.rank(); ++i) {
       int64_t span = (shape[i] - 1) * sv[static_cast<size_t>(i)];
-      if (span < 0) lo += span; else hi += span;
+      if (span < 0)
+        lo += span;
+      else
+        hi += span;
     }
     if (lo < 0 || hi >= capacity)
       throw Error(ErrorKind::InvalidArgument, "view " + shape.to_string() + " at offset " + std::to_string(offset) +
@@ -124,8 +129,8 @@ Tensor Tensor::slice(int axis, int64_t start, int64_t end, int64_t step) const {
   int64_t size = shape_[a];
   if (step < 1) bad("slice: step " + std::to_string(step) + " must be >= 1");
   if (start < 0 || start > end || end > size)
-    bad("slice: range [" + std::to_string(start) + ", " + std::to_string(end) + ") does not satisfy 0 <= start <= end <= " +
-        std::to_string(size));
+    bad("slice: range [" + std::to_string(start) + ", " + std::to_string(end) +
+        ") does not satisfy 0 <= start <= end <= " + std::to_string(size));
   Dims d{}, s{};
   for (int i = 0; i < r; ++i) {
     d[static_cast<size_t>(i)] = shape_[i];
@@ -176,8 +181,7 @@ Tensor Tensor::unsqueeze(int axis) const {
   const int r = rank();
   if (r >= kMaxRank) throw Error(ErrorKind::Unsupported, "unsqueeze: rank 9 exceeds the limit of 8");
   int a = axis < 0 ? axis + r + 1 : axis;
-  if (a < 0 || a > r)
-    bad("unsqueeze: axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  if (a < 0 || a > r) bad("unsqueeze: axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
   Dims d{}, s{};
   int k = 0;
   for (int i = 0; i <= r; ++i) {
@@ -197,7 +201,8 @@ Tensor Tensor::unsqueeze(int axis) const {
 Tensor Tensor::squeeze(int axis) const {
   require_storage(*this, "squeeze");
   int a = norm_axis(axis, rank(), "squeeze");
-  if (shape_[a] != 1) bad("squeeze: axis " + std::to_string(axis) + " has extent " + std::to_string(shape_[a]) + ", not 1");
+  if (shape_[a] != 1)
+    bad("squeeze: axis " + std::to_string(axis) + " has extent " + std::to_string(shape_[a]) + ", not 1");
   Dims d{}, s{};
   int k = 0;
   for (int i = 0; i < rank(); ++i) {

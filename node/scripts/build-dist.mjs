@@ -22,7 +22,9 @@ mkdirSync(join(dist, 'wasm'), { recursive: true });
 const artifacts = ['onemodel-node.cjs', 'onemodel-node.wasm', 'onemodel-web.mjs', 'onemodel-web.wasm'];
 const missing = artifacts.filter((f) => !existsSync(join(wasmBuild, f)));
 if (missing.length > 0) {
-  console.error(`build-dist: missing wasm artifacts in ${wasmBuild}: ${missing.join(', ')} (run npm run build:wasm first)`);
+  console.error(
+    `build-dist: missing wasm artifacts in ${wasmBuild}: ${missing.join(', ')} (run npm run build:wasm first)`,
+  );
   process.exit(1);
 }
 // The two links of the same objects give the same .wasm (only the JS loaders differ): the package ships one,
@@ -30,7 +32,9 @@ if (missing.length > 0) {
 const wasmA = readFileSync(join(wasmBuild, 'onemodel-node.wasm'));
 const wasmB = readFileSync(join(wasmBuild, 'onemodel-web.wasm'));
 if (!wasmA.equals(wasmB)) {
-  console.error('build-dist: onemodel-node.wasm and onemodel-web.wasm differ; the package assumes one .wasm for both loaders');
+  console.error(
+    'build-dist: onemodel-node.wasm and onemodel-web.wasm differ; the package assumes one .wasm for both loaders',
+  );
   process.exit(1);
 }
 for (const f of ['onemodel-node.cjs', 'onemodel-web.mjs']) copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));

@@ -18,7 +18,12 @@ import { setPlatform } from '../../web/src/session.js';
 
 export { OneModelError } from '../../web/src/errors.js';
 export { env } from '../../web/src/env.js';
-export type { ImageToTensorOptions, TensorToImageOptions, ImageNormalization, ImageChannels } from '../../web/src/image.js';
+export type {
+  ImageToTensorOptions,
+  TensorToImageOptions,
+  ImageNormalization,
+  ImageChannels,
+} from '../../web/src/image.js';
 export type { Env, WasmEnv } from '../../web/src/env.js';
 export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/errors.js';
 export { Tensor } from '../../web/src/tensor.js';
@@ -26,7 +31,15 @@ export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from '../
 export { InferenceSession } from '../../web/src/session.js';
 export type { Profile } from '../../web/src/native.js';
 export type {
-  SessionOptions, RunOptions, FetchesType, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
+  SessionOptions,
+  RunOptions,
+  FetchesType,
+  ExecutionMode,
+  GraphOptimizationLevel,
+  ValueMetadata,
+  TensorValueMetadata,
+  NonTensorValueMetadata,
+  OnnxValue,
 } from '../../web/src/session.js';
 
 // This file runs from dist/node/cjs/node/src/; the builds are in dist/wasm/ and dist/native/.
@@ -45,19 +58,26 @@ function loadAddon(): Engine {
     addon = require(nativeAddonPath) as AddonModule;
   } catch (e) {
     const reason = (e as { code?: string }).code === 'MODULE_NOT_FOUND' ? 'not in the package' : String(e);
-    throw new OneModelError('Io', `the native addon for ${process.platform}-${process.arch} cannot be loaded (${reason})`,
-      { source: nativeAddonPath, cause: e });
+    throw new OneModelError(
+      'Io',
+      `the native addon for ${process.platform}-${process.arch} cannot be loaded (${reason})`,
+      { source: nativeAddonPath, cause: e },
+    );
   }
   return {
     provider: 'cpu',
     threaded: true,
     readsFiles: true,
-    create: (model, sourceName, mode, threads, level, plans, dataDir) => addon.create(model, sourceName, mode, threads, level, plans, dataDir),
+    create: (model, sourceName, mode, threads, level, plans, dataDir) =>
+      addon.create(model, sourceName, mode, threads, level, plans, dataDir),
   };
 }
 
 function defaultProviders(): readonly string[] {
-  const listed = (process.env.ONEMODEL_EXECUTION_PROVIDERS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const listed = (process.env.ONEMODEL_EXECUTION_PROVIDERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return listed.length > 0 ? listed : ['cpu', 'wasm'];
 }
 
@@ -96,7 +116,10 @@ setPlatform({
       }
     } catch (e) {
       const code = (e as { code?: string }).code;
-      throw new OneModelError('Io', `cannot read the model file${code ? ` (${code})` : ''}`, { source: location, cause: e });
+      throw new OneModelError('Io', `cannot read the model file${code ? ` (${code})` : ''}`, {
+        source: location,
+        cause: e,
+      });
     }
   },
 });

@@ -60,7 +60,10 @@ const pageOf = (title, entry, script) => `<!doctype html>
 
 function page(entry) {
   // Runs in the browser. Each check reports {name, ok, detail}; values go back as plain arrays.
-  return pageOf('onemodel browser test', entry, `
+  return pageOf(
+    'onemodel browser test',
+    entry,
+    `
   const results = [];
   const report = (name, fn) => fn().then(
     (value) => results.push({ name, ok: true, value }),
@@ -120,7 +123,8 @@ function page(entry) {
     results.push({ name: 'import', ok: false, error: String(e && e.stack || e) });
   }
   window.__results = results;
-`);
+`,
+  );
 }
 
 function workerScript(entry) {
@@ -141,7 +145,10 @@ self.onmessage = async () => {
 // Worker mode (env.wasm.proxy = true) in a page of its own: the setting is read when the wasm engine first
 // loads. A 1024^3 MatMul (about 1 G multiply-adds) runs in the worker while the page's timer keeps firing.
 function proxyPage(entry) {
-  return pageOf('onemodel worker mode', entry, `
+  return pageOf(
+    'onemodel worker mode',
+    entry,
+    `
   try {
     const { InferenceSession, Tensor, env } = await import('onemodel');
     env.wasm.proxy = true;
@@ -163,7 +170,8 @@ function proxyPage(entry) {
   } catch (e) {
     window.__proxy = { ok: false, error: String(e && e.stack || e) };
   }
-`);
+`,
+  );
 }
 
 function serve(pkgDir, entry) {
@@ -182,9 +190,18 @@ function serve(pkgDir, entry) {
     }
     if (url.pathname === '/big.onnx') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
-      res.end(Buffer.from(oneNodeModel({ opType: 'MatMul',
-        inputs: [{ name: 'a', elemType: 1, dims: [1024, 1024] }, { name: 'b', elemType: 1, dims: [1024, 1024] }],
-        outputs: [{ name: 'y', elemType: 1, dims: [1024, 1024] }] })));
+      res.end(
+        Buffer.from(
+          oneNodeModel({
+            opType: 'MatMul',
+            inputs: [
+              { name: 'a', elemType: 1, dims: [1024, 1024] },
+              { name: 'b', elemType: 1, dims: [1024, 1024] },
+            ],
+            outputs: [{ name: 'y', elemType: 1, dims: [1024, 1024] }],
+          }),
+        ),
+      );
       return;
     }
     if (url.pathname === '/' || url.pathname === '/index.html') {
@@ -195,7 +212,7 @@ function serve(pkgDir, entry) {
     for (const [prefix, dir] of Object.entries(mounts)) {
       if (!url.pathname.startsWith(prefix)) continue;
       const file = normalize(join(dir, decodeURIComponent(url.pathname.slice(prefix.length))));
-      if (!file.startsWith(dir + sep)) break;  // no escaping the mounted directory
+      if (!file.startsWith(dir + sep)) break; // no escaping the mounted directory
       try {
         if (!statSync(file).isFile()) break;
         res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' });
@@ -230,7 +247,11 @@ async function exactReference(tmp) {
   const x = Float32Array.from(CLASSIFIER_INPUT);
   const { probs } = await s.run({ x: new Tensor('float32', x, [1, 4]) });
   await s.release();
-  const node = tensorSha256(1, probs.dims, new Uint8Array(probs.data.buffer, probs.data.byteOffset, probs.data.byteLength));
+  const node = tensorSha256(
+    1,
+    probs.dims,
+    new Uint8Array(probs.data.buffer, probs.data.byteOffset, probs.data.byteLength),
+  );
   const cli = findCli();
   if (!cli) return { node };
   const npy = join(tmp, 'x.npy');
@@ -258,8 +279,16 @@ async function main() {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       timeout: 30_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-quic', '--no-first-run', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
     const context = await browser.newContext();
     const tab = await context.newPage();
@@ -279,21 +308,35 @@ async function main() {
     if (byName.has('import')) check('import the browser entry', false, byName.get('import').error);
 
     const fast = byName.get('fast');
-    check('fast mode classifier.onnx', fast?.ok && near(fast.value.probs, CLASSIFIER_PROBS) &&
-      JSON.stringify(fast.value.dims) === '[1,3]',
-      fast?.ok ? `probs ${JSON.stringify(fast.value.probs)} dims ${JSON.stringify(fast.value.dims)} (${fast.value.kernelPath})` : fast?.error);
+    check(
+      'fast mode classifier.onnx',
+      fast?.ok && near(fast.value.probs, CLASSIFIER_PROBS) && JSON.stringify(fast.value.dims) === '[1,3]',
+      fast?.ok
+        ? `probs ${JSON.stringify(fast.value.probs)} dims ${JSON.stringify(fast.value.dims)} (${fast.value.kernelPath})`
+        : fast?.error,
+    );
 
     const pr = fast?.value?.progress ?? [];
     const size = statSync(join(root, 'testdata', 'classifier.onnx')).size;
     // The test server sends no Content-Length, so the first report's total is 0 ("not known").
-    check('load progress of a URL: from (0, total or 0) to (total, total)', fast?.ok && pr.length >= 2 &&
-      pr[0][0] === 0 && (pr[0][1] === 0 || pr[0][1] === size) && JSON.stringify(pr[pr.length - 1]) === JSON.stringify([size, size]),
-      JSON.stringify(pr));
+    check(
+      'load progress of a URL: from (0, total or 0) to (total, total)',
+      fast?.ok &&
+        pr.length >= 2 &&
+        pr[0][0] === 0 &&
+        (pr[0][1] === 0 || pr[0][1] === size) &&
+        JSON.stringify(pr[pr.length - 1]) === JSON.stringify([size, size]),
+      JSON.stringify(pr),
+    );
 
     const exact = byName.get('exact');
-    check('exact mode classifier.onnx, identical bytes across two sessions', exact?.ok &&
-      exact.value.every((r) => near(r.probs, CLASSIFIER_PROBS)) && exact.value[0].hex === exact.value[1].hex,
-      exact?.ok ? `bytes ${exact.value.map((r) => r.hex).join(' / ')}` : exact?.error);
+    check(
+      'exact mode classifier.onnx, identical bytes across two sessions',
+      exact?.ok &&
+        exact.value.every((r) => near(r.probs, CLASSIFIER_PROBS)) &&
+        exact.value[0].hex === exact.value[1].hex,
+      exact?.ok ? `bytes ${exact.value.map((r) => r.hex).join(' / ')}` : exact?.error,
+    );
 
     if (exact?.ok) {
       // The same bits outside the browser: Node running the same package, and the native CLI when built.
@@ -311,24 +354,38 @@ async function main() {
     }
 
     const worker = byName.get('worker');
-    check('module worker runs classifier.onnx', worker?.ok && near(worker.value.probs, CLASSIFIER_PROBS),
-      worker?.ok ? `probs ${JSON.stringify(worker.value.probs)}` : worker?.error);
+    check(
+      'module worker runs classifier.onnx',
+      worker?.ok && near(worker.value.probs, CLASSIFIER_PROBS),
+      worker?.ok ? `probs ${JSON.stringify(worker.value.probs)}` : worker?.error,
+    );
 
     const image = byName.get('image');
     const iv = image?.value;
-    const want = [10, 250, 20, 0, 30, 128].map((v) => Math.fround(v / 255));  // R plane, G plane, B plane
-    check('Tensor.fromImage / toImageData / toDataURL with ORT\'s conventions', image?.ok &&
-      JSON.stringify(iv.dims) === '[1,3,1,2]' && JSON.stringify(iv.data) === JSON.stringify(want) &&
-      JSON.stringify(iv.back) === '[10,20,30,255,250,0,128,255]' && iv.isImageData &&
-      JSON.stringify(iv.bitmap) === JSON.stringify(want) && iv.url === 'data:image/png;base64,',
-      image?.ok ? JSON.stringify(iv) : image?.error);
+    const want = [10, 250, 20, 0, 30, 128].map((v) => Math.fround(v / 255)); // R plane, G plane, B plane
+    check(
+      "Tensor.fromImage / toImageData / toDataURL with ORT's conventions",
+      image?.ok &&
+        JSON.stringify(iv.dims) === '[1,3,1,2]' &&
+        JSON.stringify(iv.data) === JSON.stringify(want) &&
+        JSON.stringify(iv.back) === '[10,20,30,255,250,0,128,255]' &&
+        iv.isImageData &&
+        JSON.stringify(iv.bitmap) === JSON.stringify(want) &&
+        iv.url === 'data:image/png;base64,',
+      image?.ok ? JSON.stringify(iv) : image?.error,
+    );
 
     const unsupported = byName.get('unsupported');
     const u = unsupported?.value;
-    check('unsupported.onnx rejects with OneModelError UnsupportedOperator', unsupported?.ok && u.threw &&
-      u.isOneModelError && u.kind === 'UnsupportedOperator' &&
-      JSON.stringify(u.operators) === JSON.stringify(UNSUPPORTED_OPERATORS),
-      unsupported?.ok ? JSON.stringify(u) : unsupported?.error);
+    check(
+      'unsupported.onnx rejects with OneModelError UnsupportedOperator',
+      unsupported?.ok &&
+        u.threw &&
+        u.isOneModelError &&
+        u.kind === 'UnsupportedOperator' &&
+        JSON.stringify(u.operators) === JSON.stringify(UNSUPPORTED_OPERATORS),
+      unsupported?.ok ? JSON.stringify(u) : unsupported?.error,
+    );
 
     const proxyTab = await context.newPage();
     proxyTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
@@ -336,10 +393,17 @@ async function main() {
     await proxyTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
     const px = await proxyTab.evaluate(() => window.__proxy);
     // 1024 x 0.5 x 0.25 = 128 in every element; a blocked page would fire the 10 ms timer at most once.
-    check('worker mode (env.wasm.proxy): results, and timers keep firing during a long run', px.ok &&
-      near(px.probs, CLASSIFIER_PROBS) && px.kernelPath === 'Wasm128' && px.y0 === 128 && px.yn === 1024 * 1024 &&
-      px.ms > 50 && px.ticks >= Math.min(10, Math.floor(px.ms / 10 / 2)),
-      px.ok ? `ticks ${px.ticks} in ${px.ms.toFixed(0)} ms` : px.error);
+    check(
+      'worker mode (env.wasm.proxy): results, and timers keep firing during a long run',
+      px.ok &&
+        near(px.probs, CLASSIFIER_PROBS) &&
+        px.kernelPath === 'Wasm128' &&
+        px.y0 === 128 &&
+        px.yn === 1024 * 1024 &&
+        px.ms > 50 &&
+        px.ticks >= Math.min(10, Math.floor(px.ms / 10 / 2)),
+      px.ok ? `ticks ${px.ticks} in ${px.ms.toFixed(0)} ms` : px.error,
+    );
     await context.close();
   } catch (e) {
     check('browser run', false, String(e?.stack ?? e));

@@ -22,7 +22,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const app = join(process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel'), 'bundlers', 'app');
-const EXPECTED = [0.2323, 0.2813, 0.4864];  // tests/js/expected.mjs CLASSIFIER_PROBS to 4 digits
+const EXPECTED = [0.2323, 0.2813, 0.4864]; // tests/js/expected.mjs CLASSIFIER_PROBS to 4 digits
 
 const { check, summary } = checks('bundlers');
 
@@ -37,13 +37,31 @@ void env;
 function makeApp() {
   rmSync(app, { recursive: true, force: true });
   mkdirSync(join(app, 'public'), { recursive: true });
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', app], { cwd: root, encoding: 'utf8' }));
-  writeFileSync(join(app, 'package.json'), JSON.stringify({
-    name: 'bundler-app', private: true, type: 'module', dependencies: { onemodel: `file:./${packed[0].filename}` },
-  }, null, 1));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
-  writeFileSync(join(app, 'index.html'),
-    '<!doctype html><html><body><pre id="out">pending</pre><script type="module" src="/main.js"></script></body></html>\n');
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', app], { cwd: root, encoding: 'utf8' }),
+  );
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'bundler-app',
+        private: true,
+        type: 'module',
+        dependencies: { onemodel: `file:./${packed[0].filename}` },
+      },
+      null,
+      1,
+    ),
+  );
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: app,
+    stdio: 'ignore',
+    timeout: 300_000,
+  });
+  writeFileSync(
+    join(app, 'index.html'),
+    '<!doctype html><html><body><pre id="out">pending</pre><script type="module" src="/main.js"></script></body></html>\n',
+  );
   writeFileSync(join(app, 'main.js'), MAIN(''));
   cpSync(join(root, 'testdata', 'classifier.onnx'), join(app, 'public', 'classifier.onnx'));
 }
@@ -52,8 +70,12 @@ function makeApp() {
 async function serve(cmd, args, cwd, port) {
   const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  child.stdout.on('data', (d) => { log += d; });
-  child.stderr.on('data', (d) => { log += d; });
+  child.stdout.on('data', (d) => {
+    log += d;
+  });
+  child.stderr.on('data', (d) => {
+    log += d;
+  });
   for (let i = 0; i < 100; i++) {
     try {
       await fetch(`http://localhost:${port}/`);
@@ -70,10 +92,14 @@ async function pageResult(browser, url) {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`);
+  });
   await page.goto(url);
   try {
-    await page.waitForFunction(() => document.getElementById('out').textContent !== 'pending', null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.getElementById('out').textContent !== 'pending', null, {
+      timeout: 30_000,
+    });
   } catch {
     errors.push('timed out');
   }
@@ -84,53 +110,93 @@ async function pageResult(browser, url) {
 
 function good(r) {
   const m = /^probs ([0-9.,]+) Wasm128$/.exec(r.out ?? '');
-  return m !== null && m[1].split(',').every((v, i) => Math.abs(Number(v) - EXPECTED[i]) <= 1e-4) && r.errors.length === 0;
+  return (
+    m !== null && m[1].split(',').every((v, i) => Math.abs(Number(v) - EXPECTED[i]) <= 1e-4) && r.errors.length === 0
+  );
 }
 
 async function main() {
-  if (!existsSync(join(root, 'dist', 'web', 'index.js'))) return check('package built', false, 'dist/ is missing (npm run build)');
+  if (!existsSync(join(root, 'dist', 'web', 'index.js')))
+    return check('package built', false, 'dist/ is missing (npm run build)');
   makeApp();
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
   });
   try {
     const runs = [
-      ['vite dev server (default settings)', async () => serve(bin('vite'), ['--port', '5301', '--strictPort'], app, 5301), 5301],
-      ['vite dev server, worker mode (env.wasm.proxy)', async () => {
-        writeFileSync(join(app, 'main.js'), MAIN('env.wasm.proxy = true;'));
-        return serve(bin('vite'), ['--port', '5305', '--strictPort'], app, 5305);
-      }, 5305],
-      ['vite build, worker mode, served by vite preview', async () => {
-        execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
-        writeFileSync(join(app, 'main.js'), MAIN(''));
-        return serve(bin('vite'), ['preview', '--port', '5306', '--strictPort'], app, 5306);
-      }, 5306],
-      ['vite build (default settings), served by vite preview', async () => {
-        execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
-        return serve(bin('vite'), ['preview', '--port', '5302', '--strictPort'], app, 5302);
-      }, 5302],
-      ['esbuild --bundle with env.wasm.wasmPaths (one documented line)', async () => {
-        const out = join(app, 'esb');
-        rmSync(out, { recursive: true, force: true });
-        mkdirSync(out, { recursive: true });
-        writeFileSync(join(app, 'main-esbuild.js'), MAIN("env.wasm.wasmPaths = '/wasm/';"));
-        execFileSync(bin('esbuild'), ['main-esbuild.js', '--bundle', '--format=esm', `--outfile=${join(out, 'main.js')}`], { cwd: app, stdio: 'ignore' });
-        cpSync(join(app, 'node_modules', 'onemodel', 'dist', 'wasm'), join(out, 'wasm'), { recursive: true });
-        cpSync(join(app, 'index.html'), join(out, 'index.html'));
-        cpSync(join(app, 'public', 'classifier.onnx'), join(out, 'classifier.onnx'));
-        // Any static file server; vite preview serves a directory as it is.
-        return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5303', '--strictPort'], app, 5303);
-      }, 5303],
-      ['webpack 5 (default settings)', async () => {
-        const out = join(app, 'wp');
-        rmSync(out, { recursive: true, force: true });
-        execFileSync(bin('webpack'), ['--mode', 'production', '--entry', './main.js', '--output-path', out, '--output-filename', 'main.js'],
-          { cwd: app, stdio: 'ignore', timeout: 300_000 });
-        cpSync(join(app, 'index.html'), join(out, 'index.html'));
-        cpSync(join(app, 'public', 'classifier.onnx'), join(out, 'classifier.onnx'));
-        return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5304', '--strictPort'], app, 5304);
-      }, 5304],
+      [
+        'vite dev server (default settings)',
+        async () => serve(bin('vite'), ['--port', '5301', '--strictPort'], app, 5301),
+        5301,
+      ],
+      [
+        'vite dev server, worker mode (env.wasm.proxy)',
+        async () => {
+          writeFileSync(join(app, 'main.js'), MAIN('env.wasm.proxy = true;'));
+          return serve(bin('vite'), ['--port', '5305', '--strictPort'], app, 5305);
+        },
+        5305,
+      ],
+      [
+        'vite build, worker mode, served by vite preview',
+        async () => {
+          execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
+          writeFileSync(join(app, 'main.js'), MAIN(''));
+          return serve(bin('vite'), ['preview', '--port', '5306', '--strictPort'], app, 5306);
+        },
+        5306,
+      ],
+      [
+        'vite build (default settings), served by vite preview',
+        async () => {
+          execFileSync(bin('vite'), ['build'], { cwd: app, stdio: 'ignore', timeout: 300_000 });
+          return serve(bin('vite'), ['preview', '--port', '5302', '--strictPort'], app, 5302);
+        },
+        5302,
+      ],
+      [
+        'esbuild --bundle with env.wasm.wasmPaths (one documented line)',
+        async () => {
+          const out = join(app, 'esb');
+          rmSync(out, { recursive: true, force: true });
+          mkdirSync(out, { recursive: true });
+          writeFileSync(join(app, 'main-esbuild.js'), MAIN("env.wasm.wasmPaths = '/wasm/';"));
+          execFileSync(
+            bin('esbuild'),
+            ['main-esbuild.js', '--bundle', '--format=esm', `--outfile=${join(out, 'main.js')}`],
+            { cwd: app, stdio: 'ignore' },
+          );
+          cpSync(join(app, 'node_modules', 'onemodel', 'dist', 'wasm'), join(out, 'wasm'), { recursive: true });
+          cpSync(join(app, 'index.html'), join(out, 'index.html'));
+          cpSync(join(app, 'public', 'classifier.onnx'), join(out, 'classifier.onnx'));
+          // Any static file server; vite preview serves a directory as it is.
+          return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5303', '--strictPort'], app, 5303);
+        },
+        5303,
+      ],
+      [
+        'webpack 5 (default settings)',
+        async () => {
+          const out = join(app, 'wp');
+          rmSync(out, { recursive: true, force: true });
+          execFileSync(
+            bin('webpack'),
+            ['--mode', 'production', '--entry', './main.js', '--output-path', out, '--output-filename', 'main.js'],
+            { cwd: app, stdio: 'ignore', timeout: 300_000 },
+          );
+          cpSync(join(app, 'index.html'), join(out, 'index.html'));
+          cpSync(join(app, 'public', 'classifier.onnx'), join(out, 'classifier.onnx'));
+          return serve(bin('vite'), ['preview', '--outDir', out, '--port', '5304', '--strictPort'], app, 5304);
+        },
+        5304,
+      ],
     ];
     for (const [name, start, port] of runs) {
       let server;

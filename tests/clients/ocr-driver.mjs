@@ -10,7 +10,10 @@ const ocr = await Ocr.create();
 const t0 = Date.now();
 const lines = await ocr.detect(process.argv[2]);
 const ms = Date.now() - t0;
-console.log(JSON.stringify({
-  lines: lines.map((l) => ({ text: l.text, mean: Number(l.mean.toFixed(4)), box: l.box })), ms,
-  backend: `${backend.name}@${backend.version}`,
-}));
+console.log(
+  JSON.stringify({
+    lines: lines.map((l) => ({ text: l.text, mean: Number(l.mean.toFixed(4)), box: l.box })),
+    ms,
+    backend: `${backend.name}@${backend.version}`,
+  }),
+);

@@ -31,7 +31,8 @@ const CLIENTS = [
 
 const { check, summary } = checks('clients');
 
-const npm = (cwd, args) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+const npm = (cwd, args) =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
 
 // One install of a client: `side` 'ort' as published, 'onemodel' with ORT's packages resolved to `tarball`.
 function install(client, side, tarball) {
@@ -63,7 +64,11 @@ function install(client, side, tarball) {
 
 function run(dir, client, input, env = {}) {
   const out = execFileSync(process.execPath, [join(dir, client.driver), input], {
-    cwd: dir, encoding: 'utf8', timeout: 600_000, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 600_000,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   return JSON.parse(out.trim().split('\n').pop());
 }
@@ -75,17 +80,27 @@ function makeInputs(dirs) {
   mkdirSync(dir, { recursive: true });
   const wav = join(dir, 'speech.wav');
   if (!existsSync(wav)) {
-    execFileSync('espeak-ng', ['-v', 'en', '-s', '150', '-w', wav,
-      'The quick brown fox jumps over the lazy dog. OneModel runs this voice activity detector.']);
+    execFileSync('espeak-ng', [
+      '-v',
+      'en',
+      '-s',
+      '150',
+      '-w',
+      wav,
+      'The quick brown fox jumps over the lazy dog. OneModel runs this voice activity detector.',
+    ]);
   }
   const png = join(dir, 'text.png');
   if (!existsSync(png)) {
-    writeFileSync(join(dirs['ocr-node'], 'render.mjs'), `import sharp from 'sharp';
+    writeFileSync(
+      join(dirs['ocr-node'], 'render.mjs'),
+      `import sharp from 'sharp';
 const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="200"><rect width="100%" height="100%" fill="white"/>' +
   '<text x="20" y="70" font-family="DejaVu Sans" font-size="40">Hello OneModel 2026</text>' +
   '<text x="20" y="150" font-family="DejaVu Sans" font-size="36">quick brown fox</text></svg>';
 await sharp(Buffer.from(svg)).png().toFile(process.argv[2]);
-`);
+`,
+    );
     execFileSync(process.execPath, [join(dirs['ocr-node'], 'render.mjs'), png], { cwd: dirs['ocr-node'] });
   }
   return { 'speech.wav': wav, 'text.png': png };
@@ -96,11 +111,13 @@ await sharp(Buffer.from(svg)).png().toFile(process.argv[2]);
 function compare(client, ref, got) {
   if (client.name === 'vad-node') {
     if (ref.segments.length === 0) return 'the reference found no speech (the input is wrong)';
-    if (got.segments.length !== ref.segments.length) return `${got.segments.length} segments, ORT ${ref.segments.length}`;
+    if (got.segments.length !== ref.segments.length)
+      return `${got.segments.length} segments, ORT ${ref.segments.length}`;
     for (let i = 0; i < ref.segments.length; i++) {
       const a = ref.segments[i];
       const b = got.segments[i];
-      if (Math.abs(a.start - b.start) > 96 || Math.abs(a.end - b.end) > 96) return `segment ${i}: ${b.start}-${b.end} ms, ORT ${a.start}-${a.end}`;
+      if (Math.abs(a.start - b.start) > 96 || Math.abs(a.end - b.end) > 96)
+        return `segment ${i}: ${b.start}-${b.end} ms, ORT ${a.start}-${a.end}`;
     }
     return null;
   }
@@ -123,7 +140,9 @@ function main() {
     return;
   }
   mkdirSync(cache, { recursive: true });
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', cache], { cwd: root, encoding: 'utf8' }));
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', cache], { cwd: root, encoding: 'utf8' }),
+  );
   const tarball = join(cache, packed[0].filename);
   const dirs = {};
   const refDirs = {};
@@ -151,15 +170,26 @@ function main() {
       check(`${c.name} on onnxruntime-node`, false, String(e.stderr ?? e).slice(0, 400));
       continue;
     }
-    for (const [engine, env] of [['native addon', { ONEMODEL_EXECUTION_PROVIDERS: 'cpu' }], ['wasm', { ONEMODEL_EXECUTION_PROVIDERS: 'wasm' }]]) {
+    for (const [engine, env] of [
+      ['native addon', { ONEMODEL_EXECUTION_PROVIDERS: 'cpu' }],
+      ['wasm', { ONEMODEL_EXECUTION_PROVIDERS: 'wasm' }],
+    ]) {
       try {
         const got = run(dirs[c.name], c, inputs[c.input], env);
-        const bad = !ref.backend.startsWith('onnxruntime-node@') ? `the reference ran on ${ref.backend}`
-          : !got.backend.startsWith('onemodel@') ? `the client ran on ${got.backend}, not onemodel` : compare(c, ref, got);
-        const summary = c.name === 'vad-node' ? JSON.stringify(got.segments.map((s) => [s.start, s.end]))
-          : JSON.stringify(got.lines.map((l) => l.text));
-        check(`${c.name} ${c.version} on onemodel (${engine}) agrees with onnxruntime-node ${ORT_VERSION}`, bad === null,
-          `${bad ?? summary}; client time ${got.ms} ms, ORT ${ref.ms} ms`);
+        const bad = !ref.backend.startsWith('onnxruntime-node@')
+          ? `the reference ran on ${ref.backend}`
+          : !got.backend.startsWith('onemodel@')
+            ? `the client ran on ${got.backend}, not onemodel`
+            : compare(c, ref, got);
+        const summary =
+          c.name === 'vad-node'
+            ? JSON.stringify(got.segments.map((s) => [s.start, s.end]))
+            : JSON.stringify(got.lines.map((l) => l.text));
+        check(
+          `${c.name} ${c.version} on onemodel (${engine}) agrees with onnxruntime-node ${ORT_VERSION}`,
+          bad === null,
+          `${bad ?? summary}; client time ${got.ms} ms, ORT ${ref.ms} ms`,
+        );
       } catch (e) {
         check(`${c.name} on onemodel (${engine})`, false, String(e.stderr ?? e).slice(0, 400));
       }

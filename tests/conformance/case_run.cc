@@ -218,10 +218,26 @@ std::optional<Value> read_any_value(const fs::path& file, const ValueInfo& decla
 double float_at(const Tensor& t, int64_t i) {
   const auto* p = static_cast<const std::byte*>(t.raw());
   switch (t.dtype()) {
-    case DType::F32: { float v; std::memcpy(&v, p + i * 4, 4); return v; }
-    case DType::F64: { double v; std::memcpy(&v, p + i * 8, 8); return v; }
-    case DType::F16: { uint16_t v; std::memcpy(&v, p + i * 2, 2); return half_to_float(v); }
-    case DType::BF16: { uint16_t v; std::memcpy(&v, p + i * 2, 2); return bf16_to_float(v); }
+    case DType::F32: {
+      float v;
+      std::memcpy(&v, p + i * 4, 4);
+      return v;
+    }
+    case DType::F64: {
+      double v;
+      std::memcpy(&v, p + i * 8, 8);
+      return v;
+    }
+    case DType::F16: {
+      uint16_t v;
+      std::memcpy(&v, p + i * 2, 2);
+      return half_to_float(v);
+    }
+    case DType::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p + i * 2, 2);
+      return bf16_to_float(v);
+    }
     default: return 0;
   }
 }
@@ -268,8 +284,8 @@ std::string compare(const Tensor& got_in, const Tensor& want_in) {
     if (std::memcmp(g + i * static_cast<int64_t>(es), w + i * static_cast<int64_t>(es), es) != 0 && bad++ == 0)
       first = i;
   if (bad)
-    return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; [" + std::to_string(first) +
-           "] got " + int_text(got, first) + ", want " + int_text(want, first);
+    return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; [" + std::to_string(first) + "] got " +
+           int_text(got, first) + ", want " + int_text(want, first);
   return {};
 }
 

@@ -30,7 +30,7 @@ struct CaseResult {
   std::string group;  // "node" or "simple"
   std::string name;   // directory name, e.g. "test_abs"
   std::string id() const { return group + "/" + name; }
-  std::vector<OpUse> ops;  // distinct, in model order
+  std::vector<OpUse> ops;     // distinct, in model order
   std::string attributed_op;  // the operator the case counts under in the report
   long long attributed_opset = 0;
   bool ran_fast = false, ran_exact = false;

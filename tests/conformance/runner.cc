@@ -92,12 +92,18 @@ int main(int argc, char** argv) {
     if (a == "--filter" || a == "--mode" || a == "--report" || a == "--hashes") {
       if (i + 1 >= argc) return usage((a + " expects a value").c_str());
       const char* v = argv[++i];
-      if (a == "--filter") filters.push_back(v);
-      else if (a == "--report") report = v;
-      else if (a == "--hashes") hashes = v;
-      else if (std::strcmp(v, "fast") == 0) do_exact = false;
-      else if (std::strcmp(v, "exact") == 0) do_fast = false;
-      else if (std::strcmp(v, "both") != 0) return usage("--mode expects fast, exact or both");
+      if (a == "--filter")
+        filters.push_back(v);
+      else if (a == "--report")
+        report = v;
+      else if (a == "--hashes")
+        hashes = v;
+      else if (std::strcmp(v, "fast") == 0)
+        do_exact = false;
+      else if (std::strcmp(v, "exact") == 0)
+        do_fast = false;
+      else if (std::strcmp(v, "both") != 0)
+        return usage("--mode expects fast, exact or both");
     } else if (a == "--list-status") {
       list_status = true;
     } else if (!a.empty() && a[0] == '-') {

@@ -23,7 +23,9 @@ Session load(const char* name, Mode mode = Mode::Fast) {
 
 Tensor i64(int64_t v) { return Tensor::from_values<int64_t>({v}, Shape()); }
 Tensor flag(bool v) { return Tensor::from_values<bool>({v}, Shape()); }
-Tensor f32(std::initializer_list<float> v) { return Tensor::from_values<float>(v, Shape{static_cast<int64_t>(v.size())}); }
+Tensor f32(std::initializer_list<float> v) {
+  return Tensor::from_values<float>(v, Shape{static_cast<int64_t>(v.size())});
+}
 
 std::vector<float> floats(const Tensor& t) {
   auto d = t.data<float>();
@@ -55,7 +57,10 @@ TEST(ValueTest, RefusesInconsistentValues) {
   expect_error(ErrorKind::InvalidArgument, [] { Value::sequence({f32({1})}, DType::I64); });
   expect_error(ErrorKind::InvalidArgument, [] { Value::sequence({Tensor()}); });
   expect_error(ErrorKind::InvalidArgument, [] { Value::optional(Value::none()); });
-  expect_error(ErrorKind::InvalidArgument, [] { Value v{Tensor()}; (void)v; });
+  expect_error(ErrorKind::InvalidArgument, [] {
+    Value v{Tensor()};
+    (void)v;
+  });
   expect_error(ErrorKind::InvalidArgument, [] { (void)Value(f32({1})).items(); });
   expect_error(ErrorKind::InvalidArgument, [] { (void)Value::none().element(); });
   expect_error(ErrorKind::InvalidArgument, [] { (void)Value::sequence({}).tensor(); });
@@ -147,9 +152,8 @@ TEST(SequenceTest, InfoDescribesSequencesAndOptionals) {
 TEST(SequenceTest, SequenceAndOptionalValuesRoundTrip) {
   for (Mode mode : {Mode::Fast, Mode::Exact}) {
     Session s = load("sequence_optional.onnx", mode);
-    std::vector<NamedValue> in{{"seq", Value::sequence({f32({1}), f32({2, 3})})},
-                               {"x", f32({4, 5, 6})},
-                               {"opt", Value::optional(f32({7}))}};
+    std::vector<NamedValue> in{
+        {"seq", Value::sequence({f32({1}), f32({2, 3})})}, {"x", f32({4, 5, 6})}, {"opt", Value::optional(f32({7}))}};
     std::vector<Value> out = s.run_values(in);
     ASSERT_EQ(out.size(), 4u);
     ASSERT_EQ(out[0].kind(), ValueKind::Sequence);

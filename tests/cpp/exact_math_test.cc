@@ -21,14 +21,21 @@ struct ExpCase {
 };
 // NumPy float32 reference (exp_nonpositive column is 0 where x is outside [-87.33654, 0]).
 const ExpCase kCases[] = {
-    {0.0f, 0x3F800000u, 0x3F800000u},         {-1.0f, 0x3EBC5AB2u, 0x3EBC5AB2u},
-    {-0.5f, 0x3F1B4598u, 0x3F1B4598u},        {-2.5f, 0x3DA81C2Eu, 0x3DA81C2Eu},
-    {-10.0f, 0x383E6BCEu, 0x383E6BCEu},       {-20.75f, 0x3085D036u, 0x3085D036u},
-    {-50.0f, 0x1B692BEBu, 0x1B692BEBu},       {-87.0f, 0x00B33687u, 0x00B33687u},
+    {0.0f, 0x3F800000u, 0x3F800000u},
+    {-1.0f, 0x3EBC5AB2u, 0x3EBC5AB2u},
+    {-0.5f, 0x3F1B4598u, 0x3F1B4598u},
+    {-2.5f, 0x3DA81C2Eu, 0x3DA81C2Eu},
+    {-10.0f, 0x383E6BCEu, 0x383E6BCEu},
+    {-20.75f, 0x3085D036u, 0x3085D036u},
+    {-50.0f, 0x1B692BEBu, 0x1B692BEBu},
+    {-87.0f, 0x00B33687u, 0x00B33687u},
     {-87.33654022216797f, 0x00800026u, 0x00800026u},
-    {1.0f, 0x402DF854u, 0},                   {10.0f, 0x46AC14EEu, 0},
-    {88.0f, 0x7EF882B7u, 0},                  {-90.0f, 0x0008EC28u, 0},
-    {-100.0f, 0x0000001Bu, 0},                {-103.9000015258789f, 0x00000001u, 0},
+    {1.0f, 0x402DF854u, 0},
+    {10.0f, 0x46AC14EEu, 0},
+    {88.0f, 0x7EF882B7u, 0},
+    {-90.0f, 0x0008EC28u, 0},
+    {-100.0f, 0x0000001Bu, 0},
+    {-103.9000015258789f, 0x00000001u, 0},
 };
 
 TEST(ExactMathTest, ExpMatchesIndependentBitPatterns) {

@@ -73,8 +73,10 @@ struct NearestRef {
     size_t lo = 0, hi = values.size() - 1;
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
-      if (values[mid] < a) lo = mid + 1;
-      else hi = mid;
+      if (values[mid] < a)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     size_t best = lo;
     if (lo > 0) {
@@ -101,8 +103,8 @@ std::vector<float> probe_floats() {
       }
     }
   }
-  for (float f : {65504.0f, 65519.996f, 65520.0f, 65536.0f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f,
-                  6.1035156e-5f, 1e-45f, 3.4028235e38f, INFINITY})
+  for (float f : {65504.0f, 65519.996f, 65520.0f, 65536.0f, 5.9604645e-8f, 2.9802322e-8f, 2.9802326e-8f, 6.1035156e-5f,
+                  1e-45f, 3.4028235e38f, INFINITY})
     for (float g : {f, std::nextafter(f, 0.0f), std::nextafter(f, INFINITY)}) {
       xs.push_back(g);
       xs.push_back(-g);
@@ -175,8 +177,8 @@ static_assert(float_from_bits(0xC0000000u) == -2.0f);
 static_assert(double_bits(1.0) == 0x3FF0000000000000ull);
 static_assert(bit_cast<int32_t>(-0.0f) == INT32_MIN);
 TEST(BitsTest, RoundTripsEveryKindOfPattern) {
-  for (uint32_t u : {0u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x7F800000u, 0xFF800000u, 0x7F800001u,
-                     0x7FBFFFFFu, 0xFFC12345u, 0x7FC00000u}) {
+  for (uint32_t u : {0u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x7F800000u, 0xFF800000u, 0x7F800001u, 0x7FBFFFFFu,
+                     0xFFC12345u, 0x7FC00000u}) {
     EXPECT_EQ(float_bits(float_from_bits(u)), u) << std::hex << u;
     EXPECT_EQ(bit_cast<uint32_t>(bit_cast<float>(u)), u) << std::hex << u;
   }

@@ -20,7 +20,8 @@ TEST(Sha256Test, StandardVectors) {
   ASSERT_EQ(m448.size() * 8, 448u);
   EXPECT_EQ(sha256_hex(m448.data(), m448.size()), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   std::string m896 =
-      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrst"
+      "u";
   ASSERT_EQ(m896.size() * 8, 896u);
   EXPECT_EQ(sha256_hex(m896.data(), m896.size()), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
 }

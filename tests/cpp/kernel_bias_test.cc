@@ -19,8 +19,13 @@ namespace {
 TEST(KernelBias, EveryTargetMatchesPlainLoop) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), 0.f, -0.f, 1e-40f, -1e-40f,
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.f,
+                            -0.f,
+                            1e-40f,
+                            -1e-40f,
                             std::bit_cast<float>(0xFFC12345u)};
   for (Isa isa : available_isas()) {
     for (bool exact : {false, true}) {

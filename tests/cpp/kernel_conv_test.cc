@@ -67,8 +67,10 @@ Reference reference_conv(const ConvGeometry& g, const std::vector<float>& x, con
                     const int64_t iw = ow * g.stride[2] - g.pad_before[2] + kw * g.dilation[2];
                     float v = 0.0f;
                     if (id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2])
-                      v = x[size_t((((n * g.in_channels + (oc / mg) * cg + c) * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw)];
-                    const float wv = w[size_t((((oc * cg + c) * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw)];
+                      v = x[size_t(
+                          (((n * g.in_channels + (oc / mg) * cg + c) * g.in[0] + id) * g.in[1] + ih) * g.in[2] + iw)];
+                    const float wv =
+                        w[size_t((((oc * cg + c) * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw)];
                     const float prod = wv * v;
                     acc = acc + prod;
                     sum += double(wv) * double(v);
@@ -111,7 +113,8 @@ Reference reference_conv_transpose(const ConvGeometry& g, const std::vector<floa
                   float t = 0.0f;
                   for (int64_t c = 0; c < cg; ++c) {
                     const int64_t ic = (oc / mg) * cg + c;
-                    const float xv = x[size_t((((n * g.in_channels + ic) * g.in[0] + i[0]) * g.in[1] + i[1]) * g.in[2] + i[2])];
+                    const float xv =
+                        x[size_t((((n * g.in_channels + ic) * g.in[0] + i[0]) * g.in[1] + i[1]) * g.in[2] + i[2])];
                     const float wv =
                         w[size_t((((ic * mg + oc % mg) * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw)];
                     const float prod = wv * xv;
@@ -210,12 +213,12 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(2, 3, 3, 3, {{12, 3, 1, 1, 1, 1}, {70, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(1, 2, 4, 2, {{11, 5, 2, 1, 2, 1}, {23, 5, 2, 1, 1, 2}}));
   v.push_back(make_conv(1, 3, 3, 3, {{9, 4, 3, 2, 0, 2}, {40, 3, 3, 2, 2, 0}}));
-  v.push_back(make_conv(1, 2, 4, 2, {{8, 3, 1, 1, 0, 0}, {9, 3, 1, 1, 0, 0}}));   // unpadded stride 1: in place
+  v.push_back(make_conv(1, 2, 4, 2, {{8, 3, 1, 1, 0, 0}, {9, 3, 1, 1, 0, 0}}));    // unpadded stride 1: in place
   v.push_back(make_conv(1, 4, 4, 4, {{14, 3, 1, 1, 1, 1}, {14, 3, 1, 1, 1, 1}}));  // narrow: rows four at a time
   v.push_back(make_conv(1, 2, 2, 2, {{7, 5, 2, 1, 2, 2}, {7, 5, 2, 1, 2, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{3, 2, 1, 1, 0, 0}, {3, 2, 1, 1, 1, 0}}));
-  v.push_back(make_conv(1, 1, 4, 1, {{6, 3, 1, 1, 1, 1}, {19, 3, 1, 1, 1, 1}}));   // one channel, multiplier 4
-  v.push_back(make_conv(2, 3, 6, 3, {{33, 3, 2, 1, 1, 1}}));                          // 1-D depthwise
+  v.push_back(make_conv(1, 1, 4, 1, {{6, 3, 1, 1, 1, 1}, {19, 3, 1, 1, 1, 1}}));  // one channel, multiplier 4
+  v.push_back(make_conv(2, 3, 6, 3, {{33, 3, 2, 1, 1, 1}}));                      // 1-D depthwise
   // Planes of over 2048 outputs: a chunk is one plane, and later chunks on a scratch slot reuse its padding.
   v.push_back(make_conv(1, 5, 5, 5, {{70, 3, 2, 1, 1, 1}, {130, 3, 2, 1, 1, 0}}));
   v.push_back(make_conv(2, 3, 3, 3, {{48, 3, 1, 1, 1, 1}, {50, 3, 1, 1, 2, 1}}));
@@ -299,8 +302,10 @@ void run_case(Isa isa, bool exact, const Case& c, const std::vector<float>& x, c
   const int threads = pool ? pool->threads() : 1;
   const int64_t need = c.transpose ? conv_transpose_scratch_floats(g) : conv_scratch_floats(g, exact, threads);
   std::vector<float> scratch(size_t(need) + 1, -777.f);
-  if (c.transpose) conv_transpose_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
-  else conv_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
+  if (c.transpose)
+    conv_transpose_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
+  else
+    conv_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
   ASSERT_EQ(scratch.back(), -777.f) << "scratch overrun " << describe(g);
 }
 
@@ -325,14 +330,15 @@ void check_cases(const std::vector<Case>& cases) {
           run_case(isa, exact, c, x, w, y2, &pool2);
           run_case(isa, exact, c, x, w, y7, &pool7);
           ASSERT_EQ(y1.size(), ref.exact.size());
-          const std::string where = std::string(isa_name(isa)) + (exact ? " exact " : " fast ") +
-                                    (specials ? "specials " : "") + describe(g);
+          const std::string where =
+              std::string(isa_name(isa)) + (exact ? " exact " : " fast ") + (specials ? "specials " : "") + describe(g);
           for (size_t i = 0; i < y1.size(); ++i) {
             ASSERT_EQ(bits(y1[i]), bits(y2[i])) << "2 threads, output " << i << " " << where;
             ASSERT_EQ(bits(y1[i]), bits(y7[i])) << "7 threads, output " << i << " " << where;
             const float want = ref.exact[i];
             if (exact) {
-              ASSERT_EQ(bits(y1[i]), bits(want)) << "output " << i << " got " << y1[i] << " want " << want << " " << where;
+              ASSERT_EQ(bits(y1[i]), bits(want))
+                  << "output " << i << " got " << y1[i] << " want " << want << " " << where;
             } else if (std::isnan(want) || std::isinf(want)) {
               // Fast mode: same special class (NaN payloads are whatever the hardware gave).
               ASSERT_EQ(std::isnan(y1[i]), std::isnan(want)) << "output " << i << " " << where;

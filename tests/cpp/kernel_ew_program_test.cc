@@ -29,8 +29,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::vector<float> values(size_t n, uint32_t seed) {
-  const float specials[] = {kNaN, kInf, -kInf, 0.f, -0.f, 1e-40f, -1e-40f, std::bit_cast<float>(0xFFC12345u),
-                            -3.f, 3.f, 6.f, 1.f, -0.5f, 0.75f, -2.5f, 2.5f};
+  const float specials[] = {kNaN, kInf, -kInf, 0.f, -0.f,  1e-40f, -1e-40f, std::bit_cast<float>(0xFFC12345u),
+                            -3.f, 3.f,  6.f,   1.f, -0.5f, 0.75f,  -2.5f,   2.5f};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-8.f, 8.f);
   std::vector<float> v(n);
@@ -41,7 +41,9 @@ std::vector<float> values(size_t n, uint32_t seed) {
 void expect_same(float got, float want, bool exact, const std::string& where) {
   if (std::isnan(want)) {
     ASSERT_TRUE(std::isnan(got)) << where;
-    if (exact) ASSERT_EQ(std::bit_cast<uint32_t>(got), 0x7FC00000u) << where;
+    if (exact) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(got), 0x7FC00000u) << where;
+    }
     return;
   }
   ASSERT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(want)) << where << " got " << got << " want " << want;
@@ -66,16 +68,16 @@ float reference(EwOp op, float a, float b, float p0, float p1) {
 }
 
 TEST(KernelEwProgram, EveryOperationAndOperandPatternMatchesTheOperatorFormula) {
-  const EwOp ops[] = {EwOp::Add, EwOp::Sub, EwOp::Mul, EwOp::Div, EwOp::Max, EwOp::Min, EwOp::Relu,
-                      EwOp::LeakyRelu, EwOp::HardSigmoid, EwOp::HardSwish, EwOp::Clip};
+  const EwOp ops[] = {EwOp::Add,  EwOp::Sub,       EwOp::Mul,         EwOp::Div,       EwOp::Max, EwOp::Min,
+                      EwOp::Relu, EwOp::LeakyRelu, EwOp::HardSigmoid, EwOp::HardSwish, EwOp::Clip};
   for (Isa isa : available_isas())
     for (bool exact : {false, true})
       for (EwOp op : ops)
         for (int pattern = 0; pattern < 4; ++pattern)  // b: run, repeated value, constant; a repeated
           for (int64_t n : {1, 3, 8, 15, 16, 17, 31, 64, 70, 255, 256}) {
-            const std::string where = std::string(isa_name(isa)) + " " + ir::ew_name(op) + " exact=" +
-                                      std::to_string(exact) + " pattern=" + std::to_string(pattern) + " n=" +
-                                      std::to_string(n);
+            const std::string where = std::string(isa_name(isa)) + " " + ir::ew_name(op) +
+                                      " exact=" + std::to_string(exact) + " pattern=" + std::to_string(pattern) +
+                                      " n=" + std::to_string(n);
             std::vector<float> a = values(static_cast<size_t>(n), 1 + static_cast<uint32_t>(n));
             std::vector<float> b = values(static_cast<size_t>(n), 7 + static_cast<uint32_t>(n));
             const float bs = b[1 % b.size()], as = a[4 % a.size()];
@@ -132,8 +134,8 @@ TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
   for (Isa isa : available_isas())
     for (bool exact : {false, true})
       for (int64_t n : {5, 64, 77, 256}) {
-        const std::string where = std::string(isa_name(isa)) + " exact=" + std::to_string(exact) + " n=" +
-                                  std::to_string(n);
+        const std::string where =
+            std::string(isa_name(isa)) + " exact=" + std::to_string(exact) + " n=" + std::to_string(n);
         const std::vector<float> x0 = values(static_cast<size_t>(n), 3);
         std::vector<float> y = x0;
         const EwOperand in{y.data(), false};
@@ -198,11 +200,11 @@ size_t fused_steps(const EwPlan& plan) {
 TEST(KernelEwProgram, PlansFuseTheRunsModelsRepeat) {
   const EwRef x{EwRef::Kind::Input, 0}, bias{EwRef::Kind::Input, 1}, r0{EwRef::Kind::Reg, 0}, r1{EwRef::Kind::Reg, 1};
   auto c = [](int i) { return EwRef{EwRef::Kind::Const, i}; };
-  const ir::EwProgram ocr = program(
-      {instr(EwOp::Add, 0, x, bias),   instr(EwOp::Mul, 0, c(0), r0),         instr(EwOp::Add, 0, r0, c(1)),
-              instr(EwOp::Add, 1, r0, c(2)),  instr(EwOp::Clip, 1, r1, {}, 0.f, 6.f), instr(EwOp::Mul, 1, r0, r1),
-              instr(EwOp::Div, 1, r1, c(3)),  instr(EwOp::Mul, 1, c(4), r1),         instr(EwOp::Add, 1, r1, c(5))}, 2, 2,
-      {1.1f, 0.2f, 3.f, 6.f, 0.9f, 0.1f});
+  const ir::EwProgram ocr =
+      program({instr(EwOp::Add, 0, x, bias), instr(EwOp::Mul, 0, c(0), r0), instr(EwOp::Add, 0, r0, c(1)),
+               instr(EwOp::Add, 1, r0, c(2)), instr(EwOp::Clip, 1, r1, {}, 0.f, 6.f), instr(EwOp::Mul, 1, r0, r1),
+               instr(EwOp::Div, 1, r1, c(3)), instr(EwOp::Mul, 1, c(4), r1), instr(EwOp::Add, 1, r1, c(5))},
+              2, 2, {1.1f, 0.2f, 3.f, 6.f, 0.9f, 0.1f});
   const EwPlan p = ew_plan(ocr);
   ASSERT_EQ(p.steps.size(), 3u);
   EXPECT_EQ(p.steps[0].kind, EwStepKind::Chain);
@@ -212,14 +214,15 @@ TEST(KernelEwProgram, PlansFuseTheRunsModelsRepeat) {
   EXPECT_EQ(p.steps[2].count, 2);
 
   const EwPlan q = ew_plan(program(
-      {instr(EwOp::Add, 0, x, bias), instr(EwOp::Add, 0, r0, {EwRef::Kind::Input, 2}), instr(EwOp::Relu, 0, r0)}, 1, 3));
+      {instr(EwOp::Add, 0, x, bias), instr(EwOp::Add, 0, r0, {EwRef::Kind::Input, 2}), instr(EwOp::Relu, 0, r0)}, 1,
+      3));
   ASSERT_EQ(q.steps.size(), 1u);
   EXPECT_EQ(q.steps[0].kind, EwStepKind::Chain);
   EXPECT_EQ(q.steps[0].count, 3);
 
   // r0 = x + 1 is read by the last instruction: the first two may not fuse.
-  const ir::EwProgram live = program(
-      {instr(EwOp::Add, 0, x, c(0)), instr(EwOp::Mul, 1, r0, c(0)), instr(EwOp::Max, 0, r1, r0)}, 2, 1, {1.f});
+  const ir::EwProgram live =
+      program({instr(EwOp::Add, 0, x, c(0)), instr(EwOp::Mul, 1, r0, c(0)), instr(EwOp::Max, 0, r1, r0)}, 2, 1, {1.f});
   EXPECT_EQ(fused_steps(ew_plan(live)), 0u);
 }
 
@@ -237,7 +240,8 @@ TEST(KernelEwProgram, FusedStepsGiveTheBitsOfTheInstructions) {
     std::vector<int> written;
     int last = -1;
     auto any_ref = [&]() -> EwRef {
-      if (!written.empty() && pick(3) == 0) return EwRef{EwRef::Kind::Reg, written[static_cast<size_t>(pick(static_cast<int>(written.size())))]};
+      if (!written.empty() && pick(3) == 0)
+        return EwRef{EwRef::Kind::Reg, written[static_cast<size_t>(pick(static_cast<int>(written.size())))]};
       return EwRef{EwRef::Kind::Input, pick(3)};
     };
     auto running = [&]() -> EwRef { return last >= 0 && pick(5) != 0 ? EwRef{EwRef::Kind::Reg, last} : any_ref(); };
@@ -266,7 +270,7 @@ TEST(KernelEwProgram, FusedStepsGiveTheBitsOfTheInstructions) {
         emit(instr(pick(2) ? EwOp::Div : EwOp::Mul, 0, EwRef{EwRef::Kind::Reg, last}, other()));
         continue;
       }
-      const EwOp ops[] = {EwOp::Add, EwOp::Sub, EwOp::Mul, EwOp::Add, EwOp::Mul, EwOp::Relu,
+      const EwOp ops[] = {EwOp::Add,  EwOp::Sub,       EwOp::Mul, EwOp::Add, EwOp::Mul,      EwOp::Relu,
                           EwOp::Clip, EwOp::HardSwish, EwOp::Max, EwOp::Div, EwOp::LeakyRelu};
       const EwOp op = ops[pick(11)];
       const EwRef a = running(), b = other();
@@ -285,8 +289,10 @@ TEST(KernelEwProgram, FusedStepsGiveTheBitsOfTheInstructions) {
           for (int64_t n : {7, 64, 256}) {
             std::vector<std::vector<float>> in;
             std::vector<bool> sc = {false, (scalars & 1) != 0, (scalars & 2) != 0};
-            for (uint32_t i = 0; i < 3; ++i) in.push_back(values(static_cast<size_t>(n), 11 * (i + 1) + static_cast<uint32_t>(trial)));
-            const EwOperand ops[3] = {{in[0].data(), false}, {in[1].data() + (sc[1] ? 5 % n : 0), sc[1]},
+            for (uint32_t i = 0; i < 3; ++i)
+              in.push_back(values(static_cast<size_t>(n), 11 * (i + 1) + static_cast<uint32_t>(trial)));
+            const EwOperand ops[3] = {{in[0].data(), false},
+                                      {in[1].data() + (sc[1] ? 5 % n : 0), sc[1]},
                                       {in[2].data() + (sc[2] ? 2 : 0), sc[2]}};
             std::vector<std::vector<float>> ref_in = in;
             if (sc[1]) ref_in[1][0] = in[1][static_cast<size_t>(5 % n)];
@@ -297,9 +303,9 @@ TEST(KernelEwProgram, FusedStepsGiveTheBitsOfTheInstructions) {
             ASSERT_EQ(got.back(), 4321.f);
             for (int64_t k = 0; k < n; ++k)
               expect_same(got[static_cast<size_t>(k)], want[static_cast<size_t>(k)], exact,
-                          std::string(isa_name(isa)) + " trial " + std::to_string(trial) + " exact=" +
-                              std::to_string(exact) + " scalars=" + std::to_string(scalars) + " n=" +
-                              std::to_string(n) + " k=" + std::to_string(k));
+                          std::string(isa_name(isa)) + " trial " + std::to_string(trial) +
+                              " exact=" + std::to_string(exact) + " scalars=" + std::to_string(scalars) +
+                              " n=" + std::to_string(n) + " k=" + std::to_string(k));
           }
   }
   EXPECT_GT(fused, programs / 2);  // the test exercises the fused steps, not only single instructions

@@ -68,8 +68,7 @@ StoredMatrix make_matrix(int64_t rows, int64_t cols, Values& vals, std::mt19937&
   }
   s.view = MatrixView{base, rs, cs};
   for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      const_cast<float*>(s.view.data)[i * rs + j * cs] = vals.next();
+    for (int64_t j = 0; j < cols; ++j) const_cast<float*>(s.view.data)[i * rs + j * cs] = vals.next();
   return s;
 }
 
@@ -152,8 +151,8 @@ void check_fast(const Output& o, const StoredMatrix& a, const StoredMatrix& b, c
 }
 
 std::string describe(Isa isa, bool exact, int64_t m, int64_t n, int64_t k) {
-  return std::string(isa_name(isa)) + (exact ? " exact " : " fast ") + std::to_string(m) + "x" +
-         std::to_string(n) + "x" + std::to_string(k);
+  return std::string(isa_name(isa)) + (exact ? " exact " : " fast ") + std::to_string(m) + "x" + std::to_string(n) +
+         "x" + std::to_string(k);
 }
 
 // One shape on every target and in both modes, unpacked and packed.
@@ -174,8 +173,8 @@ void check_shape(int64_t m, int64_t n, int64_t k, double special_rate, std::mt19
       if (exact) {
         const std::vector<uint32_t> got = bits_of(o);
         for (size_t e = 0; e < got.size(); ++e)
-          ASSERT_EQ(got[e], ref[e]) << what << " element " << e << " got " << std::bit_cast<float>(got[e])
-                                    << " want " << std::bit_cast<float>(ref[e]);
+          ASSERT_EQ(got[e], ref[e]) << what << " element " << e << " got " << std::bit_cast<float>(got[e]) << " want "
+                                    << std::bit_cast<float>(ref[e]);
       } else {
         check_fast(o, a, b, ref, what);
       }
@@ -238,8 +237,7 @@ TEST(KernelGemm, NegativeZeroProductsGivePositiveZero) {
   for (Isa isa : available_isas())
     for (bool exact : {false, true}) {
       std::vector<float> c(5 * 40, 9.f);
-      gemm_f32(isa, exact, 5, 40, 3, MatrixView{a.data(), 3, 1}, MatrixView{b.data(), 40, 1}, c.data(), 40,
-               nullptr);
+      gemm_f32(isa, exact, 5, 40, 3, MatrixView{a.data(), 3, 1}, MatrixView{b.data(), 40, 1}, c.data(), 40, nullptr);
       for (float v : c) EXPECT_EQ(std::bit_cast<uint32_t>(v), 0u) << isa_name(isa);
     }
 }

@@ -26,17 +26,29 @@ std::vector<int32_t> reference(const Case& c, const std::vector<int16_t>& a, int
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < c.n; ++j) {
       int64_t s = 0;
-      for (int64_t p = 0; p < c.k; ++p) s += int64_t{a[static_cast<size_t>(i * lda + p)]} * b[static_cast<size_t>(p * ldb + j)];
+      for (int64_t p = 0; p < c.k; ++p)
+        s += int64_t{a[static_cast<size_t>(i * lda + p)]} * b[static_cast<size_t>(p * ldb + j)];
       out[static_cast<size_t>(i * c.n + j)] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(s)));
     }
   return out;
 }
 
 TEST(KernelQGemm, EveryTargetAndThreadCountMatchesPlainLoop) {
-  std::vector<Case> cases = {{1, 1, 1, 0}, {1, 1, 0, 0}, {3, 5, 7, 0}, {4, 16, 2, 0}, {5, 17, 33, 0}, {13, 40, 64, 0},
-                             {64, 31, 9, 0}, {65, 70, 27, 0}, {130, 3, 5, 0}, {2, 129, 18, 0}, {7, 300, 11, 0},
+  std::vector<Case> cases = {{1, 1, 1, 0},
+                             {1, 1, 0, 0},
+                             {3, 5, 7, 0},
+                             {4, 16, 2, 0},
+                             {5, 17, 33, 0},
+                             {13, 40, 64, 0},
+                             {64, 31, 9, 0},
+                             {65, 70, 27, 0},
+                             {130, 3, 5, 0},
+                             {2, 129, 18, 0},
+                             {7, 300, 11, 0},
                              // k past one register block (16384 pairs): sums added in blocks, and wrapped.
-                             {2, 3, 40001, 0}, {3, 2, 40000, 1}, {1, 33, 33025, 1}};
+                             {2, 3, 40001, 0},
+                             {3, 2, 40000, 1},
+                             {1, 33, 33025, 1}};
   std::mt19937 rng(11);
   auto pick = [&](int lo, int hi) { return int64_t(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   for (int i = 0; i < 30; ++i) cases.push_back({pick(1, 40), pick(1, 80), pick(0, 90), 0});
@@ -47,16 +59,19 @@ TEST(KernelQGemm, EveryTargetAndThreadCountMatchesPlainLoop) {
     const int64_t lda = c.k + 3, ldb = c.n + 2, ldc = c.n + 1;
     std::vector<int16_t> a(static_cast<size_t>(c.m * lda + 1), 7777), b(static_cast<size_t>(c.k * ldb + 1), 7777);
     for (int64_t i = 0; i < c.m; ++i)
-      for (int64_t p = 0; p < c.k; ++p) a[static_cast<size_t>(i * lda + p)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
+      for (int64_t p = 0; p < c.k; ++p)
+        a[static_cast<size_t>(i * lda + p)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
     for (int64_t p = 0; p < c.k; ++p)
-      for (int64_t j = 0; j < c.n; ++j) b[static_cast<size_t>(p * ldb + j)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
+      for (int64_t j = 0; j < c.n; ++j)
+        b[static_cast<size_t>(p * ldb + j)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
     const std::vector<int32_t> want = reference(c, a, lda, b, ldb);
     for (Isa isa : available_isas())
       for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2, &pool7}) {
         std::vector<int32_t> got(static_cast<size_t>(c.m * ldc + 1), -99);
         qgemm_s16(isa, c.m, c.n, c.k, a.data(), lda, b.data(), ldb, got.data(), ldc, pool);
-        const std::string where = std::string(isa_name(isa)) + " threads " + std::to_string(pool ? pool->threads() : 1) +
-                                  " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k);
+        const std::string where = std::string(isa_name(isa)) + " threads " +
+                                  std::to_string(pool ? pool->threads() : 1) + " m=" + std::to_string(c.m) +
+                                  " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k);
         for (int64_t i = 0; i < c.m; ++i) {
           for (int64_t j = 0; j < c.n; ++j)
             ASSERT_EQ(got[static_cast<size_t>(i * ldc + j)], want[static_cast<size_t>(i * c.n + j)])

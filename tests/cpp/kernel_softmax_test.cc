@@ -53,25 +53,32 @@ TEST(KernelSoftmax, ExactRowsEqualReferenceOnEveryTarget) {
     for (int variant = 0; variant < 6; ++variant) {
       std::vector<float> x(static_cast<size_t>(n));
       for (float& v : x) v = g(rng);
-      if (variant == 1) x[static_cast<size_t>(n / 2)] = specials[rng() % 8];                 // one special
-      if (variant == 2) for (float& v : x) v = -kInf;                                        // all -inf
-      if (variant == 3) x[0] = -kInf;                                                        // one -inf
-      if (variant == 4) for (size_t j = 0; j < x.size(); j += 3) x[j] = specials[rng() % 8];  // many
-      if (variant == 5) for (float& v : x) v = v * 30.0f;                                    // wide
+      if (variant == 1) x[static_cast<size_t>(n / 2)] = specials[rng() % 8];  // one special
+      if (variant == 2)
+        for (float& v : x) v = -kInf;  // all -inf
+      if (variant == 3) x[0] = -kInf;  // one -inf
+      if (variant == 4)
+        for (size_t j = 0; j < x.size(); j += 3) x[j] = specials[rng() % 8];  // many
+      if (variant == 5)
+        for (float& v : x) v = v * 30.0f;  // wide
       for (bool log : {false, true}) {
         const std::vector<float> want = ref_softmax(x, log);
         for (Isa isa : available_isas()) {
           std::vector<float> y(x.size() + 1, 555.0f);
-          if (log) log_softmax_rows(isa, true, x.data(), y.data(), 1, n);
-          else softmax_rows(isa, true, x.data(), y.data(), 1, n);
+          if (log)
+            log_softmax_rows(isa, true, x.data(), y.data(), 1, n);
+          else
+            softmax_rows(isa, true, x.data(), y.data(), 1, n);
           ASSERT_EQ(y.back(), 555.0f);
           for (size_t j = 0; j < x.size(); ++j)
-            ASSERT_EQ(u32(y[j]), u32(want[j])) << isa_name(isa) << " log=" << log << " n=" << n << " variant="
-                                               << variant << " j=" << j;
+            ASSERT_EQ(u32(y[j]), u32(want[j]))
+                << isa_name(isa) << " log=" << log << " n=" << n << " variant=" << variant << " j=" << j;
           // In place gives the same bits.
           std::vector<float> z = x;
-          if (log) log_softmax_rows(isa, true, z.data(), z.data(), 1, n);
-          else softmax_rows(isa, true, z.data(), z.data(), 1, n);
+          if (log)
+            log_softmax_rows(isa, true, z.data(), z.data(), 1, n);
+          else
+            softmax_rows(isa, true, z.data(), z.data(), 1, n);
           for (size_t j = 0; j < x.size(); ++j) ASSERT_EQ(u32(z[j]), u32(want[j]));
         }
       }

@@ -74,8 +74,8 @@ std::vector<float> specials() {
                              10.0f,
                              1e19f,
                              1e30f};
-  std::vector<float> out = {inf, -inf, f32(0x7FC00000u), f32(0xFFC00000u), f32(0x7F800001u), f32(0xFFC12345u),
-                            f32(0x7FBFFFFFu)};
+  std::vector<float> out = {
+      inf, -inf, f32(0x7FC00000u), f32(0xFFC00000u), f32(0x7F800001u), f32(0xFFC12345u), f32(0x7FBFFFFFu)};
   for (float v : base) {
     for (float s : {v, -v}) {
       out.push_back(s);
@@ -185,9 +185,9 @@ struct Accuracy {
   const char* name;
   ArrayApi array;
   double (*ref)(double);
-  float lo, hi;         // range of the sweep
-  double exact_bound;   // exact-transcendentals.md
-  double fast_bound;    // fast flavour: fused Horner steps (and FastMath.Exp for exp_nonpositive, 2.254 ulp)
+  float lo, hi;        // range of the sweep
+  double exact_bound;  // exact-transcendentals.md
+  double fast_bound;   // fast flavour: fused Horner steps (and FastMath.Exp for exp_nonpositive, 2.254 ulp)
 };
 
 const Accuracy kAccuracy[] = {
@@ -270,8 +270,10 @@ TEST(KernelTranscendental, UlpBoundsOnSampledSweeps) {
 void check_full(const Accuracy& a, bool exact) {
   const float lo = a.lo, hi = a.hi;
   std::vector<Isa> isas;
-  if (exact) isas.push_back(best_isa());
-  else isas.assign(available_isas().begin(), available_isas().end());
+  if (exact)
+    isas.push_back(best_isa());
+  else
+    isas.assign(available_isas().begin(), available_isas().end());
   std::vector<double> worst(isas.size(), 0.0);
   std::vector<float> at(isas.size(), 0.0f);
   Sweep chunk;
@@ -360,15 +362,18 @@ const Golden kGolden[] = {
     {"tanh", &tanh_f32, &kern::exact_tanh, "a2a24c55e656eae56e8afe290d44ee1679b7835a10e5f2033a6d8b8711cb6a58"},
     {"sigmoid", &sigmoid_f32, &kern::exact_sigmoid, "2aeb5910ab8b09e910c2fda45ae02230e06be869010c475185c9d2893e8579fc"},
     {"erf", &erf_f32, &kern::exact_erf, "b5ec27c708b86fe9c666ced4e8c11c0b4f6988b5627f47be8f6a84ae331c1620"},
-    {"gelu_erf", &gelu_erf_f32, &kern::exact_gelu_erf, "8b860f9a63d956c5ce3fad62e01484659eeea6fcfcee637cb7bab118fec904b6"},
-    {"gelu_tanh", &gelu_tanh_f32, &kern::exact_gelu_tanh, "11a15ca5e22eb2bcf3b6c063ba0025e90ac4bd98780e844818f7016f0a1f4905"},
+    {"gelu_erf", &gelu_erf_f32, &kern::exact_gelu_erf,
+     "8b860f9a63d956c5ce3fad62e01484659eeea6fcfcee637cb7bab118fec904b6"},
+    {"gelu_tanh", &gelu_tanh_f32, &kern::exact_gelu_tanh,
+     "11a15ca5e22eb2bcf3b6c063ba0025e90ac4bd98780e844818f7016f0a1f4905"},
 };
 
 TEST(KernelTranscendental, ExactOutputsMatchGoldenHashes) {
   const std::vector<float> xs = bit_sweep(4099, 0);
   for (const Golden& g : kGolden) {
     EXPECT_EQ(hash_scalar(g.scalar, xs), g.sha256) << g.name << " (scalar reference)";
-    for (Isa isa : available_isas()) EXPECT_EQ(hash_outputs(g.array, isa, xs), g.sha256) << g.name << " " << isa_name(isa);
+    for (Isa isa : available_isas())
+      EXPECT_EQ(hash_outputs(g.array, isa, xs), g.sha256) << g.name << " " << isa_name(isa);
   }
 }
 

@@ -103,13 +103,13 @@ std::vector<float> run(Isa isa, bool exact, const ConvGeometry& g, const std::ve
 }
 
 const Case kCases[] = {
-    {1, 16, 16, 8, 8, 1, 1, 1, 1},      // one block of whole tiles
-    {2, 17, 20, 9, 11, 1, 1, 1, 1},     // odd outputs: edge tiles cut
-    {1, 16, 24, 12, 10, 0, 0, 0, 0},    // unpadded
-    {1, 20, 16, 10, 9, 2, 0, 0, 2},     // one-sided padding
-    {1, 16, 16, 100, 16, 1, 1, 1, 1},   // several blocks of tile rows
-    {1, 16, 18, 8, 601, 1, 1, 1, 1},    // rows of more tiles than a block
-    {1, 64, 32, 19, 23, 1, 1, 1, 1},    // more channels, lanes' tails
+    {1, 16, 16, 8, 8, 1, 1, 1, 1},     // one block of whole tiles
+    {2, 17, 20, 9, 11, 1, 1, 1, 1},    // odd outputs: edge tiles cut
+    {1, 16, 24, 12, 10, 0, 0, 0, 0},   // unpadded
+    {1, 20, 16, 10, 9, 2, 0, 0, 2},    // one-sided padding
+    {1, 16, 16, 100, 16, 1, 1, 1, 1},  // several blocks of tile rows
+    {1, 16, 18, 8, 601, 1, 1, 1, 1},   // rows of more tiles than a block
+    {1, 64, 32, 19, 23, 1, 1, 1, 1},   // more channels, lanes' tails
 };
 
 TEST(KernelWinograd, AppliesOnlyToItsShapes) {
@@ -155,7 +155,8 @@ TEST(KernelWinograd, WithinTheBoundAndTheSameBitsAtAnyThreadCount) {
       // Exact mode is the panels' order whatever the shape: its bits are the sequential float sum.
       const auto ye = run(isa, true, g, x, w, nullptr);
       for (size_t i = 0; i < ye.size(); ++i)
-        ASSERT_EQ(std::bit_cast<uint32_t>(ye[i]), std::bit_cast<uint32_t>(ref.exact[i] + 0.0f)) << "exact " << i << " " << where;
+        ASSERT_EQ(std::bit_cast<uint32_t>(ye[i]), std::bit_cast<uint32_t>(ref.exact[i] + 0.0f))
+            << "exact " << i << " " << where;
     }
   }
 }

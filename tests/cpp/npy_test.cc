@@ -18,45 +18,73 @@ using namespace std::string_literals;
 std::string spaces(size_t n) { return std::string(n, ' '); }
 
 // np.save(np.arange(6, dtype='<f4').reshape(2,3) * 1.5)
-const std::string kF4_2x3 = "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"s + spaces(58) + "\012\000\000\000\000\000\000\300\077\000\000@@\000\000\220@\000\000\300@\000\000\360@"s;  // 152 bytes
+const std::string kF4_2x3 =
+    "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"s + spaces(58) +
+    "\012\000\000\000\000\000\000\300\077\000\000@@\000\000\220@\000\000\300@\000\000\360@"s;  // 152 bytes
 // np.save(np.array(3.25))
-const std::string kF8Scalar = "\223NUMPY\001\000v\000{'descr': '<f8', 'fortran_order': False, 'shape': (), }"s + spaces(62) + "\012\000\000\000\000\000\000\012@"s;  // 136 bytes
+const std::string kF8Scalar = "\223NUMPY\001\000v\000{'descr': '<f8', 'fortran_order': False, 'shape': (), }"s +
+                              spaces(62) + "\012\000\000\000\000\000\000\012@"s;  // 136 bytes
 // np.save(np.array([-1, 0, 2**40], dtype='<i8'))
-const std::string kI8_3 = "\223NUMPY\001\000v\000{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }"s + spaces(60) + "\012\377\377\377\377\377\377\377\377\000\000\000\000\000\000\000\000\000\000\000\000\000\001\000\000"s;  // 152 bytes
+const std::string kI8_3 =
+    "\223NUMPY\001\000v\000{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }"s + spaces(60) +
+    "\012\377\377\377\377\377\377\377\377\000\000\000\000\000\000\000\000\000\000\000\000\000\001\000\000"s;  // 152
+                                                                                                              // bytes
 // np.save(np.array([[0, 255], [7, 8]], dtype='u1'))
-const std::string kU1_2x2 = "\223NUMPY\001\000v\000{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }"s + spaces(58) + "\012\000\377\007\010"s;  // 132 bytes
+const std::string kU1_2x2 = "\223NUMPY\001\000v\000{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2), }"s +
+                            spaces(58) + "\012\000\377\007\010"s;  // 132 bytes
 // np.save(np.array([True, False, False, True]))
-const std::string kB1_4 = "\223NUMPY\001\000v\000{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"s + spaces(60) + "\012\001\000\000\001"s;  // 132 bytes
+const std::string kB1_4 = "\223NUMPY\001\000v\000{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"s +
+                          spaces(60) + "\012\001\000\000\001"s;  // 132 bytes
 // np.save(np.array([1.0, -2.5], dtype='<f2'))
-const std::string kF2_2 = "\223NUMPY\001\000v\000{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\000<\000\301"s;  // 132 bytes
+const std::string kF2_2 = "\223NUMPY\001\000v\000{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\000<\000\301"s;  // 132 bytes
 // np.save(np.array([-128, 127], dtype='i1'))
-const std::string kI1_2 = "\223NUMPY\001\000v\000{'descr': '|i1', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\200\177"s;  // 130 bytes
+const std::string kI1_2 = "\223NUMPY\001\000v\000{'descr': '|i1', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\200\177"s;  // 130 bytes
 // np.save(np.array([-300, 300], dtype='<i2'))
-const std::string kI2_2 = "\223NUMPY\001\000v\000{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\324\376,\001"s;  // 132 bytes
+const std::string kI2_2 = "\223NUMPY\001\000v\000{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\324\376,\001"s;  // 132 bytes
 // np.save(np.array([-70000, 70000], dtype='<i4'))
-const std::string kI4_2 = "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\220\356\376\377p\021\001\000"s;  // 136 bytes
+const std::string kI4_2 = "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\220\356\376\377p\021\001\000"s;  // 136 bytes
 // np.save(np.array([1, 65535], dtype='<u2'))
-const std::string kU2_2 = "\223NUMPY\001\000v\000{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\001\000\377\377"s;  // 132 bytes
+const std::string kU2_2 = "\223NUMPY\001\000v\000{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\001\000\377\377"s;  // 132 bytes
 // np.save(np.array([1, 4000000000], dtype='<u4'))
-const std::string kU4_2 = "\223NUMPY\001\000v\000{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\001\000\000\000\000(k\356"s;  // 136 bytes
+const std::string kU4_2 = "\223NUMPY\001\000v\000{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) + "\012\001\000\000\000\000(k\356"s;  // 136 bytes
 // np.save(np.array([1, 2**63 + 5], dtype='<u8'))
-const std::string kU8_2 = "\223NUMPY\001\000v\000{'descr': '<u8', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\001\000\000\000\000\000\000\000\005\000\000\000\000\000\000\200"s;  // 144 bytes
+const std::string kU8_2 = "\223NUMPY\001\000v\000{'descr': '<u8', 'fortran_order': False, 'shape': (2,), }"s +
+                          spaces(60) +
+                          "\012\001\000\000\000\000\000\000\000\005\000\000\000\000\000\000\200"s;  // 144 bytes
 // np.save(np.array([1, -2, 65536], dtype='>i4'))
-const std::string kI4BigEndian_3 = "\223NUMPY\001\000v\000{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }"s + spaces(60) + "\012\000\000\000\001\377\377\377\376\000\001\000\000"s;  // 140 bytes
+const std::string kI4BigEndian_3 = "\223NUMPY\001\000v\000{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }"s +
+                                   spaces(60) + "\012\000\000\000\001\377\377\377\376\000\001\000\000"s;  // 140 bytes
 // np.save(np.array([1.5, -0.25], dtype='>f8'))
-const std::string kF8BigEndian_2 = "\223NUMPY\001\000v\000{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) + "\012\077\370\000\000\000\000\000\000\277\320\000\000\000\000\000\000"s;  // 144 bytes
+const std::string kF8BigEndian_2 =
+    "\223NUMPY\001\000v\000{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }"s + spaces(60) +
+    "\012\077\370\000\000\000\000\000\000\277\320\000\000\000\000\000\000"s;  // 144 bytes
 // np.save(np.asfortranarray(np.arange(6, dtype='<f4').reshape(2,3)))
-const std::string kF4Fortran_2x3 = "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }"s + spaces(59) + "\012\000\000\000\000\000\000@@\000\000\200\077\000\000\200@\000\000\000@\000\000\240@"s;  // 152 bytes
+const std::string kF4Fortran_2x3 =
+    "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }"s + spaces(59) +
+    "\012\000\000\000\000\000\000@@\000\000\200\077\000\000\200@\000\000\000@\000\000\240@"s;  // 152 bytes
 // np.save(np.asfortranarray(np.arange(12, dtype='<i4').reshape(2,3,2)))
-const std::string kI4Fortran_2x3x2 = "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 2), }"s + spaces(56) + "\012\000\000\000\000\006\000\000\000\002\000\000\000\010\000\000\000\004\000\000\000\012\000\000\000\001\000\000\000\007\000\000\000\003\000\000\000\011\000\000\000\005\000\000\000\013\000\000\000"s;  // 176 bytes
+const std::string kI4Fortran_2x3x2 =
+    "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 2), }"s + spaces(56) +
+    "\012\000\000\000\000\006\000\000\000\002\000\000\000\010\000\000\000\004\000\000\000\012\000\000\000\001\000\000\000\007\000\000\000\003\000\000\000\011\000\000\000\005\000\000\000\013\000\000\000"s;  // 176 bytes
 // format.write_array(np.array([1, 2, 3], dtype='<f4'), version=(2, 0))
-const std::string kF4V2_3 = "\223NUMPY\002\000t\000\000\000{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"s + spaces(58) + "\012\000\000\200\077\000\000\000@\000\000@@"s;  // 140 bytes
+const std::string kF4V2_3 = "\223NUMPY\002\000t\000\000\000{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"s +
+                            spaces(58) + "\012\000\000\200\077\000\000\000@\000\000@@"s;  // 140 bytes
 // format.write_array(np.array([[7], [9]], dtype='<i8'), version=(3, 0))
-const std::string kI8V3_2x1 = "\223NUMPY\003\000t\000\000\000{'descr': '<i8', 'fortran_order': False, 'shape': (2, 1), }"s + spaces(56) + "\012\007\000\000\000\000\000\000\000\011\000\000\000\000\000\000\000"s;  // 144 bytes
+const std::string kI8V3_2x1 =
+    "\223NUMPY\003\000t\000\000\000{'descr': '<i8', 'fortran_order': False, 'shape': (2, 1), }"s + spaces(56) +
+    "\012\007\000\000\000\000\000\000\000\011\000\000\000\000\000\000\000"s;  // 144 bytes
 // np.save(np.zeros((0, 3), dtype='<f4'))
-const std::string kF4Empty_0x3 = "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }"s + spaces(58) + "\012"s;  // 128 bytes
+const std::string kF4Empty_0x3 = "\223NUMPY\001\000v\000{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }"s +
+                                 spaces(58) + "\012"s;  // 128 bytes
 // np.save(np.array([1+2j], dtype='<c8'))
-const std::string kC8_1 = "\223NUMPY\001\000v\000{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"s + spaces(60) + "\012\000\000\200\077\000\000\000@"s;  // 136 bytes
+const std::string kC8_1 = "\223NUMPY\001\000v\000{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"s +
+                          spaces(60) + "\012\000\000\200\077\000\000\000@"s;  // 136 bytes
 
 Tensor parse(const std::string& s, const std::string& name = "test.npy") {
   return parse_npy(std::span<const std::byte>(reinterpret_cast<const std::byte*>(s.data()), s.size()), name);
@@ -230,16 +258,18 @@ TEST(NpyReadTest, ValidButUnsupported) {
   std::string v4 = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", std::string(4, '\0'));
   v4[6] = '\x04';
   expect_error(v4, ErrorKind::Unsupported, "version 4.0");
-  expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1)}",
-                        std::string(4, '\0')),
-               ErrorKind::Unsupported, "rank 9");
+  expect_error(
+      make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1)}", std::string(4, '\0')),
+      ErrorKind::Unsupported, "rank 9");
   // Empty, but with a prefix product beyond 2^31-1.
   expect_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 0)}", ""),
                ErrorKind::Unsupported, "2^31-1");
 }
 
 TEST(NpyWriteTest, MatchesNumpyBytes) {
-  auto as_string = [](const std::vector<std::byte>& b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); };
+  auto as_string = [](const std::vector<std::byte>& b) {
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  };
   // Byte-identical to what np.save wrote for the same values.
   EXPECT_EQ(as_string(npy_bytes(parse(kF4_2x3))), kF4_2x3);
   EXPECT_EQ(as_string(npy_bytes(parse(kF8Scalar))), kF8Scalar);
@@ -261,7 +291,8 @@ TEST(NpyWriteTest, MatchesNumpyBytes) {
 }
 
 TEST(NpyWriteTest, FileRoundTrip) {
-  auto dir = std::filesystem::temp_directory_path() / ("npy_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("npy_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::create_directories(dir);
   Tensor t = parse(kI4Fortran_2x3x2);
   write_npy(dir / "x.npy", t);

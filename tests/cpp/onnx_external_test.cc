@@ -48,7 +48,8 @@ class OnnxExternal : public ::testing::Test {
 };
 
 TEST_F(OnnxExternal, ReadFromModelDirectory) {
-  Msg m = ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "4"}, {"length", "8"}, {"checksum", "x"}}));
+  Msg m =
+      ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "4"}, {"length", "8"}, {"checksum", "x"}}));
   write_file(dir.path / "m.onnx", m.b);
   auto r = onnx::import_file(dir.path / "m.onnx");
   EXPECT_EQ(values_of<float>(r.graph->values[0].initializer->data), (std::vector<float>{1.5f, -2.f}));
@@ -94,13 +95,16 @@ TEST_F(OnnxExternal, SharedMappingForTwoTensors) {
 }
 
 TEST_F(OnnxExternal, BadLocations) {
-  for (const char* loc : {"../x", "/abs/path", "C:foo", "..\\x", "sub/../weights.bin", "sub\\..\\weights.bin", "\\x", ""}) {
+  for (const char* loc :
+       {"../x", "/abs/path", "C:foo", "..\\x", "sub/../weights.bin", "sub\\..\\weights.bin", "\\x", ""}) {
     EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", loc}}))), ErrorKind::ExternalData) << loc;
   }
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", std::string("a\0b", 3)}}))), ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", std::string("a\0b", 3)}}))),
+            ErrorKind::ExternalData);
   EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {}))), ErrorKind::ExternalData);  // no location
   EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "missing.bin"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "sub"}}))), ErrorKind::ExternalData);  // a directory
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "sub"}}))),
+            ErrorKind::ExternalData);  // a directory
 }
 
 TEST_F(OnnxExternal, SymlinkLeavingTheDirectory) {
@@ -109,7 +113,8 @@ TEST_F(OnnxExternal, SymlinkLeavingTheDirectory) {
   std::filesystem::create_symlink(outside.path / "secret.bin", dir.path / "link.bin");
   std::filesystem::create_directory_symlink(outside.path, dir.path / "linkdir");
   EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "link.bin"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "linkdir/secret.bin"}}))), ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "linkdir/secret.bin"}}))),
+            ErrorKind::ExternalData);
   // A link that stays inside is fine.
   std::filesystem::create_symlink(dir.path / "sub" / "w2.bin", dir.path / "inside.bin");
   Msg ok = ext_model(ext_tensor("w", 2, {{"location", "inside.bin"}}));
@@ -119,14 +124,21 @@ TEST_F(OnnxExternal, SymlinkLeavingTheDirectory) {
 
 TEST_F(OnnxExternal, OffsetAndLength) {
   // weights.bin has 12 bytes.
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "8"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "18446744073709551615"}}))),
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "8"}}))),
             ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "0x4"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "-4"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", " 4"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"length", "4"}}))), ErrorKind::ExternalData);
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"length", "8a"}}))), ErrorKind::ExternalData);
+  EXPECT_EQ(
+      kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "18446744073709551615"}}))),
+      ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "0x4"}}))),
+            ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", "-4"}}))),
+            ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"offset", " 4"}}))),
+            ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"length", "4"}}))),
+            ErrorKind::ExternalData);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", 2, {{"location", "weights.bin"}, {"length", "8a"}}))),
+            ErrorKind::ExternalData);
   EXPECT_NE(last.message().find("8a"), std::string::npos);
   EXPECT_EQ(last.field_path(), "ModelProto.graph.initializer[0].external_data");
   // Mixing external data with raw_data.
@@ -134,7 +146,8 @@ TEST_F(OnnxExternal, OffsetAndLength) {
   t.bytes(9, std::string(8, '\0'));
   EXPECT_EQ(kind_from_file(ext_model(t)), ErrorKind::InvalidModel);
   // Too-large tensors are refused from their dims before the file is looked at.
-  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", int64_t{1} << 30, {{"location", "missing.bin"}}))), ErrorKind::Unsupported);
+  EXPECT_EQ(kind_from_file(ext_model(ext_tensor("w", int64_t{1} << 30, {{"location", "missing.bin"}}))),
+            ErrorKind::Unsupported);
 }
 
 TEST_F(OnnxExternal, TensorProtoFile) {

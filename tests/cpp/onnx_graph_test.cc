@@ -114,7 +114,10 @@ TEST(OnnxGraph, Opsets) {
   EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
   EXPECT_EQ(e.node(), "sp");
   // "ai.onnx" imported explicitly serves the empty domain.
-  Msg ai = Msg().varint(1, 8).msg(7, Msg().msg(11, value_info("x", 1, {1})).msg(1, node("Relu", {"x"}, {"y"}))).msg(8, opset("ai.onnx", 11));
+  Msg ai = Msg()
+               .varint(1, 8)
+               .msg(7, Msg().msg(11, value_info("x", 1, {1})).msg(1, node("Relu", {"x"}, {"y"})))
+               .msg(8, opset("ai.onnx", 11));
   auto m2 = import_msg(ai);
   EXPECT_EQ(m2.graph->nodes[0].opset, 11);
   EXPECT_EQ(m2.opset_imports[0].domain, "");
@@ -156,7 +159,9 @@ TEST(OnnxGraph, StableTopologicalSort) {
 
 TEST(OnnxGraph, CycleRefused) {
   Msg g = Msg().msg(11, value_info("x", 1, {1}));
-  g.msg(1, node("Relu", {"x"}, {"y"}, "ok")).msg(1, node("Add", {"y", "q"}, {"p"}, "loop_a")).msg(1, node("Neg", {"p"}, {"q"}, "loop_b"));
+  g.msg(1, node("Relu", {"x"}, {"y"}, "ok"))
+      .msg(1, node("Add", {"y", "q"}, {"p"}, "loop_a"))
+      .msg(1, node("Neg", {"p"}, {"q"}, "loop_b"));
   Error e = error_of(model(g));
   EXPECT_EQ(e.kind(), ErrorKind::InvalidModel);
   EXPECT_EQ(e.node(), "loop_a");
@@ -175,7 +180,8 @@ TEST(OnnxGraph, SubgraphCaptures) {
   Msg holder = node("Wrap", {"x"}, {"e_out"});
   holder.msg(5, graph_attr("body", inner));
   // "x" is shadowed inside else: defined locally as an input.
-  Msg else_g = Msg().bytes(2, "else").msg(11, value_info("x", 1, {1})).msg(1, holder).msg(12, value_info("e_out", 1, {1}));
+  Msg else_g =
+      Msg().bytes(2, "else").msg(11, value_info("x", 1, {1})).msg(1, holder).msg(12, value_info("e_out", 1, {1}));
   Msg if_node = node("If", {"cond"}, {"out"}, "if");
   if_node.msg(5, graph_attr("then_branch", then_g)).msg(5, graph_attr("else_branch", else_g));
   Msg g;
@@ -228,7 +234,8 @@ TEST(OnnxGraph, FunctionBodiesNotResolved) {
   if_node.msg(5, graph_attr("then_branch", then_g));
   Msg body2 = node("Other", {"Y"}, {"Z"});
   body2.bytes(7, "not.imported");
-  Msg fn = Msg().bytes(1, "F").bytes(10, "local").bytes(4, "X").bytes(4, "C").bytes(5, "Z").msg(7, if_node).msg(7, body2);
+  Msg fn =
+      Msg().bytes(1, "F").bytes(10, "local").bytes(4, "X").bytes(4, "C").bytes(5, "Z").msg(7, if_node).msg(7, body2);
   Msg g = Msg().msg(11, value_info("x", 1, {1})).msg(1, node("Relu", {"x"}, {"y"}));
   Msg m = model(g);
   m.msg(25, fn);

@@ -194,7 +194,8 @@ TEST(OnnxModel, LargeModelIsMapped) {
   const int64_t n = 393216;  // 1.5 MiB of float32
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i % 1000) * 0.5f;
-  Msg g = Msg().msg(1, node("Relu", {"W"}, {"y"})).msg(5, float_tensor_raw("W", {n}, v)).msg(12, value_info("y", 1, {n}));
+  Msg g =
+      Msg().msg(1, node("Relu", {"W"}, {"y"})).msg(5, float_tensor_raw("W", {n}, v)).msg(12, value_info("y", 1, {n}));
   TempDir dir("mmap");
   auto path = dir.path / "big.onnx";
   std::string bytes = model(g).b;
@@ -246,11 +247,22 @@ TEST(OnnxModel, MetadataFunctionsAndAttributeInference) {
   Msg n = node("Custom", {"x"}, {"y"}, "n0");
   n.msg(5, a_f).msg(5, a_s).msg(5, a_fl).msg(5, a_t).msg(5, a_zero);
   Msg g = Msg().msg(1, n).msg(11, value_info("x", 1, {2})).msg(12, value_info("y", 1, {2}));
-  Msg fn = Msg().bytes(1, "MyFn").bytes(10, "local").bytes(4, "X").bytes(5, "Y").bytes(6, "k")
-               .msg(7, node("Relu", {"X"}, {"Y"})).msg(9, opset("", 17))
+  Msg fn = Msg()
+               .bytes(1, "MyFn")
+               .bytes(10, "local")
+               .bytes(4, "X")
+               .bytes(5, "Y")
+               .bytes(6, "k")
+               .msg(7, node("Relu", {"X"}, {"Y"}))
+               .msg(9, opset("", 17))
                .msg(11, Msg().bytes(1, "k").varint(3, 4));
   Msg m = model(g);
-  m.msg(14, Msg().bytes(1, "author").bytes(2, "me")).msg(25, fn).bytes(2, "prod").bytes(3, "1.0").bytes(4, "dom").varint(5, 7);
+  m.msg(14, Msg().bytes(1, "author").bytes(2, "me"))
+      .msg(25, fn)
+      .bytes(2, "prod")
+      .bytes(3, "1.0")
+      .bytes(4, "dom")
+      .varint(5, 7);
   auto r = import_msg(m);
   EXPECT_EQ(r.producer_name, "prod");
   EXPECT_EQ(r.producer_version, "1.0");
@@ -311,8 +323,12 @@ TEST(OnnxModel, TypeProtoKinds) {
   Msg empty_dim = Msg().msg(1, Msg().varint(1, 1).msg(2, Msg().msg(1, Msg()).msg(1, Msg().varint(1, 5).bytes(2, "n"))));
   Msg g;
   g.msg(1, node("Identity", {"a"}, {"b"}));
-  g.msg(11, Msg().bytes(1, "a").msg(2, seq)).msg(11, Msg().bytes(1, "m").msg(2, map)).msg(11, Msg().bytes(1, "o").msg(2, opt));
-  g.msg(11, Msg().bytes(1, "u").msg(2, unknown_rank)).msg(11, Msg().bytes(1, "d").msg(2, empty_dim)).msg(11, Msg().bytes(1, "none"));
+  g.msg(11, Msg().bytes(1, "a").msg(2, seq))
+      .msg(11, Msg().bytes(1, "m").msg(2, map))
+      .msg(11, Msg().bytes(1, "o").msg(2, opt));
+  g.msg(11, Msg().bytes(1, "u").msg(2, unknown_rank))
+      .msg(11, Msg().bytes(1, "d").msg(2, empty_dim))
+      .msg(11, Msg().bytes(1, "none"));
   g.msg(12, Msg().bytes(1, "b"));
   auto r = import_msg(model(g));
   const auto& G = *r.graph;

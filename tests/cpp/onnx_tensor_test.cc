@@ -66,8 +66,8 @@ TEST(OnnxTensor, Int32DataConversions) {
   EXPECT_EQ(data_bytes(read(header(9, {4}).packed_varints(5, {0, 5, static_cast<uint64_t>(-1), 256}))),
             (std::vector<uint8_t>{0, 1, 1, 1}));
   // float16: entries are bit patterns (0x3c00 = 1.0, 0xc000 = -2.0).
-  EXPECT_EQ(values_of<uint16_t>(Tensor::view_of(read(header(10, {2}).packed_varints(5, {0x3c00, 0xc000})).data.storage(), 0,
-                                                DType::U16, Shape({2}))),
+  EXPECT_EQ(values_of<uint16_t>(Tensor::view_of(
+                read(header(10, {2}).packed_varints(5, {0x3c00, 0xc000})).data.storage(), 0, DType::U16, Shape({2}))),
             (std::vector<uint16_t>{0x3c00, 0xc000}));
   // int32 as is.
   EXPECT_EQ(values_of<int32_t>(read(header(6, {2}).packed_varints(5, {static_cast<uint64_t>(-7), 7})).data),
@@ -79,7 +79,8 @@ TEST(OnnxTensor, Int32DataConversions) {
   // uint2 (25): 5 elements in 2 bytes.
   EXPECT_EQ(raw_bytes(read(header(25, {5}).packed_varints(5, {0xe4, 0x01}))), (std::vector<uint8_t>{0xe4, 0x01}));
   // float6e2m3 (27): 1,2,3,4 packed LSB-first = 0x103081 -> 81 30 10.
-  EXPECT_EQ(raw_bytes(read(header(27, {4}).packed_varints(5, {1, 2, 3, 0x44}))), (std::vector<uint8_t>{0x81, 0x30, 0x10}));
+  EXPECT_EQ(raw_bytes(read(header(27, {4}).packed_varints(5, {1, 2, 3, 0x44}))),
+            (std::vector<uint8_t>{0x81, 0x30, 0x10}));
   // float8e4m3fn (17): 8 bits each.
   EXPECT_EQ(raw_bytes(read(header(17, {2}).packed_varints(5, {0x38, 0x1c0}))), (std::vector<uint8_t>{0x38, 0xc0}));
 }
@@ -88,7 +89,8 @@ TEST(OnnxTensor, WideTypedFields) {
   // uint64_data serves uint32 with the low 32 bits.
   EXPECT_EQ(values_of<uint32_t>(read(header(12, {2}).packed_varints(11, {(uint64_t{1} << 32) | 5, 0xffffffffu})).data),
             (std::vector<uint32_t>{5, 0xffffffffu}));
-  EXPECT_EQ(values_of<uint64_t>(read(header(13, {1}).varint(11, ~uint64_t{0})).data), (std::vector<uint64_t>{~uint64_t{0}}));
+  EXPECT_EQ(values_of<uint64_t>(read(header(13, {1}).varint(11, ~uint64_t{0})).data),
+            (std::vector<uint64_t>{~uint64_t{0}}));
   EXPECT_EQ(values_of<int64_t>(read(header(7, {2}).varint(7, 3).varint(7, static_cast<uint64_t>(-3))).data),
             (std::vector<int64_t>{3, -3}));
   Msg d = header(11, {2});
@@ -156,7 +158,8 @@ TEST(OnnxTensor, SourceErrors) {
   // Elements and no source.
   EXPECT_EQ(error_of(header(1, {3})).kind(), ErrorKind::InvalidModel);
   // Segments are not supported.
-  EXPECT_EQ(error_of(header(1, {1}).msg(3, Msg().varint(1, 0).varint(2, 1)).f32(4, 1.f)).kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(error_of(header(1, {1}).msg(3, Msg().varint(1, 0).varint(2, 1)).f32(4, 1.f)).kind(),
+            ErrorKind::Unsupported);
   // Element type codes: 0 is no type, 29 is unknown.
   EXPECT_EQ(error_of(header(0, {1})).kind(), ErrorKind::InvalidModel);
   EXPECT_EQ(error_of(header(29, {1})).kind(), ErrorKind::Unsupported);
@@ -167,7 +170,8 @@ TEST(OnnxTensor, SourceErrors) {
 TEST(OnnxTensor, AllElementTypeByteLengths) {
   // Expected raw_data bytes for 3 elements of every code 1..28 except string (8), by the bit widths of
   // section 3: ceil(3 * bits / 8).
-  const int bytes_for_3[29] = {0, 12, 3, 3, 6, 6, 12, 24, 0, 3, 6, 24, 12, 24, 24, 48, 6, 3, 3, 3, 3, 2, 2, 2, 3, 1, 1, 3, 3};
+  const int bytes_for_3[29] = {0,  12, 3, 3, 6, 6, 12, 24, 0, 3, 6, 24, 12, 24, 24,
+                               48, 6,  3, 3, 3, 3, 2,  2,  2, 3, 1, 1,  3,  3};
   for (int code = 1; code <= 28; ++code) {
     if (code == 8) continue;
     auto n = static_cast<size_t>(bytes_for_3[code]);
@@ -183,7 +187,10 @@ TEST(OnnxTensor, AllElementTypeByteLengths) {
 
 TEST(OnnxTensor, ViewsIntoInputBytes) {
   // raw_data initializers are views: the tensor's bytes live inside the caller's storage.
-  Msg g = Msg().msg(1, node("Relu", {"w"}, {"y"})).msg(5, float_tensor_raw("w", {2}, {4.f, 5.f})).msg(12, value_info("y", 1, {2}));
+  Msg g = Msg()
+              .msg(1, node("Relu", {"w"}, {"y"}))
+              .msg(5, float_tensor_raw("w", {2}, {4.f, 5.f}))
+              .msg(12, value_info("y", 1, {2}));
   Storage s = storage_of(model(g).b);
   auto m = onnx::import_bytes(s, "<b>");
   const auto* p = static_cast<const std::byte*>(m.graph->values[0].initializer->data.raw());
@@ -209,7 +216,8 @@ TEST(OnnxTensor, FieldPathInsideModel) {
     EXPECT_EQ(e.field_path(), "ModelProto.graph.node[1].attribute[1].t.raw_data");
     // Offset: position of the raw_data key inside the file, found independently by searching for
     // the unique byte sequence key(9,len)=0x4a 0x03 'a' 'b' 'c'.
-    EXPECT_EQ(e.offset(), static_cast<int64_t>(m.b.find("\x4a\x03" "abc")));
+    EXPECT_EQ(e.offset(), static_cast<int64_t>(m.b.find("\x4a\x03"
+                                                        "abc")));
   }
 }
 

@@ -98,7 +98,9 @@ inline Msg float_tensor_raw(const std::string& name, std::initializer_list<int64
   t.bytes(9, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
   return t;
 }
-inline Msg opset(const std::string& domain, int64_t v) { return Msg().bytes(1, domain).varint(2, static_cast<uint64_t>(v)); }
+inline Msg opset(const std::string& domain, int64_t v) {
+  return Msg().bytes(1, domain).varint(2, static_cast<uint64_t>(v));
+}
 inline Msg model(const Msg& graph, int64_t ir = 8, int64_t op = 17) {
   return Msg().varint(1, static_cast<uint64_t>(ir)).msg(7, graph).msg(8, opset("", op));
 }

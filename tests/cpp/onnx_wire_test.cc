@@ -18,12 +18,18 @@ Error error_of(const std::string& bytes, const onnx::ImportOptions& o = {}) {
 }
 
 Msg tiny_graph() {
-  return Msg().msg(1, node("Relu", {"x"}, {"y"})).bytes(2, "g").msg(11, value_info("x", 1, {2})).msg(12, value_info("y", 1, {2}));
+  return Msg()
+      .msg(1, node("Relu", {"x"}, {"y"}))
+      .bytes(2, "g")
+      .msg(11, value_info("x", 1, {2}))
+      .msg(12, value_info("y", 1, {2}));
 }
 
 // A valid model header ("ir_version 8") followed by `tail`; the graph comes last so errors in `tail`
 // are reached first. Offsets in `tail` start at 2.
-std::string with_prefix(const std::string& tail) { return Msg().varint(1, 8).b + tail + Msg().msg(7, tiny_graph()).msg(8, opset("", 17)).b; }
+std::string with_prefix(const std::string& tail) {
+  return Msg().varint(1, 8).b + tail + Msg().msg(7, tiny_graph()).msg(8, opset("", 17)).b;
+}
 
 TEST(OnnxWire, SmokeImport) {
   auto m = import_msg(model(tiny_graph()));
@@ -113,7 +119,8 @@ TEST(OnnxWire, InvalidUtf8InString) {
   EXPECT_EQ(error_of(with_prefix(Msg().bytes(2, "\xc0\xaf").b)).kind(), ErrorKind::Malformed);
   EXPECT_EQ(error_of(with_prefix(Msg().bytes(2, "\xed\xa0\x80").b)).kind(), ErrorKind::Malformed);
   // Valid multi-byte UTF-8 is kept byte for byte.
-  auto m = onnx::import_bytes(storage_of(with_prefix(Msg().bytes(2, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80").b)), "<t>");
+  auto m =
+      onnx::import_bytes(storage_of(with_prefix(Msg().bytes(2, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80").b)), "<t>");
   EXPECT_EQ(m.producer_name, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
 }
 
@@ -131,14 +138,21 @@ TEST(OnnxWire, UnknownAndWrongWireTypeFieldsSkipped) {
   Msg g = tiny_graph();
   g.varint(100, 5).fixed64(101, 1).fixed32(102, 2).bytes(103, "zz");
   g.varint(2, 77);  // name (a string) arriving as a varint: skipped
-  Msg m = Msg().varint(1, 8).bytes(99, "unknown").msg(7, g).msg(8, opset("", 17)).fixed32(1, 3);  // wrong wire ir_version
+  Msg m =
+      Msg().varint(1, 8).bytes(99, "unknown").msg(7, g).msg(8, opset("", 17)).fixed32(1, 3);  // wrong wire ir_version
   auto r = import_msg(m);
   EXPECT_EQ(r.ir_version, 8);
   EXPECT_EQ(r.graph->name, "g");
 }
 
 TEST(OnnxWire, LastSingularWins) {
-  Msg m = Msg().varint(1, 5).bytes(2, "first").bytes(2, "second").msg(7, tiny_graph().bytes(2, "g2")).varint(1, 9).msg(8, opset("", 17));
+  Msg m = Msg()
+              .varint(1, 5)
+              .bytes(2, "first")
+              .bytes(2, "second")
+              .msg(7, tiny_graph().bytes(2, "g2"))
+              .varint(1, 9)
+              .msg(8, opset("", 17));
   auto r = import_msg(m);
   EXPECT_EQ(r.ir_version, 9);
   EXPECT_EQ(r.producer_name, "second");
@@ -163,7 +177,12 @@ TEST(OnnxWire, Int32KeepsLow32Bits) {
 
 TEST(OnnxWire, PackedAndUnpackedMixed) {
   // ints attribute: unpacked 1, packed [2,3], unpacked -4 (10-byte varint), packed [5].
-  Msg attr = Msg().bytes(1, "axes").varint(8, 1).packed_varints(8, {2, 3}).varint(8, static_cast<uint64_t>(-4)).packed_varints(8, {5});
+  Msg attr = Msg()
+                 .bytes(1, "axes")
+                 .varint(8, 1)
+                 .packed_varints(8, {2, 3})
+                 .varint(8, static_cast<uint64_t>(-4))
+                 .packed_varints(8, {5});
   // floats: unpacked 1.5, packed [2.5, -3].
   attr.f32(7, 1.5f).packed_floats(7, {2.5f, -3.0f});
   attr.varint(20, 7);
@@ -206,7 +225,11 @@ TEST(OnnxWire, HundredThousandLevelsRefusedWithoutStackOverflow) {
   // computed inside-out, then the headers are written outside-in (linear, no copying of the inner bytes).
   const int levels = 100000;
   const std::string core = tensor_type(1, {1}).b;
-  auto vlen = [](uint64_t v) { std::string s; Msg::put_varint(s, v); return s; };
+  auto vlen = [](uint64_t v) {
+    std::string s;
+    Msg::put_varint(s, v);
+    return s;
+  };
   std::vector<uint64_t> type_len(levels + 1), seq_len(levels + 1);
   type_len[0] = core.size();
   for (int i = 1; i <= levels; ++i) {

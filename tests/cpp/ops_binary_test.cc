@@ -66,9 +66,16 @@ TEST(OpsBinaryTest, RandomBroadcastShapesMatchNaiveReference) {
     std::vector<int64_t> a, b, out;
   };
   const std::vector<S> shapes = {
-      {{}, {}, {}},           {{3}, {}, {3}},           {{}, {2, 3}, {2, 3}},      {{2, 1, 3}, {4, 1}, {2, 4, 3}},
-      {{1, 5}, {5, 1}, {5, 5}}, {{0, 3}, {1, 3}, {0, 3}}, {{2, 3, 4, 5}, {3, 1, 5}, {2, 3, 4, 5}},
-      {{7}, {7}, {7}},        {{1, 1, 1}, {2, 2}, {1, 2, 2}}, {{3, 1, 2, 1}, {1, 4, 1, 5}, {3, 4, 2, 5}},
+      {{}, {}, {}},
+      {{3}, {}, {3}},
+      {{}, {2, 3}, {2, 3}},
+      {{2, 1, 3}, {4, 1}, {2, 4, 3}},
+      {{1, 5}, {5, 1}, {5, 5}},
+      {{0, 3}, {1, 3}, {0, 3}},
+      {{2, 3, 4, 5}, {3, 1, 5}, {2, 3, 4, 5}},
+      {{7}, {7}, {7}},
+      {{1, 1, 1}, {2, 2}, {1, 2, 2}},
+      {{3, 1, 2, 1}, {1, 4, 1, 5}, {3, 4, 2, 5}},
   };
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-4, 4);
@@ -101,33 +108,45 @@ TEST(OpsBinaryTest, RandomBroadcastShapesMatchNaiveReference) {
 }
 
 TEST(OpsBinaryTest, IntegerWrapAndDivisionRules) {
-  auto i8 = [](std::vector<int8_t> v) { return Tensor::from_values(std::span<const int8_t>(v), Shape{static_cast<int64_t>(v.size())}); };
+  auto i8 = [](std::vector<int8_t> v) {
+    return Tensor::from_values(std::span<const int8_t>(v), Shape{static_cast<int64_t>(v.size())});
+  };
   EXPECT_EQ(values<int8_t>(binop("Add", i8({127, -128, 100}), i8({1, -1, 100})).outputs[0]),
             (std::vector<int8_t>{-128, 127, -56}));
   EXPECT_EQ(values<int8_t>(binop("Mul", i8({16, -128}), i8({16, -1})).outputs[0]), (std::vector<int8_t>{0, -128}));
   EXPECT_EQ(values<int8_t>(binop("Div", i8({-7, 7, -128, 5}), i8({2, 0, -1, -3})).outputs[0]),
             (std::vector<int8_t>{-3, 0, -128, -1}));
 
-  auto u8 = [](std::vector<uint8_t> v) { return Tensor::from_values(std::span<const uint8_t>(v), Shape{static_cast<int64_t>(v.size())}); };
+  auto u8 = [](std::vector<uint8_t> v) {
+    return Tensor::from_values(std::span<const uint8_t>(v), Shape{static_cast<int64_t>(v.size())});
+  };
   EXPECT_EQ(values<uint8_t>(binop("Sub", u8({0, 5}), u8({1, 10})).outputs[0]), (std::vector<uint8_t>{255, 251}));
   EXPECT_EQ(values<uint8_t>(binop("Mul", u8({16, 255}), u8({16, 255})).outputs[0]), (std::vector<uint8_t>{0, 1}));
 
   const int32_t imin = std::numeric_limits<int32_t>::min(), imax = std::numeric_limits<int32_t>::max();
-  auto i32 = [](std::vector<int32_t> v) { return Tensor::from_values(std::span<const int32_t>(v), Shape{static_cast<int64_t>(v.size())}); };
-  EXPECT_EQ(values<int32_t>(binop("Add", i32({imax, imin}), i32({1, -1})).outputs[0]), (std::vector<int32_t>{imin, imax}));
+  auto i32 = [](std::vector<int32_t> v) {
+    return Tensor::from_values(std::span<const int32_t>(v), Shape{static_cast<int64_t>(v.size())});
+  };
+  EXPECT_EQ(values<int32_t>(binop("Add", i32({imax, imin}), i32({1, -1})).outputs[0]),
+            (std::vector<int32_t>{imin, imax}));
   EXPECT_EQ(values<int32_t>(binop("Mul", i32({65536, 46341}), i32({65536, 46341})).outputs[0]),
             (std::vector<int32_t>{0, -2147479015}));  // 46341^2 = 2147488281 wraps (computed with Python)
   EXPECT_EQ(values<int32_t>(binop("Div", i32({imin, 9, -9, 1}), i32({-1, 0, 4, 2})).outputs[0]),
             (std::vector<int32_t>{imin, 0, -2, 0}));
 
   const int64_t lmin = std::numeric_limits<int64_t>::min(), lmax = std::numeric_limits<int64_t>::max();
-  auto i64 = [](std::vector<int64_t> v) { return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())}); };
+  auto i64 = [](std::vector<int64_t> v) {
+    return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())});
+  };
   EXPECT_EQ(values<int64_t>(binop("Sub", i64({lmin, 3}), i64({1, 5})).outputs[0]), (std::vector<int64_t>{lmax, -2}));
   EXPECT_EQ(values<int64_t>(binop("Mul", i64({lmax}), i64({2})).outputs[0]), (std::vector<int64_t>{-2}));
   EXPECT_EQ(values<int64_t>(binop("Div", i64({lmin, -1}), i64({-1, 0})).outputs[0]), (std::vector<int64_t>{lmin, 0}));
 
-  auto u64 = [](std::vector<uint64_t> v) { return Tensor::from_values(std::span<const uint64_t>(v), Shape{static_cast<int64_t>(v.size())}); };
-  EXPECT_EQ(values<uint64_t>(binop("Div", u64({~0ull, 7}), u64({2, 0})).outputs[0]), (std::vector<uint64_t>{~0ull / 2, 0}));
+  auto u64 = [](std::vector<uint64_t> v) {
+    return Tensor::from_values(std::span<const uint64_t>(v), Shape{static_cast<int64_t>(v.size())});
+  };
+  EXPECT_EQ(values<uint64_t>(binop("Div", u64({~0ull, 7}), u64({2, 0})).outputs[0]),
+            (std::vector<uint64_t>{~0ull / 2, 0}));
 }
 
 TEST(OpsBinaryTest, SpecialFloatValues) {
@@ -194,8 +213,11 @@ TEST(OpsBinaryTest, HalfPrecisionRoundsOnce) {
 TEST(OpsBinaryTest, Errors) {
   auto i32 = Tensor::from_values<int32_t>({1}, Shape{1});
   expect_error([&] { binop("Add", f32({1}, Shape{1}), i32); }, ErrorKind::InvalidModel, "Add node 'n0'");
-  expect_error([&] { binop("Mul", f32({1, 2}, Shape{2}), f32({1, 2, 3}, Shape{3})); }, ErrorKind::InvalidModel,
-               "do not broadcast");
+  expect_error(
+      [&] {
+        binop("Mul", f32({1, 2}, Shape{2}), f32({1, 2, 3}, Shape{3}));
+      },
+      ErrorKind::InvalidModel, "do not broadcast");
   auto b = Tensor::from_values<bool>({true}, Shape{1});
   expect_error([&] { binop("Add", b, b); }, ErrorKind::Unsupported, "bool");
   auto bf = Tensor::zeros(DType::BF16, Shape{1});
@@ -209,7 +231,8 @@ TEST(OpsBinaryTest, Errors) {
 
 TEST(OpsReluTest, CompareAndSelect) {
   const float inf = std::numeric_limits<float>::infinity();
-  Tensor x = f32({-1, -0.0f, 0, 2.5f, -inf, inf, from_fbits(0x80000001u), from_fbits(1), from_fbits(0xFFC12345u)}, Shape{9});
+  Tensor x =
+      f32({-1, -0.0f, 0, 2.5f, -inf, inf, from_fbits(0x80000001u), from_fbits(1), from_fbits(0xFFC12345u)}, Shape{9});
   for (int64_t opset : {6, 13, 14}) {
     OpCase c;
     c.op_type = "Relu";

@@ -43,15 +43,17 @@ const float kNan = std::numeric_limits<float>::quiet_NaN();
 
 TEST(OpsCastTest, FloatToIntegerTruncatesSaturatesNanIsZero) {
   const int32_t imax = std::numeric_limits<int32_t>::max(), imin = std::numeric_limits<int32_t>::min();
-  EXPECT_EQ(values<int32_t>(cast(vec<float>({kNan, kInf, -kInf, 2.5f, -2.5f, -0.5f, 0.99f, 3e9f, -3e9f, -2147483648.0f}),
-                                 DType::I32)),
+  EXPECT_EQ(values<int32_t>(cast(
+                vec<float>({kNan, kInf, -kInf, 2.5f, -2.5f, -0.5f, 0.99f, 3e9f, -3e9f, -2147483648.0f}), DType::I32)),
             (std::vector<int32_t>{0, imax, imin, 2, -2, 0, 0, imax, imin, imin}));
   EXPECT_EQ(values<uint8_t>(cast(vec<float>({-1, 255.9f, 256, kNan, -0.5f, 300}), DType::U8)),
             (std::vector<uint8_t>{0, 255, 255, 0, 0, 255}));
-  EXPECT_EQ(values<int8_t>(cast(vec<double>({-128.9, 127.9, -129, 1e300}), DType::I8)), (std::vector<int8_t>{-128, 127, -128, 127}));
+  EXPECT_EQ(values<int8_t>(cast(vec<double>({-128.9, 127.9, -129, 1e300}), DType::I8)),
+            (std::vector<int8_t>{-128, 127, -128, 127}));
   const int64_t lmax = std::numeric_limits<int64_t>::max(), lmin = std::numeric_limits<int64_t>::min();
-  EXPECT_EQ(values<int64_t>(cast(vec<double>({9.3e18, -9.3e18, 9223372036854774784.0, 9223372036854775808.0}), DType::I64)),
-            (std::vector<int64_t>{lmax, lmin, 9223372036854774784LL, lmax}));
+  EXPECT_EQ(
+      values<int64_t>(cast(vec<double>({9.3e18, -9.3e18, 9223372036854774784.0, 9223372036854775808.0}), DType::I64)),
+      (std::vector<int64_t>{lmax, lmin, 9223372036854774784LL, lmax}));
   // numpy: int(np.float32(1.8e19)) = 18000000404716257280
   EXPECT_EQ(values<uint64_t>(cast(vec<float>({1.8e19f, 2e19f, -1}), DType::U64)),
             (std::vector<uint64_t>{18000000404716257280ull, ~0ull, 0}));
@@ -71,8 +73,10 @@ TEST(OpsCastTest, IntegerToIntegerWraps) {
 
 TEST(OpsCastTest, IntegerToFloatRoundsToNearestEven) {
   // numpy: int64 [16777217, 16777219] -> float32 [16777216, 16777220]; 2^53+1 -> float64 2^53.
-  EXPECT_EQ(values<float>(cast(vec<int64_t>({16777217, 16777219, -3}), DType::F32)), (std::vector<float>{16777216, 16777220, -3}));
-  EXPECT_EQ(values<double>(cast(vec<int64_t>({(int64_t{1} << 53) + 1}), DType::F64)), (std::vector<double>{9007199254740992.0}));
+  EXPECT_EQ(values<float>(cast(vec<int64_t>({16777217, 16777219, -3}), DType::F32)),
+            (std::vector<float>{16777216, 16777220, -3}));
+  EXPECT_EQ(values<double>(cast(vec<int64_t>({(int64_t{1} << 53) + 1}), DType::F64)),
+            (std::vector<double>{9007199254740992.0}));
   EXPECT_EQ(values<float>(cast(vec<uint64_t>({~0ull}), DType::F32)), (std::vector<float>{18446744073709551616.0f}));
   EXPECT_EQ(values<double>(cast(vec<uint64_t>({~0ull}), DType::F64)), (std::vector<double>{18446744073709551616.0}));
   // numpy: int32 [2049, 2051, 65519, 65520, -70000] -> float16 bits [26624, 26626, 31743, 31744, 64512]
@@ -88,13 +92,15 @@ TEST(OpsCastTest, IntegerToFloatRoundsToNearestEven) {
 
 TEST(OpsCastTest, FloatToFloat) {
   // numpy: float64 [1e300, 1e-50, 1+2^-24, 1+3*2^-24] -> float32 bits [0x7F800000, 0, 0x3F800000, 0x3F800002]
-  auto f = values<float>(cast(vec<double>({1e300, 1e-50, 1 + std::ldexp(1.0, -24), 1 + 3 * std::ldexp(1.0, -24)}), DType::F32));
+  auto f = values<float>(
+      cast(vec<double>({1e300, 1e-50, 1 + std::ldexp(1.0, -24), 1 + 3 * std::ldexp(1.0, -24)}), DType::F32));
   EXPECT_EQ(fbits(f[0]), 0x7F800000u);
   EXPECT_EQ(fbits(f[1]), 0u);
   EXPECT_EQ(fbits(f[2]), 0x3F800000u);
   EXPECT_EQ(fbits(f[3]), 0x3F800002u);
   // numpy: float32 [1e-8, 65520, 65504] -> float16 [0x0000, 0x7C00, 0x7BFF]
-  EXPECT_EQ(raw16_values(cast(vec<float>({1e-8f, 65520, 65504}), DType::F16)), (std::vector<uint16_t>{0, 0x7C00, 0x7BFF}));
+  EXPECT_EQ(raw16_values(cast(vec<float>({1e-8f, 65520, 65504}), DType::F16)),
+            (std::vector<uint16_t>{0, 0x7C00, 0x7BFF}));
   // float64 -> float16 goes through float32 (two roundings, as specified): 1 + 2^-11 + 2^-30 becomes the
   // float32 1 + 2^-11, a half tie that goes to even 1.0.
   EXPECT_EQ(raw16_values(cast(vec<double>({1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -30)}), DType::F16)),
@@ -102,7 +108,8 @@ TEST(OpsCastTest, FloatToFloat) {
   EXPECT_EQ(values<float>(cast(raw16(DType::F16, {0x0001, 0x3555, 0xFBFF}), DType::F32)),
             (std::vector<float>{std::ldexp(1.0f, -24), 0.333251953125f, -65504.0f}));
   EXPECT_EQ(values<double>(cast(raw16(DType::BF16, {0x3F80, 0xC2F7}), DType::F64)), (std::vector<double>{1.0, -123.5}));
-  EXPECT_EQ(raw16_values(cast(raw16(DType::F16, {0x3C00, 0x7C00}), DType::BF16)), (std::vector<uint16_t>{0x3F80, 0x7F80}));
+  EXPECT_EQ(raw16_values(cast(raw16(DType::F16, {0x3C00, 0x7C00}), DType::BF16)),
+            (std::vector<uint16_t>{0x3F80, 0x7F80}));
   EXPECT_EQ(raw16_values(cast(raw16(DType::BF16, {0x4780}), DType::F16)), (std::vector<uint16_t>{0x7C00}));  // 65536
 }
 
@@ -159,8 +166,10 @@ TEST(OpsCastTest, Errors) {
 // Hand-worked: 16777217 = 2^24 + 1 is a tie between 2^24 and 2^24 + 2 and goes to the even 2^24; 16777219 goes
 // up to 16777220; INT32_MAX rounds to 2^31.
 TEST(OpsCastTest, IntegersToFloatRoundOnce) {
-  auto f = values<float>(cast(vec<int32_t>({0, -7, 16777217, 16777219, -16777217, 2147483647, -2147483647 - 1}), DType::F32));
-  EXPECT_EQ(f, (std::vector<float>{0.0f, -7.0f, 16777216.0f, 16777220.0f, -16777216.0f, 2147483648.0f, -2147483648.0f}));
+  auto f = values<float>(
+      cast(vec<int32_t>({0, -7, 16777217, 16777219, -16777217, 2147483647, -2147483647 - 1}), DType::F32));
+  EXPECT_EQ(f,
+            (std::vector<float>{0.0f, -7.0f, 16777216.0f, 16777220.0f, -16777216.0f, 2147483648.0f, -2147483648.0f}));
   EXPECT_EQ(values<float>(cast(vec<uint8_t>({0, 1, 254, 255}), DType::F32)), (std::vector<float>{0, 1, 254, 255}));
   EXPECT_EQ(values<float>(cast(vec<int8_t>({-128, -1, 0, 127}), DType::F32)), (std::vector<float>{-128, -1, 0, 127}));
   // More elements than one pool chunk, each its own value.

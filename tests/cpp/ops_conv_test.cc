@@ -34,9 +34,9 @@ TEST(OpsConv, ThreeByThreeWithPaddingAndBias) {
   // 1x1x3x3 input 0..8, all-ones 3x3 kernel, pads 1, bias 10: each output is 10 + the sum of its 3x3
   // neighbourhood (hand-computed).
   for (bool exact : {false, true}) {
-    auto r = run_op(conv({iota(Shape{1, 1, 3, 3}), filled(Shape{1, 1, 3, 3}, 1.0f),
-                          Tensor::from_values<float>({10.0f}, Shape{1})},
-                         {attr_ints("pads", {1, 1, 1, 1})}, exact));
+    auto r = run_op(
+        conv({iota(Shape{1, 1, 3, 3}), filled(Shape{1, 1, 3, 3}, 1.0f), Tensor::from_values<float>({10.0f}, Shape{1})},
+             {attr_ints("pads", {1, 1, 1, 1})}, exact));
     ASSERT_EQ(r.outputs[0].shape(), (Shape{1, 1, 3, 3}));
     EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{18, 25, 22, 31, 46, 37, 30, 43, 34}));
   }
@@ -78,37 +78,51 @@ TEST(OpsConv, OneAndThreeSpatialAxes) {
 TEST(OpsConv, GroupsAndDepthwise) {
   // Two groups of one channel each, multiplier 2: channel 0 of [1..4] and channel 1 of [5..8], kernels of ones
   // and twos (1x1): outputs x, 2x per input channel.
-  auto r = run_op(conv({iota(Shape{1, 2, 2, 2}, 1.0f),
-                        Tensor::from_values<float>({1.0f, 2.0f, 1.0f, 2.0f}, Shape{4, 1, 1, 1})},
-                       {attr_i("group", 2)}, true));
-  EXPECT_EQ(values<float>(r.outputs[0]),
-            (std::vector<float>{1, 2, 3, 4, 2, 4, 6, 8, 5, 6, 7, 8, 10, 12, 14, 16}));
+  auto r = run_op(
+      conv({iota(Shape{1, 2, 2, 2}, 1.0f), Tensor::from_values<float>({1.0f, 2.0f, 1.0f, 2.0f}, Shape{4, 1, 1, 1})},
+           {attr_i("group", 2)}, true));
+  EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1, 2, 3, 4, 2, 4, 6, 8, 5, 6, 7, 8, 10, 12, 14, 16}));
 }
 
 TEST(OpsConv, Errors) {
   const Tensor x = iota(Shape{1, 2, 4, 4});
   const Tensor w = filled(Shape{2, 2, 3, 3}, 1.0f);
-  expect_error([&] { run_op(conv({x, filled(Shape{2, 1, 3, 3}, 1.0f)}, {})); }, ErrorKind::InvalidModel,
-               "input channels");
+  expect_error(
+      [&] {
+        run_op(conv({x, filled(Shape{2, 1, 3, 3}, 1.0f)}, {}));
+      },
+      ErrorKind::InvalidModel, "input channels");
   expect_error([&] { run_op(conv({x, w}, {attr_i("group", 3)})); }, ErrorKind::InvalidModel, "group 3");
   expect_error([&] { run_op(conv({x, w}, {attr_i("group", 0)})); }, ErrorKind::InvalidModel, "group");
   expect_error([&] { run_op(conv({x, w}, {attr_ints("strides", {1})})); }, ErrorKind::InvalidModel, "strides");
   expect_error([&] { run_op(conv({x, w}, {attr_ints("strides", {0, 1})})); }, ErrorKind::InvalidModel, "strides");
   expect_error([&] { run_op(conv({x, w}, {attr_ints("pads", {1, 1})})); }, ErrorKind::InvalidModel, "pads");
   expect_error([&] { run_op(conv({x, w}, {attr_ints("pads", {-1, 0, 0, 0})})); }, ErrorKind::InvalidModel, "pads");
-  expect_error([&] { run_op(conv({x, w}, {attr_ints("kernel_shape", {2, 2})})); }, ErrorKind::InvalidModel,
-               "kernel_shape");
+  expect_error(
+      [&] {
+        run_op(conv({x, w}, {attr_ints("kernel_shape", {2, 2})}));
+      },
+      ErrorKind::InvalidModel, "kernel_shape");
   expect_error([&] { run_op(conv({x, w}, {attr_s("auto_pad", "SAME")})); }, ErrorKind::InvalidModel, "auto_pad");
-  expect_error([&] { run_op(conv({x, w}, {attr_ints("dilations", {3, 3})})); }, ErrorKind::InvalidModel,
-               "does not fit");
+  expect_error(
+      [&] {
+        run_op(conv({x, w}, {attr_ints("dilations", {3, 3})}));
+      },
+      ErrorKind::InvalidModel, "does not fit");
   expect_error([&] { run_op(conv({x, w, filled(Shape{3}, 0.0f)}, {})); }, ErrorKind::InvalidModel, "B [3]");
   expect_error([&] { run_op(conv({iota(Shape{2, 4}), w}, {})); }, ErrorKind::InvalidModel, "rank 3");
   expect_error([&] { run_op(conv({x, filled(Shape{2, 2, 3}, 1.0f)}, {})); }, ErrorKind::InvalidModel, "rank of X");
-  expect_error([&] { run_op(conv({iota(Shape{1, 1, 2, 2, 2, 2}), filled(Shape{1, 1, 1, 1, 1, 1}, 1.0f)}, {})); },
-               ErrorKind::Unsupported, "spatial axes");
+  expect_error(
+      [&] {
+        run_op(conv({iota(Shape{1, 1, 2, 2, 2, 2}), filled(Shape{1, 1, 1, 1, 1, 1}, 1.0f)}, {}));
+      },
+      ErrorKind::Unsupported, "spatial axes");
   const Tensor xd = Tensor::from_values<double>({1.0, 2.0, 3.0, 4.0}, Shape{1, 1, 2, 2});
-  expect_error([&] { run_op(conv({xd, Tensor::from_values<double>({1.0}, Shape{1, 1, 1, 1})}, {})); },
-               ErrorKind::Unsupported, "float64");
+  expect_error(
+      [&] {
+        run_op(conv({xd, Tensor::from_values<double>({1.0}, Shape{1, 1, 1, 1})}, {}));
+      },
+      ErrorKind::Unsupported, "float64");
   // The node is named in the message.
   expect_error([&] { run_op(conv({x, w}, {attr_i("group", 3)})); }, ErrorKind::InvalidModel, "n0");
 }
@@ -144,24 +158,40 @@ TEST(OpsConvTranspose, ShapesAndValues) {
                     {attr_ints("strides", {2}), attr_s("auto_pad", "SAME_LOWER")}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1, 3, 2, 2}));
   // output_shape larger than the kernel reaches: the surplus is zeros at the end; groups 2 and a bias.
-  r = run_op(conv_t({iota(Shape{1, 2, 2}, 1.0f), filled(Shape{2, 1, 1}, 1.0f), Tensor::from_values<float>({0.5f, -1.0f}, Shape{2})},
-                    {attr_i("group", 2), attr_ints("output_shape", {3})}));
+  r = run_op(conv_t(
+      {iota(Shape{1, 2, 2}, 1.0f), filled(Shape{2, 1, 1}, 1.0f), Tensor::from_values<float>({0.5f, -1.0f}, Shape{2})},
+      {attr_i("group", 2), attr_ints("output_shape", {3})}));
   ASSERT_EQ(r.outputs[0].shape(), (Shape{1, 2, 3}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1.5f, 2.5f, 0.5f, 2.0f, 3.0f, -1.0f}));
 }
 
 TEST(OpsConvTranspose, Errors) {
   const Tensor x = iota(Shape{1, 2, 3, 3});
-  expect_error([&] { run_op(conv_t({x, filled(Shape{3, 1, 2, 2}, 1.0f)}, {})); }, ErrorKind::InvalidModel,
-               "input channels");
-  expect_error([&] { run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("output_padding", {2, 0})})); },
-               ErrorKind::InvalidModel, "output_padding");
-  expect_error([&] { run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("output_shape", {5})})); },
-               ErrorKind::InvalidModel, "output_shape");
-  expect_error([&] { run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("pads", {3, 3, 3, 3})})); },
-               ErrorKind::InvalidModel, "pads");
-  expect_error([&] { run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f), filled(Shape{3}, 1.0f)}, {attr_i("group", 2)})); },
-               ErrorKind::InvalidModel, "B [3]");
+  expect_error(
+      [&] {
+        run_op(conv_t({x, filled(Shape{3, 1, 2, 2}, 1.0f)}, {}));
+      },
+      ErrorKind::InvalidModel, "input channels");
+  expect_error(
+      [&] {
+        run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("output_padding", {2, 0})}));
+      },
+      ErrorKind::InvalidModel, "output_padding");
+  expect_error(
+      [&] {
+        run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("output_shape", {5})}));
+      },
+      ErrorKind::InvalidModel, "output_shape");
+  expect_error(
+      [&] {
+        run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f)}, {attr_ints("pads", {3, 3, 3, 3})}));
+      },
+      ErrorKind::InvalidModel, "pads");
+  expect_error(
+      [&] {
+        run_op(conv_t({x, filled(Shape{2, 1, 2, 2}, 1.0f), filled(Shape{3}, 1.0f)}, {attr_i("group", 2)}));
+      },
+      ErrorKind::InvalidModel, "B [3]");
 }
 
 }  // namespace

@@ -155,12 +155,17 @@ TEST(OpsElementwiseRulesTest, SignAndSignedZeros) {
 }
 
 TEST(OpsElementwiseRulesTest, BitShiftAndBitwiseOnUnsigned) {
-  auto l = run("BitShift", {vec<uint8_t>({1, 0x81, 1, 1}), vec<uint8_t>({7, 1, 8, 200})}, {attr_s("direction", "LEFT")});
+  auto l =
+      run("BitShift", {vec<uint8_t>({1, 0x81, 1, 1}), vec<uint8_t>({7, 1, 8, 200})}, {attr_s("direction", "LEFT")});
   EXPECT_EQ(values<uint8_t>(l.outputs[0]), (std::vector<uint8_t>{0x80, 0x02, 0, 0}));  // width or more: 0
-  auto r = run("BitShift", {vec<uint64_t>({~uint64_t{0}, 16}), vec<uint64_t>({63, 64})}, {attr_s("direction", "RIGHT")});
+  auto r =
+      run("BitShift", {vec<uint64_t>({~uint64_t{0}, 16}), vec<uint64_t>({63, 64})}, {attr_s("direction", "RIGHT")});
   EXPECT_EQ(values<uint64_t>(r.outputs[0]), (std::vector<uint64_t>{1, 0}));
-  expect_error([] { run("BitShift", {vec<uint8_t>({1}), vec<uint8_t>({1})}, {attr_s("direction", "UP")}); },
-               ErrorKind::InvalidModel, "direction");
+  expect_error(
+      [] {
+        run("BitShift", {vec<uint8_t>({1}), vec<uint8_t>({1})}, {attr_s("direction", "UP")});
+      },
+      ErrorKind::InvalidModel, "direction");
   auto a = run("BitwiseAnd", {vec<uint16_t>({0xF0F0}), vec<uint16_t>({0xFF00})});
   EXPECT_EQ(values<uint16_t>(a.outputs[0]), (std::vector<uint16_t>{0xF000}));
   auto o = run("BitwiseOr", {vec<uint32_t>({0xF0000000u}), vec<uint32_t>({0x0000000Fu})});
@@ -192,11 +197,15 @@ TEST(OpsElementwiseRulesTest, ExactModeCanonicalisesNaN) {
 
 TEST(OpsElementwiseRulesTest, WhereBroadcastsThreeWaysAndCastLikeTakesTheType) {
   const std::vector<uint8_t> c{1, 0};
-  auto w = run("Where", {Tensor::copy_of(DType::Bool, Shape{2, 1}, c.data(), 2), vec<int64_t>({1, 2, 3}), scalar<int64_t>(-1)});
+  auto w = run("Where",
+               {Tensor::copy_of(DType::Bool, Shape{2, 1}, c.data(), 2), vec<int64_t>({1, 2, 3}), scalar<int64_t>(-1)});
   EXPECT_EQ(w.outputs[0].shape(), (Shape{2, 3}));
   EXPECT_EQ(values<int64_t>(w.outputs[0]), (std::vector<int64_t>{1, 2, 3, -1, -1, -1}));
-  expect_error([] { run("Where", {vec<float>({1.0f}), vec<float>({1.0f}), vec<float>({1.0f})}); }, ErrorKind::InvalidModel,
-               "condition must be bool");
+  expect_error(
+      [] {
+        run("Where", {vec<float>({1.0f}), vec<float>({1.0f}), vec<float>({1.0f})});
+      },
+      ErrorKind::InvalidModel, "condition must be bool");
   // CastLike: float -> uint8 by the Cast rules (truncate, saturate, NaN 0); the 'like' values are not read.
   auto cl = run("CastLike", {vec<float>({-3.7f, 300.0f, kNan, 2.9f}), vec<uint8_t>({})});
   EXPECT_EQ(cl.outputs[0].dtype(), DType::U8);
@@ -224,7 +233,9 @@ TEST(OpsElementwiseRulesTest, ExpBasedActivationsAreExactFloat32) {
   };
   const std::vector<Fn> fns = {
       {"Elu", {attr_f("alpha", 0.5f)}, [](long double x) { return x < 0 ? 0.5L * std::expm1(x) : x; }},
-      {"Selu", {}, [](long double x) {
+      {"Selu",
+       {},
+       [](long double x) {
          const long double a = 1.67326319217681884765625L, g = 1.05070102214813232421875L;
          return x > 0 ? g * x : g * a * std::expm1(x);
        }},

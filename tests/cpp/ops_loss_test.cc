@@ -33,8 +33,11 @@ TEST(OpsLossTest, NllMeanSumNoneByHand) {
 
 TEST(OpsLossTest, NllTargetOutOfRangeIsInvalidInput) {
   const std::vector<float> x = {0.1f, 0.2f, 0.7f, 0.5f, 0.25f, 0.25f};
-  expect_error([&] { run_op(nll(x, Shape{2, 3}, {2, 3}, Shape{2}, "sum")); }, ErrorKind::InvalidInput,
-               "target 3 at position 1 is outside [0, 3)");
+  expect_error(
+      [&] {
+        run_op(nll(x, Shape{2, 3}, {2, 3}, Shape{2}, "sum"));
+      },
+      ErrorKind::InvalidInput, "target 3 at position 1 is outside [0, 3)");
   expect_error([&] { run_op(nll(x, Shape{2, 3}, {-1, 0}, Shape{2}, "sum")); }, ErrorKind::InvalidInput, "target -1");
   // ignore_index takes precedence over the range check.
   OpCase c = nll(x, Shape{2, 3}, {-1, 0}, Shape{2}, "mean");
@@ -52,8 +55,11 @@ TEST(OpsLossTest, NllEveryElementIgnoredMeanIsNaN) {
 }
 
 TEST(OpsLossTest, ShapeMismatchAndSoftmaxNotExact) {
-  expect_error([&] { run_op(nll({1, 2, 3, 4}, Shape{2, 2}, {0, 0, 0}, Shape{3}, "sum")); }, ErrorKind::InvalidModel,
-               "does not match input");
+  expect_error(
+      [&] {
+        run_op(nll({1, 2, 3, 4}, Shape{2, 2}, {0, 0, 0}, Shape{3}, "sum"));
+      },
+      ErrorKind::InvalidModel, "does not match input");
   OpCase c = nll({0.f, 0.f}, Shape{1, 2}, {1}, Shape{1}, "sum");
   c.op_type = "SoftmaxCrossEntropyLoss";
   auto r = run_op(c);

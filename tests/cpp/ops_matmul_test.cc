@@ -94,9 +94,9 @@ TEST(OpsMatMulTest, BatchedBroadcastMatchesNaive) {
     std::vector<int64_t> a, b, batch;
   };
   const std::vector<C> cases = {
-      {{2, 3}, {3, 4}, {}},          {{2, 1, 2, 3}, {3, 3, 4}, {2, 3}},  {{5, 2, 7}, {7, 1}, {5}},
-      {{1, 4, 5}, {3, 5, 2}, {3}},   {{2, 0, 3}, {3, 4}, {2}},           {{2, 3, 0}, {1, 0, 4}, {2}},
-      {{1, 1, 17}, {17, 33}, {1}},   {{3, 1, 1, 6}, {2, 6, 5}, {3, 2}},
+      {{2, 3}, {3, 4}, {}},        {{2, 1, 2, 3}, {3, 3, 4}, {2, 3}}, {{5, 2, 7}, {7, 1}, {5}},
+      {{1, 4, 5}, {3, 5, 2}, {3}}, {{2, 0, 3}, {3, 4}, {2}},          {{2, 3, 0}, {1, 0, 4}, {2}},
+      {{1, 1, 17}, {17, 33}, {1}}, {{3, 1, 1, 6}, {2, 6, 5}, {3, 2}},
   };
   std::mt19937 rng(11);
   for (const auto& c : cases) {
@@ -149,12 +149,22 @@ TEST(OpsMatMulTest, NanAndIntegers) {
 }
 
 TEST(OpsMatMulTest, Errors) {
-  expect_error([] { matmul(f32({1, 2}, {1, 2}), f32({1, 2, 3}, {3, 1})); }, ErrorKind::InvalidModel, "inner dimensions");
+  expect_error(
+      [] {
+        matmul(f32({1, 2}, {1, 2}), f32({1, 2, 3}, {3, 1}));
+      },
+      ErrorKind::InvalidModel, "inner dimensions");
   expect_error([] { matmul(f32({1}, {}), f32({1}, {1})); }, ErrorKind::InvalidModel, "rank");
-  expect_error([] { matmul(f32({1, 2, 3, 4}, {2, 1, 2}), f32({1, 2, 3, 4, 5, 6}, {3, 2, 1})); }, ErrorKind::InvalidModel,
-               "batch");
-  expect_error([] { matmul(Tensor::from_values<int8_t>({1}, Shape{1, 1}), Tensor::from_values<int8_t>({1}, Shape{1, 1})); },
-               ErrorKind::Unsupported, "int8");
+  expect_error(
+      [] {
+        matmul(f32({1, 2, 3, 4}, {2, 1, 2}), f32({1, 2, 3, 4, 5, 6}, {3, 2, 1}));
+      },
+      ErrorKind::InvalidModel, "batch");
+  expect_error(
+      [] {
+        matmul(Tensor::from_values<int8_t>({1}, Shape{1, 1}), Tensor::from_values<int8_t>({1}, Shape{1, 1}));
+      },
+      ErrorKind::Unsupported, "int8");
 }
 
 // Gemm: Y = alpha * (op(A) op(B)) + beta * C with the two roundings of the epilogue kept separate.
@@ -217,7 +227,8 @@ TEST(OpsGemmTest, AllTransposeAlphaBetaAndCShapes) {
               ASSERT_EQ(r.outputs[0].shape(), (Shape{M, N}));
               auto got = values<float>(r.outputs[0]);
               for (size_t q = 0; q < got.size(); ++q)
-                ASSERT_EQ(fbits(got[q]), fbits(want[q])) << ta << tb << " " << alpha << " " << beta << " c" << ci << " at " << q;
+                ASSERT_EQ(fbits(got[q]), fbits(want[q]))
+                    << ta << tb << " " << alpha << " " << beta << " c" << ci << " at " << q;
               ++checked;
             }
           }
@@ -302,7 +313,8 @@ TEST(OpsMatMulTest, EveryTargetAndConstantWeights) {
           std::vector<uint32_t> bits;
           for (float g : got) bits.push_back(fbits(g));
           if (exact) {
-            for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(bits[i], fbits(want[i])) << kern::isa_name(isa) << " " << i;
+            for (size_t i = 0; i < got.size(); ++i)
+              ASSERT_EQ(bits[i], fbits(want[i])) << kern::isa_name(isa) << " " << i;
           }
           if (!constant_b) {
             first = bits;

@@ -80,7 +80,8 @@ TEST(OpsNormsCumSumTest, ExclusiveAndReverseOnIntegers) {
 TEST(OpsNormsCumSumTest, FloatsKeepTheOrderAndErrors) {
   // 2^24, 1, 1: forward each +1 is lost (2^24 + 1 rounds to even); backward the ones add up first.
   Tensor x = Tensor::from_values<float>({16777216.0f, 1, 1}, Shape{3});
-  EXPECT_EQ(values<float>(cumsum(x, axis64(0), 0, 0).outputs[0]), (std::vector<float>{16777216.0f, 16777216.0f, 16777216.0f}));
+  EXPECT_EQ(values<float>(cumsum(x, axis64(0), 0, 0).outputs[0]),
+            (std::vector<float>{16777216.0f, 16777216.0f, 16777216.0f}));
   EXPECT_EQ(values<float>(cumsum(x, axis64(0), 0, 1).outputs[0]), (std::vector<float>{16777218.0f, 2, 1}));
   // Inclusive keeps y[0] = x[0] bit for bit (-0 stays -0).
   auto z = values<float>(cumsum(Tensor::from_values<float>({-0.0f}, Shape{1}), axis64(0), 0, 0).outputs[0]);
@@ -88,7 +89,11 @@ TEST(OpsNormsCumSumTest, FloatsKeepTheOrderAndErrors) {
   auto d = values<double>(cumsum(Tensor::from_values<double>({0.5, 0.25}, Shape{2}), axis64(0), 1, 0).outputs[0]);
   EXPECT_EQ(d, (std::vector<double>{0, 0.5}));
   expect_error([&] { cumsum(x, axis64(1), 0, 0); }, ErrorKind::InvalidInput, "axis 1");
-  expect_error([&] { cumsum(x, Tensor::from_values<int64_t>({0, 0}, Shape{2}), 0, 0); }, ErrorKind::InvalidInput, "one value");
+  expect_error(
+      [&] {
+        cumsum(x, Tensor::from_values<int64_t>({0, 0}, Shape{2}), 0, 0);
+      },
+      ErrorKind::InvalidInput, "one value");
   expect_error([&] { cumsum(Tensor::zeros(DType::I8, Shape{2}), axis64(0), 0, 0); }, ErrorKind::Unsupported, "int8");
 }
 

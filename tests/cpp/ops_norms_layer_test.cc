@@ -20,7 +20,8 @@ struct RefRow {
   std::vector<float> y;
 };
 // One row with per-element scale and bias (empty bias: none).
-RefRow ref_row(const std::vector<float>& x, const std::vector<float>& sc, const std::vector<float>& b, float eps, bool rms) {
+RefRow ref_row(const std::vector<float>& x, const std::vector<float>& sc, const std::vector<float>& b, float eps,
+               bool rms) {
   const float n = static_cast<float>(x.size());
   const float mean = rms ? 0.0f : ref_sum16(x) / n;
   std::vector<float> sq;
@@ -60,7 +61,8 @@ TEST(OpsNormsLayerTest, LayerNormalizationMatchesTheReferenceBitForBit) {
     const RefRow ref = ref_row(row, sc, b, 1e-3f, false);
     EXPECT_EQ(fbits(m[static_cast<size_t>(i)]), fbits(ref.mean));
     EXPECT_EQ(fbits(inv[static_cast<size_t>(i)]), fbits(ref.inv));
-    for (int64_t j = 0; j < cols; ++j) ASSERT_EQ(fbits(y[static_cast<size_t>(i * cols + j)]), fbits(ref.y[static_cast<size_t>(j)]));
+    for (int64_t j = 0; j < cols; ++j)
+      ASSERT_EQ(fbits(y[static_cast<size_t>(i * cols + j)]), fbits(ref.y[static_cast<size_t>(j)]));
     // And close to the double-precision formula.
     double mu = 0, var = 0;
     for (float v : row) mu += v;
@@ -82,7 +84,8 @@ TEST(OpsNormsLayerTest, ScaleBroadcastsOverTheNormalizedDimensions) {
   const std::vector<float> sc = {2, -1, 0.5f, 2, -1, 0.5f};
   for (int i = 0; i < 2; ++i) {
     const RefRow ref = ref_row(std::vector<float>(x.begin() + i * 6, x.begin() + (i + 1) * 6), sc, {}, 1e-5f, false);
-    for (int j = 0; j < 6; ++j) EXPECT_EQ(fbits(y[static_cast<size_t>(i * 6 + j)]), fbits(ref.y[static_cast<size_t>(j)]));
+    for (int j = 0; j < 6; ++j)
+      EXPECT_EQ(fbits(y[static_cast<size_t>(i * 6 + j)]), fbits(ref.y[static_cast<size_t>(j)]));
   }
   c.inputs[1] = f32({1, 1, 1, 1}, {4});
   expect_error([&] { run_op(c); }, ErrorKind::InvalidModel, "does not broadcast");
@@ -110,9 +113,10 @@ TEST(OpsNormsLayerTest, InstanceAndGroupNormalization) {
   auto yi = values<float>(run_op(in).outputs[0]);
   for (int r = 0; r < 8; ++r) {
     const size_t ch = static_cast<size_t>(r % 4);
-    const RefRow ref = ref_row(std::vector<float>(x.begin() + r * 5, x.begin() + (r + 1) * 5), std::vector<float>(5, s4[ch]),
-                               std::vector<float>(5, b4[ch]), 1e-2f, false);
-    for (int j = 0; j < 5; ++j) EXPECT_EQ(fbits(yi[static_cast<size_t>(r * 5 + j)]), fbits(ref.y[static_cast<size_t>(j)]));
+    const RefRow ref = ref_row(std::vector<float>(x.begin() + r * 5, x.begin() + (r + 1) * 5),
+                               std::vector<float>(5, s4[ch]), std::vector<float>(5, b4[ch]), 1e-2f, false);
+    for (int j = 0; j < 5; ++j)
+      EXPECT_EQ(fbits(yi[static_cast<size_t>(r * 5 + j)]), fbits(ref.y[static_cast<size_t>(j)]));
   }
   OpCase g18;
   g18.op_type = "GroupNormalization";

@@ -33,7 +33,8 @@ OpResult reduce18(const std::string& op, Tensor x, std::vector<int64_t> axes, in
   c.op_type = op;
   c.opset = 18;
   c.attrs = {attr_i("keepdims", 1), attr_i("noop_with_empty_axes", noop)};
-  c.inputs = {std::move(x), Tensor::from_values(std::span<const int64_t>(axes), Shape{static_cast<int64_t>(axes.size())})};
+  c.inputs = {std::move(x),
+              Tensor::from_values(std::span<const int64_t>(axes), Shape{static_cast<int64_t>(axes.size())})};
   c.constant_inputs = {false, true};
   return run_op(c);
 }
@@ -46,7 +47,8 @@ TEST(OpsNormsReduceTest, RowLayoutUsesSixteenPartialsColumnLayoutIsSequential) {
   row[0] = 16777216.0f;
   EXPECT_EQ(values<float>(reduce("ReduceSum", f32(row, {17}), std::nullopt).outputs[0])[0], 16777230.0f);
   // Extent-1 dimensions are dropped, so [1, 17, 1] reduced on axis 1 is still the row layout.
-  EXPECT_EQ(values<float>(reduce("ReduceSum", f32(row, {1, 17, 1}), std::vector<int64_t>{1}).outputs[0])[0], 16777230.0f);
+  EXPECT_EQ(values<float>(reduce("ReduceSum", f32(row, {1, 17, 1}), std::vector<int64_t>{1}).outputs[0])[0],
+            16777230.0f);
   // Column layout: the same values down axis 0 of [17, 2] (the last run is kept).
   std::vector<float> col;
   for (float v : row) col.insert(col.end(), {v, v});
@@ -166,7 +168,8 @@ TEST(OpsNormsReduceTest, LogSumAndLogSumExp) {
   EXPECT_NEAR(big[0], 1000.0f + std::log(2.0f), 1e-3);
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   // NaN anywhere gives NaN; an infinite maximum is returned as is.
-  auto sp = values<float>(reduce("ReduceLogSumExp", f32({1, nan, inf, 1, -inf, -inf}, {3, 2}), std::vector<int64_t>{1}).outputs[0]);
+  auto sp = values<float>(
+      reduce("ReduceLogSumExp", f32({1, nan, inf, 1, -inf, -inf}, {3, 2}), std::vector<int64_t>{1}).outputs[0]);
   EXPECT_EQ(fbits(sp[0]), 0x7FC00000u);
   EXPECT_EQ(sp[1], inf);
   EXPECT_EQ(sp[2], -inf);
@@ -256,7 +259,8 @@ TEST(OpsNormsReduceTest, IntegersWrapAndMeansTruncate) {
   EXPECT_EQ(values<int8_t>(s8.outputs[0]), (std::vector<int8_t>{-57}));  // 199 mod 256 = -57
   auto p32 = reduce("ReduceProd", Tensor::from_values<int32_t>({65536, 65536, 3}, Shape{3}), std::nullopt);
   EXPECT_EQ(values<int32_t>(p32.outputs[0]), (std::vector<int32_t>{0}));  // 2^32 * 3 wraps to 0
-  auto l1 = reduce("ReduceL1", Tensor::from_values<int32_t>({std::numeric_limits<int32_t>::min()}, Shape{1}), std::nullopt);
+  auto l1 =
+      reduce("ReduceL1", Tensor::from_values<int32_t>({std::numeric_limits<int32_t>::min()}, Shape{1}), std::nullopt);
   EXPECT_EQ(values<int32_t>(l1.outputs[0]), (std::vector<int32_t>{std::numeric_limits<int32_t>::min()}));
   auto sq = reduce("ReduceSumSquare", Tensor::from_values<uint8_t>({16, 1}, Shape{2}), std::nullopt);
   EXPECT_EQ(values<uint8_t>(sq.outputs[0]), (std::vector<uint8_t>{1}));  // 256 + 1 wraps to 1
@@ -269,10 +273,12 @@ TEST(OpsNormsReduceTest, IntegersWrapAndMeansTruncate) {
 }
 
 TEST(OpsNormsReduceTest, TypesNotServedAreUnsupported) {
-  expect_error([&] { reduce("ReduceL2", Tensor::zeros(DType::I32, Shape{2}), std::nullopt); }, ErrorKind::Unsupported, "int32");
-  expect_error([&] { reduce("ReduceLogSumExp", Tensor::zeros(DType::F16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported,
-               "float16");
-  expect_error([&] { reduce("ReduceSum", Tensor::zeros(DType::I16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported, "int16");
+  expect_error([&] { reduce("ReduceL2", Tensor::zeros(DType::I32, Shape{2}), std::nullopt); }, ErrorKind::Unsupported,
+               "int32");
+  expect_error([&] { reduce("ReduceLogSumExp", Tensor::zeros(DType::F16, Shape{2}), std::nullopt); },
+               ErrorKind::Unsupported, "float16");
+  expect_error([&] { reduce("ReduceSum", Tensor::zeros(DType::I16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported,
+               "int16");
   expect_error([&] { reduce("ReduceMean", Tensor::zeros(DType::F16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported,
                "float16");
 }

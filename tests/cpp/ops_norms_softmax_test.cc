@@ -73,7 +73,8 @@ TEST(OpsNormsSoftmaxTest, LogSoftmaxBitsAndCloseness) {
 TEST(OpsNormsSoftmaxTest, LogSoftmaxSpecialRows) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   // Row 0: NaN -> all NaN; row 1: +inf -> all NaN; row 2: all -inf -> all NaN; row 3: a -inf stays -inf.
-  auto y = values<float>(row_op("LogSoftmax", f32({1, nan, 2, inf, -inf, -inf, 0, -inf}, {4, 2}), 13, std::nullopt, true).outputs[0]);
+  auto y = values<float>(
+      row_op("LogSoftmax", f32({1, nan, 2, inf, -inf, -inf, 0, -inf}, {4, 2}), 13, std::nullopt, true).outputs[0]);
   for (int j = 0; j < 6; ++j) EXPECT_EQ(fbits(y[static_cast<size_t>(j)]), 0x7FC00000u) << j;
   EXPECT_EQ(y[6], 0.0f);
   EXPECT_EQ(y[7], -inf);
@@ -81,7 +82,8 @@ TEST(OpsNormsSoftmaxTest, LogSoftmaxSpecialRows) {
 
 TEST(OpsNormsSoftmaxTest, Hardmax) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto y = values<float>(row_op("Hardmax", f32({3, 7, 7, 1, 2, 0, 5, nan, 9}, {3, 3}), 13, std::nullopt, false).outputs[0]);
+  auto y =
+      values<float>(row_op("Hardmax", f32({3, 7, 7, 1, 2, 0, 5, nan, 9}, {3, 3}), 13, std::nullopt, false).outputs[0]);
   EXPECT_EQ(y, (std::vector<float>{0, 1, 0, 0, 1, 0, 0, 0, 0}));
   // Opset 11, axis 0 coerces [2, 2] into one row of 4: the maximum is element 2.
   auto c = values<float>(row_op("Hardmax", f32({1, 2, 8, 3}, {2, 2}), 11, 0, true).outputs[0]);

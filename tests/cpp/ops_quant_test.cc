@@ -40,7 +40,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 TEST(OpsQuantTest, QuantizeTiesSaturationNaN) {
   for (bool exact : {false, true}) {
     auto r = run("QuantizeLinear",
-                 {f32({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 254.5f, 300.0f, -1.0f, kNaN, kInf, -kInf}, {11}), scalar_f(1.0f), u8({0}, {})},
+                 {f32({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 254.5f, 300.0f, -1.0f, kNaN, kInf, -kInf}, {11}), scalar_f(1.0f),
+                  u8({0}, {})},
                  13, {}, 1, exact);
     EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{0, 2, 2, 0, 0, 254, 255, 0, 0, 255, 0}));
   }
@@ -57,7 +58,8 @@ TEST(OpsQuantTest, QuantizePerAxisAnd16Bit) {
   auto r = run("QuantizeLinear", {f32({1, 3, 10, 5, 5, 6}, {2, 3}), f32({1, 2, 4}, {3}), u8({0, 1, 2}, {3})});
   EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{1, 3, 4, 5, 3, 4}));
   // axis 0 (negative form -2) over [2, 2]: scales [1, 10].
-  auto a0 = run("QuantizeLinear", {f32({7, 8, 70, 85}, {2, 2}), f32({1, 10}, {2}), u8({0, 0}, {2})}, 13, {attr_i("axis", -2)});
+  auto a0 = run("QuantizeLinear", {f32({7, 8, 70, 85}, {2, 2}), f32({1, 10}, {2}), u8({0, 0}, {2})}, 13,
+                {attr_i("axis", -2)});
   EXPECT_EQ(values<uint8_t>(a0.outputs[0]), (std::vector<uint8_t>{7, 8, 7, 8}));  // 8.5 -> 8
   auto u16 = run("QuantizeLinear", {f32({70000, -1, 32767.5f}, {3}), scalar_f(1), t_of<uint16_t>({0}, {})}, 21);
   EXPECT_EQ(values<uint16_t>(u16.outputs[0]), (std::vector<uint16_t>{65535, 0, 32768}));
@@ -96,10 +98,12 @@ TEST(OpsQuantTest, MatMulIntegerZeroPoints) {
   auto r = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({-1, 2, 3, -4}, {2, 2}), u8({1}, {})}, 10);
   EXPECT_EQ(values<int32_t>(r.outputs[0]), (std::vector<int32_t>{3, -4, 7, -8}));
   // Per-column b zero points [1, -1]: B - zb = [[-2,3],[2,-3]] -> [[2,-3],[2,-3]].
-  auto pc = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({-1, 2, 3, -4}, {2, 2}), u8({1}, {}), s8({1, -1}, {2})}, 10);
+  auto pc =
+      run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({-1, 2, 3, -4}, {2, 2}), u8({1}, {}), s8({1, -1}, {2})}, 10);
   EXPECT_EQ(values<int32_t>(pc.outputs[0]), (std::vector<int32_t>{2, -3, 2, -3}));
   // Per-row a zero points [1, 3] and a batch of B broadcast against A: row 1 becomes (0, 1).
-  auto pr = run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({1, 0, 0, 1, 2, 0, 0, 2}, {2, 2, 2}), u8({1, 3}, {2})}, 10);
+  auto pr =
+      run("MatMulInteger", {u8({1, 2, 3, 4}, {2, 2}), s8({1, 0, 0, 1, 2, 0, 0, 2}, {2, 2, 2}), u8({1, 3}, {2})}, 10);
   EXPECT_EQ(pr.outputs[0].shape(), (Shape{2, 2, 2}));
   EXPECT_EQ(values<int32_t>(pr.outputs[0]), (std::vector<int32_t>{0, 1, 0, 1, 0, 2, 0, 2}));
   // Extremes: 255 * 255 * 3 and -128 * 127 * 3 without overflow.
@@ -111,19 +115,27 @@ TEST(OpsQuantTest, MatMulIntegerZeroPoints) {
 
 TEST(OpsQuantTest, QLinearMatMulRequantizeTiesAndSaturation) {
   // acc = [5, 7, 255]; y_scale 2: 2.5 -> 2, 3.5 -> 4, 127.5 -> 128, each + zero point 1.
-  auto r = run("QLinearMatMul", {u8({5, 7, 255}, {3, 1}), scalar_f(1), u8({0}, {}), u8({1}, {1, 1}), scalar_f(1), u8({0}, {}),
-                                 scalar_f(2), u8({1}, {})}, 10);
+  auto r = run("QLinearMatMul",
+               {u8({5, 7, 255}, {3, 1}), scalar_f(1), u8({0}, {}), u8({1}, {1, 1}), scalar_f(1), u8({0}, {}),
+                scalar_f(2), u8({1}, {})},
+               10);
   EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{3, 5, 129}));
   // Saturation: 255 * 255 = 65025 at scale 1 -> 255; the int8 output clamps at -128.
-  auto sat = run("QLinearMatMul", {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), u8({255}, {1, 1}), scalar_f(1), u8({0}, {}),
-                                   scalar_f(1), u8({0}, {})}, 10);
+  auto sat = run("QLinearMatMul",
+                 {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), scalar_f(1),
+                  u8({0}, {})},
+                 10);
   EXPECT_EQ(values<uint8_t>(sat.outputs[0]), (std::vector<uint8_t>{255}));
-  auto sat8 = run("QLinearMatMul", {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), s8({-128}, {1, 1}), scalar_f(1), s8({0}, {}),
-                                    scalar_f(1), s8({0}, {})}, 10);
+  auto sat8 = run("QLinearMatMul",
+                  {u8({255}, {1, 1}), scalar_f(1), u8({0}, {}), s8({-128}, {1, 1}), scalar_f(1), s8({0}, {}),
+                   scalar_f(1), s8({0}, {})},
+                  10);
   EXPECT_EQ(values<int8_t>(sat8.outputs[0]), (std::vector<int8_t>{-128}));
   // int8 output, per-column b scales [1, 0.5]: acc = [-6, -6] -> [-6/4, -3/4] = [-1.5, -0.75] -> [-2, -1] + zy 0.
-  auto c = run("QLinearMatMul", {s8({-3}, {1, 1}), scalar_f(1), s8({0}, {}), s8({2, 2}, {1, 2}), f32({1, 0.5f}, {2}), s8({0, 0}, {2}),
-                                 scalar_f(4), s8({0}, {})}, 10);
+  auto c = run("QLinearMatMul",
+               {s8({-3}, {1, 1}), scalar_f(1), s8({0}, {}), s8({2, 2}, {1, 2}), f32({1, 0.5f}, {2}), s8({0, 0}, {2}),
+                scalar_f(4), s8({0}, {})},
+               10);
   EXPECT_EQ(values<int8_t>(c.outputs[0]), (std::vector<int8_t>{-2, -1}));
 }
 
@@ -133,7 +145,8 @@ TEST(OpsQuantTest, ConvIntegerPaddingUsesZeroPoint) {
   auto r = run("ConvInteger", {u8(x, {1, 1, 3, 3}), u8({1, 1, 1, 1}, {1, 1, 2, 2}), u8({1}, {})}, 10);
   EXPECT_EQ(values<int32_t>(r.outputs[0]), (std::vector<int32_t>{8, 12, 20, 24}));
   // pads 1: padded taps contribute 0 (the zero point), so the corners see one element: 0, 2, 6, 8.
-  auto p = run("ConvInteger", {u8(x, {1, 1, 3, 3}), u8({1, 1, 1, 1}, {1, 1, 2, 2}), u8({1}, {})}, 10, {attr_ints("pads", {1, 1, 1, 1})});
+  auto p = run("ConvInteger", {u8(x, {1, 1, 3, 3}), u8({1, 1, 1, 1}, {1, 1, 2, 2}), u8({1}, {})}, 10,
+               {attr_ints("pads", {1, 1, 1, 1})});
   ASSERT_EQ(p.outputs[0].shape(), (Shape{1, 1, 4, 4}));
   const auto v = values<int32_t>(p.outputs[0]);
   EXPECT_EQ(v[0], 0);
@@ -155,12 +168,16 @@ void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t 
   std::vector<uint8_t> x(static_cast<size_t>(c * h * w));
   std::vector<int8_t> wt(static_cast<size_t>(m * cg * 9));
   uint32_t st = 5;
-  auto next = [&] { st = st * 1664525u + 1013904223u; return st >> 24; };
+  auto next = [&] {
+    st = st * 1664525u + 1013904223u;
+    return st >> 24;
+  };
   for (auto& v : x) v = static_cast<uint8_t>(next());
   for (auto& v : wt) v = static_cast<int8_t>(static_cast<int>(next()) - 128);
   const int zx = 131, zw = -3;
-  auto r = run("ConvInteger", {u8(x, {1, c, h, w}), s8(wt, {m, cg, 3, 3}), u8({static_cast<uint8_t>(zx)}, {}), s8({zw}, {})},
-               10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {stride, stride}), attr_i("group", g)});
+  auto r =
+      run("ConvInteger", {u8(x, {1, c, h, w}), s8(wt, {m, cg, 3, 3}), u8({static_cast<uint8_t>(zx)}, {}), s8({zw}, {})},
+          10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {stride, stride}), attr_i("group", g)});
   ASSERT_EQ(r.outputs[0].shape(), (Shape{1, m, oh, ow}));
   const auto got = values<int32_t>(r.outputs[0]);
   for (int64_t oc = 0; oc < m; ++oc)
@@ -176,7 +193,8 @@ void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t 
               sum += (int64_t{x[static_cast<size_t>(((c0 + ci) * h + iy) * w + ix)]} - zx) *
                      (int64_t{wt[static_cast<size_t>(((oc * cg + ci) * 3 + ky) * 3 + kx)]} - zw);
             }
-        ASSERT_EQ(got[static_cast<size_t>((oc * oh + oy) * ow + ox)], static_cast<int32_t>(sum)) << oc << "," << oy << "," << ox;
+        ASSERT_EQ(got[static_cast<size_t>((oc * oh + oy) * ow + ox)], static_cast<int32_t>(sum))
+            << oc << "," << oy << "," << ox;
       }
 }
 
@@ -266,7 +284,8 @@ void check_random_conv(int sp, uint32_t seed, bool wide) {
                   const int64_t iz = oz * s[0] - pb[0] + kz * d[0], iy = oy * s[1] - pb[1] + ky * d[1];
                   const int64_t ix = ox * s[2] - pb[2] + kx * d[2];
                   if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 || ix >= in[2]) continue;
-                  const int64_t xv = x[static_cast<size_t>((((b * c + c0 + ci) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
+                  const int64_t xv =
+                      x[static_cast<size_t>((((b * c + c0 + ci) * in[0] + iz) * in[1] + iy) * in[2] + ix)];
                   const int64_t wv = w[static_cast<size_t>((((oc * cg + ci) * k[0] + kz) * k[1] + ky) * k[2] + kx)];
                   sum += (xv - zx) * (wv - z[static_cast<size_t>(oc)]);
                 }
@@ -291,11 +310,19 @@ void check_random_conv(int sp, uint32_t seed, bool wide) {
     auto ci = run_op(c);
     ASSERT_EQ(ci.outputs[0].shape(), Shape(std::span<const int64_t>(ys))) << at;
     const auto got = values<int32_t>(ci.outputs[0]);
-    for (size_t e = 0; e < got.size(); ++e) ASSERT_EQ(got[e], static_cast<int32_t>(want_i[e])) << at << " element " << e;
+    for (size_t e = 0; e < got.size(); ++e)
+      ASSERT_EQ(got[e], static_cast<int32_t>(want_i[e])) << at << " element " << e;
 
     // QLinearConv: per-channel weight zero points and scales, an int32 bias, uint8 output with zero point 128.
     c.op_type = "QLinearConv";
-    c.inputs = {tx, f32({sx}, {}), tzx, tw, f32(sw, {m}), t_of<TW>(zw, {m}), f32({sy}, {}), u8({128}, {}),
+    c.inputs = {tx,
+                f32({sx}, {}),
+                tzx,
+                tw,
+                f32(sw, {m}),
+                t_of<TW>(zw, {m}),
+                f32({sy}, {}),
+                u8({128}, {}),
                 t_of<int32_t>(bias, {m})};
     auto q = run_op(c);
     ASSERT_EQ(q.outputs[0].shape(), Shape(std::span<const int64_t>(ys))) << at;
@@ -316,8 +343,10 @@ TEST(OpsQuantTest, ConvIntegerAndQLinearConvAgainstThePlainLoop) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     const int sp = seed % 4 == 0 ? 1 : seed % 4 == 1 ? 2 : 3;
     const bool wide = seed % 3 == 0;
-    if (seed % 2 == 0) check_random_conv<uint8_t, int8_t>(sp, seed, wide);
-    else check_random_conv<int8_t, uint8_t>(sp, seed, wide);
+    if (seed % 2 == 0)
+      check_random_conv<uint8_t, int8_t>(sp, seed, wide);
+    else
+      check_random_conv<int8_t, uint8_t>(sp, seed, wide);
     if (testing::Test::HasFatalFailure()) return;
   }
 }
@@ -325,25 +354,47 @@ TEST(OpsQuantTest, ConvIntegerAndQLinearConvAgainstThePlainLoop) {
 TEST(OpsQuantTest, QLinearConvBiasPerChannel) {
   // x scale 0.5, w [1, -2] with scales [1, 0.25], y scale 1, bias [1, 0]: channel 0 acc = x + 1, mult 0.5;
   // channel 1 acc = -2x, mult 0.125; y zero point 10.
-  auto r = run("QLinearConv", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), scalar_f(0.5f), u8({0}, {}), s8({1, -2}, {2, 1, 1, 1}), f32({1, 0.25f}, {2}),
-                               s8({0}, {}), scalar_f(1), u8({10}, {}), t_of<int32_t>({1, 0}, {2})}, 10);
-  // ch0: [2,3,4,5] * 0.5 = [1, 1.5, 2, 2.5] -> [1, 2, 2, 2]; ch1: [-2,-4,-6,-8] * 0.125 -> [-0.25,-0.5,-0.75,-1] -> [0, 0, -1, -1].
+  auto r = run("QLinearConv",
+               {u8({1, 2, 3, 4}, {1, 1, 2, 2}), scalar_f(0.5f), u8({0}, {}), s8({1, -2}, {2, 1, 1, 1}),
+                f32({1, 0.25f}, {2}), s8({0}, {}), scalar_f(1), u8({10}, {}), t_of<int32_t>({1, 0}, {2})},
+               10);
+  // ch0: [2,3,4,5] * 0.5 = [1, 1.5, 2, 2.5] -> [1, 2, 2, 2]; ch1: [-2,-4,-6,-8] * 0.125 -> [-0.25,-0.5,-0.75,-1] -> [0,
+  // 0, -1, -1].
   EXPECT_EQ(values<uint8_t>(r.outputs[0]), (std::vector<uint8_t>{11, 12, 12, 12, 10, 10, 9, 9}));
 }
 
 TEST(OpsQuantTest, Errors) {
-  expect_error([] { run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2}, {2})}, 10); }, ErrorKind::InvalidModel, "node 'n0'");
-  expect_error([] { run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2, 3}, {3})}, 13); }, ErrorKind::InvalidModel,
-               "does not match dimension 1");
-  expect_error([] { run("QuantizeLinear", {f32({1}, {1}), scalar_f(1)}, 21, {attr_i("block_size", 2)}); }, ErrorKind::Unsupported,
-               "block_size");
-  expect_error([] { run("ConvInteger", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), u8({1, 1}, {2, 1, 1, 1}), Tensor(), u8({0, 1}, {2})}, 10); },
-               ErrorKind::InvalidInput, "per-tensor");
+  expect_error(
+      [] {
+        run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2}, {2})}, 10);
+      },
+      ErrorKind::InvalidModel, "node 'n0'");
+  expect_error(
+      [] {
+        run("QuantizeLinear", {f32({1, 2}, {1, 2}), f32({1, 2, 3}, {3})}, 13);
+      },
+      ErrorKind::InvalidModel, "does not match dimension 1");
+  expect_error(
+      [] {
+        run("QuantizeLinear", {f32({1}, {1}), scalar_f(1)}, 21, {attr_i("block_size", 2)});
+      },
+      ErrorKind::Unsupported, "block_size");
+  expect_error(
+      [] {
+        run("ConvInteger", {u8({1, 2, 3, 4}, {1, 1, 2, 2}), u8({1, 1}, {2, 1, 1, 1}), Tensor(), u8({0, 1}, {2})}, 10);
+      },
+      ErrorKind::InvalidInput, "per-tensor");
   // Three spatial axes are served (ConvIntegerAndQLinearConvAgainstThePlainLoop); four are not.
-  expect_error([] { run("ConvInteger", {u8({1}, {1, 1, 1, 1, 1, 1}), u8({1}, {1, 1, 1, 1, 1, 1})}, 10); }, ErrorKind::Unsupported,
-               "more than 3 spatial axes");
-  expect_error([] { run("MatMulInteger", {u8({1, 2}, {1, 2}), u8({1, 2, 3}, {3, 1})}, 10); }, ErrorKind::InvalidModel,
-               "inner dimensions differ");
+  expect_error(
+      [] {
+        run("ConvInteger", {u8({1}, {1, 1, 1, 1, 1, 1}), u8({1}, {1, 1, 1, 1, 1, 1})}, 10);
+      },
+      ErrorKind::Unsupported, "more than 3 spatial axes");
+  expect_error(
+      [] {
+        run("MatMulInteger", {u8({1, 2}, {1, 2}), u8({1, 2, 3}, {3, 1})}, 10);
+      },
+      ErrorKind::InvalidModel, "inner dimensions differ");
 }
 
 }  // namespace

@@ -34,10 +34,11 @@ double sigm(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 struct Ref {
   std::vector<double> y, yh, yc;
 };
-Ref reference(char cell, int64_t S, int64_t Bt, int64_t I, int64_t H, int64_t D, bool reverse_only, const std::vector<float>& X,
-              const std::vector<float>& W, const std::vector<float>& R, const std::vector<float>& Bv, const std::vector<int32_t>& lens,
-              const std::vector<float>& h0, const std::vector<float>& c0, const std::vector<float>& P,
-              const std::vector<std::vector<Fn>>& acts, double clip = 0, bool input_forget = false, bool lbr = false) {
+Ref reference(char cell, int64_t S, int64_t Bt, int64_t I, int64_t H, int64_t D, bool reverse_only,
+              const std::vector<float>& X, const std::vector<float>& W, const std::vector<float>& R,
+              const std::vector<float>& Bv, const std::vector<int32_t>& lens, const std::vector<float>& h0,
+              const std::vector<float>& c0, const std::vector<float>& P, const std::vector<std::vector<Fn>>& acts,
+              double clip = 0, bool input_forget = false, bool lbr = false) {
   const int64_t G = cell == 'L' ? 4 : (cell == 'G' ? 3 : 1);
   Ref r;
   r.y.assign(static_cast<size_t>(S * D * Bt * H), 0.0);
@@ -59,7 +60,9 @@ Ref reference(char cell, int64_t S, int64_t Bt, int64_t I, int64_t H, int64_t D,
         // gate pre-activations without bias: xw[g*H+j], rw[g*H+j]
         auto xw = [&](int64_t row) {
           double acc = 0;
-          for (int64_t p = 0; p < I; ++p) acc += double(X[static_cast<size_t>((t * Bt + b) * I + p)]) * W[static_cast<size_t>((d * G * H + row) * I + p)];
+          for (int64_t p = 0; p < I; ++p)
+            acc += double(X[static_cast<size_t>((t * Bt + b) * I + p)]) *
+                   W[static_cast<size_t>((d * G * H + row) * I + p)];
           return acc;
         };
         auto rw = [&](int64_t row, const std::vector<double>& hv) {
@@ -68,7 +71,9 @@ Ref reference(char cell, int64_t S, int64_t Bt, int64_t I, int64_t H, int64_t D,
           return acc;
         };
         auto wb = [&](int64_t row) { return Bv.empty() ? 0.0 : double(Bv[static_cast<size_t>(d * 2 * G * H + row)]); };
-        auto rb = [&](int64_t row) { return Bv.empty() ? 0.0 : double(Bv[static_cast<size_t>(d * 2 * G * H + G * H + row)]); };
+        auto rb = [&](int64_t row) {
+          return Bv.empty() ? 0.0 : double(Bv[static_cast<size_t>(d * 2 * G * H + G * H + row)]);
+        };
         std::vector<double> hn(static_cast<size_t>(H)), cn(static_cast<size_t>(H));
         if (cell == 'R') {
           for (int64_t j = 0; j < H; ++j) hn[j] = a[0](cl(xw(j) + rw(j, h) + wb(j) + rb(j)));
@@ -81,15 +86,21 @@ Ref reference(char cell, int64_t S, int64_t Bt, int64_t I, int64_t H, int64_t D,
           }
           for (int64_t j = 0; j < H; ++j) {
             const int64_t row = 2 * H + j;
-            const double ph = lbr ? xw(row) + rr[j] * (rw(row, h) + rb(row)) + wb(row) : xw(row) + rw(row, rh) + wb(row) + rb(row);
+            const double ph =
+                lbr ? xw(row) + rr[j] * (rw(row, h) + rb(row)) + wb(row) : xw(row) + rw(row, rh) + wb(row) + rb(row);
             const double ht = a[1](cl(ph));
             hn[j] = (1 - z[j]) * ht + z[j] * h[j];
           }
         } else {
-          auto pp = [&](int64_t k, int64_t j) { return P.empty() ? 0.0 : double(P[static_cast<size_t>(d * 3 * H + k * H + j)]); };
+          auto pp = [&](int64_t k, int64_t j) {
+            return P.empty() ? 0.0 : double(P[static_cast<size_t>(d * 3 * H + k * H + j)]);
+          };
           for (int64_t j = 0; j < H; ++j) {
             const double i = a[0](cl(xw(j) + rw(j, h) + wb(j) + rb(j) + pp(0, j) * c[j]));
-            const double f = input_forget ? 1 - i : a[0](cl(xw(2 * H + j) + rw(2 * H + j, h) + wb(2 * H + j) + rb(2 * H + j) + pp(2, j) * c[j]));
+            const double f =
+                input_forget
+                    ? 1 - i
+                    : a[0](cl(xw(2 * H + j) + rw(2 * H + j, h) + wb(2 * H + j) + rb(2 * H + j) + pp(2, j) * c[j]));
             const double g = a[1](cl(xw(3 * H + j) + rw(3 * H + j, h) + wb(3 * H + j) + rb(3 * H + j)));
             cn[j] = f * c[j] + i * g;
             const double o = a[0](cl(xw(H + j) + rw(H + j, h) + wb(H + j) + rb(H + j) + pp(1, j) * cn[j]));
@@ -148,8 +159,12 @@ OpCase layer_case(const Layer& l, const std::string& direction, bool exact, int6
   c.exact = exact;
   const int64_t G = l.cell == 'L' ? 4 : (l.cell == 'G' ? 3 : 1);
   c.attrs = {attr_i("hidden_size", l.H), attr_s("direction", direction), attr_i("layout", layout)};
-  c.inputs = {f32(l.X, {l.S, l.B, l.I}), f32(l.W, {l.D, G * l.H, l.I}), f32(l.R, {l.D, G * l.H, l.H}), f32(l.Bv, {l.D, 2 * G * l.H}),
-              l.lens.empty() ? Tensor() : i32(l.lens, {l.B}), f32(l.h0, {l.D, l.B, l.H})};
+  c.inputs = {f32(l.X, {l.S, l.B, l.I}),
+              f32(l.W, {l.D, G * l.H, l.I}),
+              f32(l.R, {l.D, G * l.H, l.H}),
+              f32(l.Bv, {l.D, 2 * G * l.H}),
+              l.lens.empty() ? Tensor() : i32(l.lens, {l.B}),
+              f32(l.h0, {l.D, l.B, l.H})};
   if (l.cell == 'L') {
     c.inputs.push_back(f32(l.c0, {l.D, l.B, l.H}));
     c.inputs.push_back(f32(l.P, {l.D, 3 * l.H}));
@@ -159,7 +174,8 @@ OpCase layer_case(const Layer& l, const std::string& direction, bool exact, int6
 }
 
 std::vector<std::vector<Fn>> default_acts(char cell, int64_t D) {
-  std::vector<Fn> one = cell == 'L' ? std::vector<Fn>{kSig, kTanh, kTanh} : (cell == 'G' ? std::vector<Fn>{kSig, kTanh} : std::vector<Fn>{kTanh});
+  std::vector<Fn> one = cell == 'L' ? std::vector<Fn>{kSig, kTanh, kTanh}
+                                    : (cell == 'G' ? std::vector<Fn>{kSig, kTanh} : std::vector<Fn>{kTanh});
   return std::vector<std::vector<Fn>>(static_cast<size_t>(D), one);
 }
 
@@ -190,14 +206,16 @@ TEST(OpsRecurrentTest, SequenceLensAllCellsAndDirections) {
         l.lens = {0, 2, 4};
         auto r = run_op(layer_case(l, dir, exact));
         const Ref want = reference(cell, l.S, l.B, l.I, l.H, D, dir == "reverse", l.X, l.W, l.R, l.Bv, l.lens, l.h0,
-                                   cell == 'L' ? l.c0 : std::vector<float>{}, cell == 'L' ? l.P : std::vector<float>{}, default_acts(cell, D));
+                                   cell == 'L' ? l.c0 : std::vector<float>{}, cell == 'L' ? l.P : std::vector<float>{},
+                                   default_acts(cell, D));
         SCOPED_TRACE(std::string(1, cell) + " " + dir + (exact ? " exact" : " fast"));
         expect_near(r.outputs[0], want.y, 2e-5, "Y");
         expect_near(r.outputs[1], want.yh, 2e-5, "Y_h");
         if (cell == 'L') expect_near(r.outputs[2], want.yc, 2e-5, "Y_c");
         // Zero-length row: Y_h is zero (not the initial state), and Y is zero at every step.
         for (int64_t d = 0; d < D; ++d)
-          for (int64_t j = 0; j < l.H; ++j) EXPECT_EQ(values<float>(r.outputs[1])[static_cast<size_t>(d * l.B * l.H + j)], 0.0f);
+          for (int64_t j = 0; j < l.H; ++j)
+            EXPECT_EQ(values<float>(r.outputs[1])[static_cast<size_t>(d * l.B * l.H + j)], 0.0f);
       }
 }
 
@@ -212,7 +230,8 @@ TEST(OpsRecurrentTest, BidirectionalLayoutOneMatchesLayoutZero) {
     std::vector<float> xt(l.X.size()), ht(l.h0.size()), ct(l.c0.size());
     for (int64_t s = 0; s < l.S; ++s)
       for (int64_t b = 0; b < l.B; ++b)
-        for (int64_t i = 0; i < l.I; ++i) xt[static_cast<size_t>((b * l.S + s) * l.I + i)] = l.X[static_cast<size_t>((s * l.B + b) * l.I + i)];
+        for (int64_t i = 0; i < l.I; ++i)
+          xt[static_cast<size_t>((b * l.S + s) * l.I + i)] = l.X[static_cast<size_t>((s * l.B + b) * l.I + i)];
     for (int64_t d = 0; d < 2; ++d)
       for (int64_t b = 0; b < l.B; ++b)
         for (int64_t j = 0; j < l.H; ++j) {
@@ -231,13 +250,15 @@ TEST(OpsRecurrentTest, BidirectionalLayoutOneMatchesLayoutZero) {
       for (int64_t d = 0; d < 2; ++d)
         for (int64_t b = 0; b < l.B; ++b)
           for (int64_t j = 0; j < l.H; ++j)
-            EXPECT_EQ(fbits(y0[static_cast<size_t>(((s * 2 + d) * l.B + b) * l.H + j)]), fbits(y1[static_cast<size_t>(((b * l.S + s) * 2 + d) * l.H + j)]));
+            EXPECT_EQ(fbits(y0[static_cast<size_t>(((s * 2 + d) * l.B + b) * l.H + j)]),
+                      fbits(y1[static_cast<size_t>(((b * l.S + s) * 2 + d) * l.H + j)]));
     for (size_t o = 1; o < r0.outputs.size(); ++o) {
       const auto a = values<float>(r0.outputs[o]), b1 = values<float>(r1.outputs[o]);
       for (int64_t d = 0; d < 2; ++d)
         for (int64_t b = 0; b < l.B; ++b)
           for (int64_t j = 0; j < l.H; ++j)
-            EXPECT_EQ(fbits(a[static_cast<size_t>((d * l.B + b) * l.H + j)]), fbits(b1[static_cast<size_t>((b * 2 + d) * l.H + j)]));
+            EXPECT_EQ(fbits(a[static_cast<size_t>((d * l.B + b) * l.H + j)]),
+                      fbits(b1[static_cast<size_t>((b * 2 + d) * l.H + j)]));
     }
   }
 }
@@ -255,14 +276,16 @@ TEST(OpsRecurrentTest, ActivationCursorsClipAndVariants) {
   const Fn hs = [](double x) { return std::min(1.0, std::max(0.0, double(0.3f) * x + double(0.4f))); };
   const Fn lr = [](double x) { return x < 0 ? double(0.2f) * x : x; };
   const Fn st = [](double x) { return double(1.2f) * std::tanh(double(0.7f) * x); };
-  const Ref want = reference('L', l.S, l.B, l.I, l.H, 1, false, l.X, l.W, l.R, l.Bv, {}, l.h0, l.c0, l.P, {{hs, lr, st}}, 0.5);
+  const Ref want =
+      reference('L', l.S, l.B, l.I, l.H, 1, false, l.X, l.W, l.R, l.Bv, {}, l.h0, l.c0, l.P, {{hs, lr, st}}, 0.5);
   expect_near(r.outputs[0], want.y, 2e-5, "Y");
   expect_near(r.outputs[2], want.yc, 2e-5, "Y_c");
 
   OpCase f = layer_case(l, "forward", true);
   f.attrs.push_back(attr_i("input_forget", 1));
   auto rf = run_op(f);
-  const Ref wf = reference('L', l.S, l.B, l.I, l.H, 1, false, l.X, l.W, l.R, l.Bv, {}, l.h0, l.c0, l.P, default_acts('L', 1), 0, true);
+  const Ref wf = reference('L', l.S, l.B, l.I, l.H, 1, false, l.X, l.W, l.R, l.Bv, {}, l.h0, l.c0, l.P,
+                           default_acts('L', 1), 0, true);
   expect_near(rf.outputs[0], wf.y, 2e-5, "Y input_forget");
 
   Layer g = make_layer('G', 3, 2, 3, 4, 2, 6u);
@@ -272,7 +295,8 @@ TEST(OpsRecurrentTest, ActivationCursorsClipAndVariants) {
   auto rg = run_op(gc);
   const Fn ss = [](double x) { return x / (1 + std::fabs(x)); };
   const Fn elu = [](double x) { return x >= 0 ? x : std::exp(x) - 1; };
-  const Ref wg = reference('G', g.S, g.B, g.I, g.H, 2, false, g.X, g.W, g.R, g.Bv, {}, g.h0, {}, {}, {{kSig, kTanh}, {ss, elu}}, 0, false, true);
+  const Ref wg = reference('G', g.S, g.B, g.I, g.H, 2, false, g.X, g.W, g.R, g.Bv, {}, g.h0, {}, {},
+                           {{kSig, kTanh}, {ss, elu}}, 0, false, true);
   expect_near(rg.outputs[0], wg.y, 2e-5, "Y GRU lbr");
 }
 
@@ -316,17 +340,20 @@ TEST(OpsRecurrentTest, ExactBitsEqualOnEveryPathAndThreadCount) {
     cf.exact = false;
     for (kern::Isa isa : kern::available_isas())
       for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &three}) {
-        SCOPED_TRACE(std::string(1, cell) + " " + std::string(kern::isa_name(isa)) + (pool ? " 3 threads" : " 1 thread"));
+        SCOPED_TRACE(std::string(1, cell) + " " + std::string(kern::isa_name(isa)) +
+                     (pool ? " 3 threads" : " 1 thread"));
         const auto got = run_on(ce, isa, pool);
         for (size_t o = 0; o < ref.size(); ++o) {
           const auto a = values<float>(ref[o]), b = values<float>(got[o]);
           ASSERT_EQ(a.size(), b.size());
-          for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(fbits(a[i]), fbits(b[i])) << "output " << o << " [" << i << "]";
+          for (size_t i = 0; i < a.size(); ++i)
+            ASSERT_EQ(fbits(a[i]), fbits(b[i])) << "output " << o << " [" << i << "]";
         }
         const auto fast = run_on(cf, isa, pool);
         for (size_t o = 0; o < ref.size(); ++o) {
           const auto a = values<float>(ref[o]), b = values<float>(fast[o]);
-          for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5f) << "fast output " << o << " [" << i << "]";
+          for (size_t i = 0; i < a.size(); ++i)
+            ASSERT_NEAR(a[i], b[i], 1e-5f) << "fast output " << o << " [" << i << "]";
         }
       }
   }

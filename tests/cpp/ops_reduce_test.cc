@@ -161,7 +161,8 @@ TEST(OpsReduceMaxTest, Errors) {
   Tensor x = f32({1, 2}, {2});
   expect_error([&] { reduce_attr(x, std::vector<int64_t>{1}); }, ErrorKind::InvalidModel, "axis 1");
   expect_error([&] { reduce_attr(x, std::vector<int64_t>{0, -1}); }, ErrorKind::InvalidModel, "twice");
-  expect_error([&] { reduce_attr(Tensor::zeros(DType::F16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported, "float16");
+  expect_error([&] { reduce_attr(Tensor::zeros(DType::F16, Shape{2}), std::nullopt); }, ErrorKind::Unsupported,
+               "float16");
   OpCase c;
   c.op_type = "ReduceMax";
   c.opset = 18;

@@ -11,9 +11,12 @@ namespace {
 Tensor f32(std::vector<float> v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const float>(v), Shape(std::span<const int64_t>(s)));
 }
-Tensor i64(std::vector<int64_t> v) { return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())}); }
+Tensor i64(std::vector<int64_t> v) {
+  return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())});
+}
 
-OpCase op(std::string type, std::vector<Tensor> inputs, std::vector<bool> constant, std::vector<ir::Attribute> attrs = {}) {
+OpCase op(std::string type, std::vector<Tensor> inputs, std::vector<bool> constant,
+          std::vector<ir::Attribute> attrs = {}) {
   OpCase c;
   c.op_type = std::move(type);
   c.opset = 17;
@@ -37,7 +40,11 @@ TEST(OpsShapeRangeTest, CountIsTakenInDoublePrecision) {
   r = run_op(op("Range", {i32(l), i32(s), i32(d)}, {true, true, true}));
   EXPECT_EQ(r.outputs[0].numel(), 0);
   std::vector<int32_t> z{0};
-  expect_error([&] { run_op(op("Range", {i32(s), i32(l), i32(z)}, {true, true, true})); }, ErrorKind::InvalidModel, "delta is zero");
+  expect_error(
+      [&] {
+        run_op(op("Range", {i32(s), i32(l), i32(z)}, {true, true, true}));
+      },
+      ErrorKind::InvalidModel, "delta is zero");
 }
 
 TEST(OpsShapeFillTest, ConstantOfShapeTileExpand) {
@@ -55,21 +62,29 @@ TEST(OpsShapeFillTest, ConstantOfShapeTileExpand) {
   EXPECT_EQ(r.outputs[0].shape(), (Shape{3, 1}));
   r = run_op(op("Expand", {f32({1, 2, 3}, {3, 1}), i64({2, 1, 2})}, {false, true}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
-  expect_error([] { run_op(op("Expand", {f32({1, 2, 3}, {3}), i64({2})}, {false, true})); }, ErrorKind::InvalidModel, "cannot expand");
+  expect_error(
+      [] {
+        run_op(op("Expand", {f32({1, 2, 3}, {3}), i64({2})}, {false, true}));
+      },
+      ErrorKind::InvalidModel, "cannot expand");
 }
 
 TEST(OpsShapeLayoutTest, ReverseSequenceChecksLengths) {
   // time-major [T=3, B=2]: batch 0 reverses 3, batch 1 reverses 2 -> [[4,3],[2,1],[0,5]]
   OpResult r = run_op(op("ReverseSequence", {f32({0, 1, 2, 3, 4, 5}, {3, 2}), i64({3, 2})}, {false, false}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{4, 3, 2, 1, 0, 5}));
-  expect_error([] { run_op(op("ReverseSequence", {f32({0, 1, 2, 3, 4, 5}, {3, 2}), i64({4, 1})}, {false, false})); },
-               ErrorKind::InvalidInput, "sequence length 4");
+  expect_error(
+      [] {
+        run_op(op("ReverseSequence", {f32({0, 1, 2, 3, 4, 5}, {3, 2}), i64({4, 1})}, {false, false}));
+      },
+      ErrorKind::InvalidInput, "sequence length 4");
 }
 
 TEST(OpsShapeLayoutTest, EyeLikeFarDiagonals) {
   OpResult r = run_op(op("EyeLike", {f32({0, 0, 0, 0, 0, 0}, {2, 3})}, {false}, {attr_i("k", 2)}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{0, 0, 1, 0, 0, 0}));
-  r = run_op(op("EyeLike", {f32({0, 0, 0, 0, 0, 0}, {2, 3})}, {false}, {attr_i("k", std::numeric_limits<int64_t>::max())}));
+  r = run_op(
+      op("EyeLike", {f32({0, 0, 0, 0, 0, 0}, {2, 3})}, {false}, {attr_i("k", std::numeric_limits<int64_t>::max())}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>(6, 0.0f)));
 }
 
@@ -89,13 +104,20 @@ TEST(OpsShapeEinsumTest, ExplicitImplicitDiagonalEllipsis) {
   // Implicit "ij,jk" is the same; "ji" (implicit) is the transpose: output labels sorted -> "ij".
   EXPECT_EQ(values<float>(run_op(op("Einsum", {a, b}, {false, false}, {equation("ij,jk")})).outputs[0]),
             (std::vector<float>{19, 22, 43, 50}));
-  EXPECT_EQ(values<float>(run_op(op("Einsum", {a}, {false}, {equation("ji")})).outputs[0]), (std::vector<float>{1, 3, 2, 4}));
+  EXPECT_EQ(values<float>(run_op(op("Einsum", {a}, {false}, {equation("ji")})).outputs[0]),
+            (std::vector<float>{1, 3, 2, 4}));
   // Trace via a repeated label: 1 + 4.
   EXPECT_EQ(values<float>(run_op(op("Einsum", {a}, {false}, {equation("ii->")})).outputs[0]), (std::vector<float>{5}));
   // Ellipsis broadcasting: [2,2] ... with [1,2]: "...j,...j->..." row dot [5,6]: [17, 39]
-  EXPECT_EQ(values<float>(run_op(op("Einsum", {a, f32({5, 6}, {1, 2})}, {false, false}, {equation("...j,...j->...")})).outputs[0]),
-            (std::vector<float>{17, 39}));
-  expect_error([&] { run_op(op("Einsum", {a, b}, {false, false}, {equation("ij->i")})); }, ErrorKind::InvalidModel, "terms");
+  EXPECT_EQ(
+      values<float>(
+          run_op(op("Einsum", {a, f32({5, 6}, {1, 2})}, {false, false}, {equation("...j,...j->...")})).outputs[0]),
+      (std::vector<float>{17, 39}));
+  expect_error(
+      [&] {
+        run_op(op("Einsum", {a, b}, {false, false}, {equation("ij->i")}));
+      },
+      ErrorKind::InvalidModel, "terms");
 }
 
 }  // namespace

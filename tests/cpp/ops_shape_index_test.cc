@@ -44,8 +44,16 @@ TEST(OpsShapeGatherTest, NegativeIndicesCountFromTheEnd) {
 }
 
 TEST(OpsShapeGatherTest, OutOfRangeIndexIsInvalidInput) {
-  expect_error([] { run_op(op("Gather", {iota(6, {2, 3}), i64({3})}, {attr_i("axis", 1)})); }, ErrorKind::InvalidInput, "index 3");
-  expect_error([] { run_op(op("Gather", {iota(6, {2, 3}), i64({-4})}, {attr_i("axis", 1)})); }, ErrorKind::InvalidInput, "n0");
+  expect_error(
+      [] {
+        run_op(op("Gather", {iota(6, {2, 3}), i64({3})}, {attr_i("axis", 1)}));
+      },
+      ErrorKind::InvalidInput, "index 3");
+  expect_error(
+      [] {
+        run_op(op("Gather", {iota(6, {2, 3}), i64({-4})}, {attr_i("axis", 1)}));
+      },
+      ErrorKind::InvalidInput, "n0");
 }
 
 TEST(OpsShapeGatherTest, EmptyIndicesGiveAnEmptyOutput) {
@@ -57,21 +65,33 @@ TEST(OpsShapeGatherTest, GatherElementsChecksIndices) {
   // np.take_along_axis([[0,1],[2,3]], [[-1,0],[0,0]], 1) with -1 -> 1: [[1,0],[2,2]]
   OpResult r = run_op(op("GatherElements", {iota(4, {2, 2}), i64v({-1, 0, 0, 0}, {2, 2})}, {attr_i("axis", 1)}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1, 0, 2, 2}));
-  expect_error([] { run_op(op("GatherElements", {iota(4, {2, 2}), i64v({0, 2}, {1, 2})}, {attr_i("axis", 1)})); },
-               ErrorKind::InvalidInput, "index 2");
+  expect_error(
+      [] {
+        run_op(op("GatherElements", {iota(4, {2, 2}), i64v({0, 2}, {1, 2})}, {attr_i("axis", 1)}));
+      },
+      ErrorKind::InvalidInput, "index 2");
 }
 
 TEST(OpsShapeGatherTest, GatherNDOutOfRange) {
-  expect_error([] { run_op(op("GatherND", {iota(4, {2, 2}), i64v({0, 5}, {1, 2})})); }, ErrorKind::InvalidInput, "index 5");
+  expect_error(
+      [] {
+        run_op(op("GatherND", {iota(4, {2, 2}), i64v({0, 5}, {1, 2})}));
+      },
+      ErrorKind::InvalidInput, "index 5");
   // data[[1,-1]] = data[1][1] = 3
   OpResult r = run_op(op("GatherND", {iota(4, {2, 2}), i64v({1, -1}, {1, 2})}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{3}));
 }
 
 TEST(OpsShapeScatterTest, ScatterNDOutOfRangeAndReductions) {
-  expect_error([] { run_op(op("ScatterND", {iota(4, {4}), i64v({4}, {1, 1}), f32({9}, {1})})); }, ErrorKind::InvalidInput, "index 4");
+  expect_error(
+      [] {
+        run_op(op("ScatterND", {iota(4, {4}), i64v({4}, {1, 1}), f32({9}, {1})}));
+      },
+      ErrorKind::InvalidInput, "index 4");
   // Duplicates fold in order: [0,1,2,3] add at 1 twice (10, 20) -> [0,31,2,3]
-  OpResult r = run_op(op("ScatterND", {iota(4, {4}), i64v({1, -3}, {2, 1}), f32({10, 20}, {2})}, {attr_s("reduction", "add")}));
+  OpResult r =
+      run_op(op("ScatterND", {iota(4, {4}), i64v({1, -3}, {2, 1}), f32({10, 20}, {2})}, {attr_s("reduction", "add")}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{0, 31, 2, 3}));
   // max: u < o ? o : u, so a NaN update wins.
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -82,8 +102,11 @@ TEST(OpsShapeScatterTest, ScatterNDOutOfRangeAndReductions) {
 }
 
 TEST(OpsShapeScatterTest, ScatterElementsOutOfRange) {
-  expect_error([] { run_op(op("ScatterElements", {iota(4, {2, 2}), i64v({-3}, {1, 1}), f32({7}, {1, 1})}, {attr_i("axis", 1)})); },
-               ErrorKind::InvalidInput, "index -3");
+  expect_error(
+      [] {
+        run_op(op("ScatterElements", {iota(4, {2, 2}), i64v({-3}, {1, 1}), f32({7}, {1, 1})}, {attr_i("axis", 1)}));
+      },
+      ErrorKind::InvalidInput, "index -3");
 }
 
 OpResult slice(int64_t n, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> steps) {
@@ -106,8 +129,11 @@ TEST(OpsShapeSliceTest, EndSentinels) {
 
 TEST(OpsShapeSliceTest, StepZeroAndRepeatedAxesAreInvalidModel) {
   expect_error([] { slice(5, {0}, {5}, {0}); }, ErrorKind::InvalidModel, "step 0");
-  expect_error([] { run_op(op("Slice", {iota(4, {2, 2}), i64({0, 0}), i64({1, 1}), i64({1, -1})}, {}, 13)); },
-               ErrorKind::InvalidModel, "repeated");
+  expect_error(
+      [] {
+        run_op(op("Slice", {iota(4, {2, 2}), i64({0, 0}), i64({1, 1}), i64({1, -1})}, {}, 13));
+      },
+      ErrorKind::InvalidModel, "repeated");
 }
 
 TEST(OpsShapeSliceTest, EmptyAxis) {

@@ -9,10 +9,13 @@ namespace {
 Tensor f32(std::vector<float> v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const float>(v), Shape(std::span<const int64_t>(s)));
 }
-Tensor i64(std::vector<int64_t> v) { return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())}); }
+Tensor i64(std::vector<int64_t> v) {
+  return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())});
+}
 
 // Runs a data-dependent kernel: no infer, outputs allocated by run().
-std::vector<Tensor> run_dynamic(const std::string& type, std::vector<Tensor> inputs, std::vector<ir::Attribute> attrs, size_t nout) {
+std::vector<Tensor> run_dynamic(const std::string& type, std::vector<Tensor> inputs, std::vector<ir::Attribute> attrs,
+                                size_t nout) {
   OpCase c;
   c.op_type = type;
   c.opset = 13;
@@ -98,8 +101,11 @@ TEST(OpsShapeCompressTest, ShortConditionAndTooLongCondition) {
   EXPECT_EQ(values<float>(o[0]), (std::vector<float>{3, 4}));
   std::vector<uint8_t> c3{1, 0, 1};
   Tensor cond3 = Tensor::copy_of(DType::Bool, Shape{3}, c3.data(), 3);
-  expect_error([&] { run_dynamic("Compress", {f32({1, 2, 3, 4, 5, 6}, {3, 2}), cond3}, {attr_i("axis", 1)}, 1); },
-               ErrorKind::InvalidInput, "condition");
+  expect_error(
+      [&] {
+        run_dynamic("Compress", {f32({1, 2, 3, 4, 5, 6}, {3, 2}), cond3}, {attr_i("axis", 1)}, 1);
+      },
+      ErrorKind::InvalidInput, "condition");
 }
 
 }  // namespace

@@ -23,8 +23,8 @@ std::vector<float> det(std::vector<float> v, Shape s, bool exact = false) {
 
 TEST(OpsSignalTest, DetPivotsAndSigns) {
   EXPECT_EQ(det({2, 1, 1, 3}, Shape{2, 2}), (std::vector<float>{5}));
-  EXPECT_EQ(det({0, 1, 1, 0}, Shape{2, 2}), (std::vector<float>{-1}));   // one row swap
-  EXPECT_EQ(det({1, 2, 2, 4}, Shape{2, 2}), (std::vector<float>{0}));    // singular
+  EXPECT_EQ(det({0, 1, 1, 0}, Shape{2, 2}), (std::vector<float>{-1}));  // one row swap
+  EXPECT_EQ(det({1, 2, 2, 4}, Shape{2, 2}), (std::vector<float>{0}));   // singular
   // [[0,0,1],[0,2,0],[3,0,0]]: det = -6 (swap rows 0 and 2, pivots 3, 2, 1).
   EXPECT_EQ(det({0, 0, 1, 0, 2, 0, 3, 0, 0}, Shape{3, 3}), (std::vector<float>{-6}));
   EXPECT_EQ(det({1, 0, 0, 1, 4, 0, 0, 4}, Shape{2, 2, 2}), (std::vector<float>{1, 16}));  // batched
@@ -90,8 +90,12 @@ std::vector<float> tfidf(const std::string& mode, std::vector<float> weights, in
   OpCase c;
   c.op_type = "TfIdfVectorizer";
   c.opset = 9;
-  c.attrs = {attr_s("mode", mode), attr_i("min_gram_length", 1), attr_i("max_gram_length", 2),
-             attr_i("max_skip_count", skip), attr_ints("ngram_counts", {0, 2}), attr_ints("ngram_indexes", {1, 0, 2}),
+  c.attrs = {attr_s("mode", mode),
+             attr_i("min_gram_length", 1),
+             attr_i("max_gram_length", 2),
+             attr_i("max_skip_count", skip),
+             attr_ints("ngram_counts", {0, 2}),
+             attr_ints("ngram_indexes", {1, 0, 2}),
              attr_ints("pool_int64s", {5, 7, 5, 7})};
   if (!weights.empty()) c.attrs.push_back(attr_floats("weights", std::move(weights)));
   const std::vector<int64_t> x = {5, 7, 5, 7, 5};
@@ -107,16 +111,22 @@ TEST(OpsTfIdfTest, ModesWeightsAndSkips) {
   EXPECT_EQ(tfidf("IDF", {0.5f, 4.f, 10.f}), (std::vector<float>{4, 0.5f, 10}));
   // Skip up to 1 also pairs tokens two apart: (5,5), (7,7), (5,5), none in the pool; unigrams still count once.
   EXPECT_EQ(tfidf("TF", {}, 1), (std::vector<float>{2, 3, 2}));
-  expect_error([] {
-    OpCase c;
-    c.op_type = "TfIdfVectorizer";
-    c.opset = 9;
-    c.attrs = {attr_s("mode", "TF"), attr_i("min_gram_length", 2), attr_i("max_gram_length", 2),
-               attr_i("max_skip_count", 0), attr_ints("ngram_counts", {0, 1}), attr_ints("ngram_indexes", {0}),
-               attr_ints("pool_int64s", {5, 7})};
-    c.inputs = {Tensor::from_values(std::span<const int64_t>(std::vector<int64_t>{1}), Shape{1})};
-    run_op(c);
-  }, ErrorKind::InvalidModel, "whole 2-grams");
+  expect_error(
+      [] {
+        OpCase c;
+        c.op_type = "TfIdfVectorizer";
+        c.opset = 9;
+        c.attrs = {attr_s("mode", "TF"),
+                   attr_i("min_gram_length", 2),
+                   attr_i("max_gram_length", 2),
+                   attr_i("max_skip_count", 0),
+                   attr_ints("ngram_counts", {0, 1}),
+                   attr_ints("ngram_indexes", {0}),
+                   attr_ints("pool_int64s", {5, 7})};
+        c.inputs = {Tensor::from_values(std::span<const int64_t>(std::vector<int64_t>{1}), Shape{1})};
+        run_op(c);
+      },
+      ErrorKind::InvalidModel, "whole 2-grams");
 }
 
 }  // namespace

@@ -163,8 +163,11 @@ TEST(OpsSoftmaxTest, EmptyAndErrors) {
   EXPECT_EQ(e.outputs[0].shape(), (Shape{0, 3}));
   expect_error([] { softmax(f32({1, 2}, {2}), 13, 1, true); }, ErrorKind::InvalidModel, "axis 1");
   expect_error([] { softmax(f32({1, 2}, {2}), 11, 2, true); }, ErrorKind::InvalidModel, "axis 2");
-  expect_error([] { softmax(Tensor::from_values<double>({1, 2}, Shape{2}), 13, std::nullopt, true); },
-               ErrorKind::Unsupported, "float64");
+  expect_error(
+      [] {
+        softmax(Tensor::from_values<double>({1, 2}, Shape{2}), 13, std::nullopt, true);
+      },
+      ErrorKind::Unsupported, "float64");
 }
 
 }  // namespace

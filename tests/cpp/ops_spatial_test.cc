@@ -96,14 +96,14 @@ TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
     int64_t ceil = 0;
   };
   const Geo geos[] = {
-      {{2, 3, 11, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},        // ResNet's stem pool
-      {{1, 2, 9, 17}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},      // ceil_mode overhang
-      {{1, 2, 8, 21}, {3, 2}, {1, 3}, {2, 1}, {2, 0, 1, 2}},         // dilation, uneven pads
-      {{1, 1, 5, 6}, {2, 5}, {1, 1}, {1, 1}, {1, 4, 0, 4}},          // windows wholly in the padding
-      {{1, 1, 3, 40}, {1, 4}, {1, 4}, {1, 1}, {0, 0, 0, 0}},         // no interior run needed
-      {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                           // 1-D
-      {{1, 2, 6, 40}, {2, 3}, {1, 1}, {1, 1}, {0, 1, 0, 1}},         // stride 1: vector lanes across outputs
-      {{1, 2, 8, 70}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},         // 2x2 stride 2, wide rows
+      {{2, 3, 11, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},    // ResNet's stem pool
+      {{1, 2, 9, 17}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},  // ceil_mode overhang
+      {{1, 2, 8, 21}, {3, 2}, {1, 3}, {2, 1}, {2, 0, 1, 2}},     // dilation, uneven pads
+      {{1, 1, 5, 6}, {2, 5}, {1, 1}, {1, 1}, {1, 4, 0, 4}},      // windows wholly in the padding
+      {{1, 1, 3, 40}, {1, 4}, {1, 4}, {1, 1}, {0, 0, 0, 0}},     // no interior run needed
+      {{2, 2, 37}, {5}, {2}, {1}, {2, 3}},                       // 1-D
+      {{1, 2, 6, 40}, {2, 3}, {1, 1}, {1, 1}, {0, 1, 0, 1}},     // stride 1: vector lanes across outputs
+      {{1, 2, 8, 70}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},     // 2x2 stride 2, wide rows
       // Width kernel 2 = stride (the pairs path): rows of 16, 4 and 1 outputs, an unused last column, a
       // 1x2 window, height padding (a row window partly outside), ceil_mode's overhang (the general path).
       {{1, 3, 8, 32}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
@@ -155,7 +155,8 @@ TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
     for (int64_t size : {1, 5, 37}) {
       std::vector<float> x(static_cast<size_t>(planes * size));
       for (size_t i = 0; i < x.size(); ++i)
-        x[i] = (i % 5 == 0 ? 1e7f : 1.0f) * static_cast<float>(static_cast<int>((i * 7919) % 13) - 6) + 0.1f * static_cast<float>(i % 3);
+        x[i] = (i % 5 == 0 ? 1e7f : 1.0f) * static_cast<float>(static_cast<int>((i * 7919) % 13) - 6) +
+               0.1f * static_cast<float>(i % 3);
       if (x.size() > 3) x[3] = kNaN;
       const std::vector<int64_t> shape{1, planes, size, 1};
       auto avg = values<float>(run_op(pool("GlobalAveragePool", f32(x, shape), {})).outputs[0]);
@@ -168,7 +169,8 @@ TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
           if (v > best) best = v;
         }
         const float want = acc / static_cast<float>(size);
-        EXPECT_EQ(fbits(avg[static_cast<size_t>(p)]), std::isnan(want) ? 0x7FC00000u : fbits(want)) << planes << " " << size << " " << p;
+        EXPECT_EQ(fbits(avg[static_cast<size_t>(p)]), std::isnan(want) ? 0x7FC00000u : fbits(want))
+            << planes << " " << size << " " << p;
         EXPECT_EQ(fbits(mx[static_cast<size_t>(p)]), fbits(best)) << planes << " " << size << " " << p;
       }
     }
@@ -176,17 +178,20 @@ TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
 
 TEST(OpsSpatialTest, MaxPoolIntegerTypes) {
   const int8_t v[] = {-5, -7, 3, -128};
-  auto r = run_op(pool("MaxPool", Tensor::from_values(std::span<const int8_t>(v), Shape{1, 1, 4}), {attr_ints("kernel_shape", {2})}));
+  auto r = run_op(pool("MaxPool", Tensor::from_values(std::span<const int8_t>(v), Shape{1, 1, 4}),
+                       {attr_ints("kernel_shape", {2})}));
   EXPECT_EQ(values<int8_t>(r.outputs[0]), (std::vector<int8_t>{-5, 3, 3}));
 }
 
 TEST(OpsSpatialTest, CeilModeDropsAWindowStartingInTheEndPadding) {
   // n=2, k=1, s=2, pads (0,1): ceil((2+1-1)/2)+1 = 2, but window 1 starts at 2 >= n + 0 -> 1 output.
-  auto r = run_op(pool("MaxPool", f32({4, 6}, {1, 1, 2}),
-                       {attr_ints("kernel_shape", {1}), attr_ints("strides", {2}), attr_ints("pads", {0, 1}), attr_i("ceil_mode", 1)}));
+  auto r = run_op(pool(
+      "MaxPool", f32({4, 6}, {1, 1, 2}),
+      {attr_ints("kernel_shape", {1}), attr_ints("strides", {2}), attr_ints("pads", {0, 1}), attr_i("ceil_mode", 1)}));
   EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 1, 1}));
   // n=5, k=2, s=2: floor mode 2 outputs, ceil mode 3 (the last window holds only element 4).
-  auto f = run_op(pool("MaxPool", f32({1, 2, 3, 4, 5}, {1, 1, 5}), {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})}));
+  auto f = run_op(
+      pool("MaxPool", f32({1, 2, 3, 4, 5}, {1, 1, 5}), {attr_ints("kernel_shape", {2}), attr_ints("strides", {2})}));
   EXPECT_EQ(values<float>(f.outputs[0]), (std::vector<float>{2, 4}));
   auto c = run_op(pool("MaxPool", f32({1, 2, 3, 4, 5}, {1, 1, 5}),
                        {attr_ints("kernel_shape", {2}), attr_ints("strides", {2}), attr_i("ceil_mode", 1)}));
@@ -207,10 +212,12 @@ TEST(OpsSpatialTest, AveragePoolDivisorCountsDeclaredPaddingButNotTheOverhang) {
 }
 
 TEST(OpsSpatialTest, AveragePoolDilationsAndEmptyWindow) {
-  auto r = run_op(pool("AveragePool", f32({1, 2, 3, 4, 5}, {1, 1, 5}), {attr_ints("kernel_shape", {2}), attr_ints("dilations", {2})}));
+  auto r = run_op(pool("AveragePool", f32({1, 2, 3, 4, 5}, {1, 1, 5}),
+                       {attr_ints("kernel_shape", {2}), attr_ints("dilations", {2})}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{2, 3, 4}));
   // A window wholly in the padding divides 0 by 0 taps: canonical NaN.
-  auto e = run_op(pool("AveragePool", f32({3}, {1, 1, 1}), {attr_ints("kernel_shape", {1}), attr_ints("pads", {1, 0})}));
+  auto e =
+      run_op(pool("AveragePool", f32({3}, {1, 1, 1}), {attr_ints("kernel_shape", {1}), attr_ints("pads", {1, 0})}));
   EXPECT_EQ(fbits(values<float>(e.outputs[0])[0]), 0x7FC00000u);
 }
 
@@ -243,8 +250,8 @@ TEST(OpsSpatialTest, AveragePoolRowPathMatchesTheDefinitionOnEveryTarget) {
       }
       x[5] = kNaN;
       const std::vector<ir::Attribute> attrs{attr_ints("kernel_shape", g.k), attr_ints("strides", g.s),
-                                             attr_ints("dilations", g.d), attr_ints("pads", g.pads),
-                                             attr_i("ceil_mode", g.ceil), attr_i("count_include_pad", include_pad)};
+                                             attr_ints("dilations", g.d),    attr_ints("pads", g.pads),
+                                             attr_i("ceil_mode", g.ceil),    attr_i("count_include_pad", include_pad)};
       // The definition, with the 1-D case as height 1.
       const bool one_d = g.in.size() == 3;
       const int64_t planes = g.in[0] * g.in[1], ih = one_d ? 1 : g.in[2], iw = g.in.back();
@@ -317,15 +324,21 @@ TEST(OpsSpatialTest, PoolingAttributeErrorsAreTypedAndNameTheNode) {
   bad({attr_ints("kernel_shape", {2, 2}), attr_i("storage_order", 2)}, "storage_order");
   // Huge pads with a unit kernel: the output would exceed the element limit.
   bad({attr_ints("kernel_shape", {1, 1}), attr_ints("pads", {int64_t{1} << 30, int64_t{1} << 30, 0, 0})}, "2^31-1");
-  expect_error([&] { run_op(pool("AveragePool", f32({1}, {1, 1, 1}), {attr_ints("kernel_shape", {1}), attr_i("count_include_pad", 5)})); },
-               ErrorKind::InvalidModel, "count_include_pad");
+  expect_error(
+      [&] {
+        run_op(
+            pool("AveragePool", f32({1}, {1, 1, 1}), {attr_ints("kernel_shape", {1}), attr_i("count_include_pad", 5)}));
+      },
+      ErrorKind::InvalidModel, "count_include_pad");
 }
 
 TEST(OpsSpatialTest, SameLowerPutsTheOddPadBefore) {
   // n=4, k=2, s=1, SAME_LOWER: out 4, one pad before. Windows (-1,0) (0,1) (1,2) (2,3).
-  auto r = run_op(pool("MaxPool", f32({5, 1, 2, 3}, {1, 1, 4}), {attr_ints("kernel_shape", {2}), attr_s("auto_pad", "SAME_LOWER")}));
+  auto r = run_op(pool("MaxPool", f32({5, 1, 2, 3}, {1, 1, 4}),
+                       {attr_ints("kernel_shape", {2}), attr_s("auto_pad", "SAME_LOWER")}));
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{5, 5, 2, 3}));
-  auto u = run_op(pool("MaxPool", f32({5, 1, 2, 3}, {1, 1, 4}), {attr_ints("kernel_shape", {2}), attr_s("auto_pad", "SAME_UPPER")}));
+  auto u = run_op(pool("MaxPool", f32({5, 1, 2, 3}, {1, 1, 4}),
+                       {attr_ints("kernel_shape", {2}), attr_s("auto_pad", "SAME_UPPER")}));
   EXPECT_EQ(values<float>(u.outputs[0]), (std::vector<float>{5, 2, 3, 3}));
 }
 
@@ -364,7 +377,8 @@ OpCase bn(std::vector<ir::Attribute> attrs, int64_t opset = 15) {
   c.attrs = std::move(attrs);
   // Channel 0: scale 2, bias 1, mean 1, var 3 -> a = 2/sqrt(4) = 1, b = 0; channel 1: scale 1, bias 0,
   // mean 0, var 0.25 -> a = 2, b = 0 (epsilon 0.75 makes the roots exact).
-  c.inputs = {f32({1, 2, 3, 4}, {1, 2, 2}), f32({2, 1}, {2}), f32({1, 0}, {2}), f32({1, 0}, {2}), f32({3.25f, -0.5f}, {2})};
+  c.inputs = {f32({1, 2, 3, 4}, {1, 2, 2}), f32({2, 1}, {2}), f32({1, 0}, {2}), f32({1, 0}, {2}),
+              f32({3.25f, -0.5f}, {2})};
   return c;
 }
 
@@ -373,7 +387,8 @@ TEST(OpsSpatialTest, BatchNormalization) {
   // a0 = 2/sqrt(4) = 1, b0 = 1 - 1 = 0; a1 = 1/sqrt(0.25) = 2, b1 = 0.
   EXPECT_EQ(values<float>(r.outputs[0]), (std::vector<float>{1, 2, 6, 8}));
   EXPECT_TRUE(r.flags.exact);
-  expect_error([&] { run_op(bn({attr_i("training_mode", 1)})); }, ErrorKind::Unsupported, "BatchNormalization node 'n0': training_mode");
+  expect_error([&] { run_op(bn({attr_i("training_mode", 1)})); }, ErrorKind::Unsupported,
+               "BatchNormalization node 'n0': training_mode");
   expect_error([&] { run_op(bn({attr_i("spatial", 0)}, 7)); }, ErrorKind::Unsupported, "spatial = 0");
   OpCase c = bn({});
   c.inputs[1] = f32({1, 2, 3}, {3});
@@ -444,7 +459,8 @@ TEST(OpsSpatialTest, ResizeNearestLastTwoAxesMatchesTheDefinition) {
     const Shape& os = r.outputs[0].shape();
     std::vector<int64_t> out(4);
     for (int d = 0; d < 4; ++d) {
-      out[static_cast<size_t>(d)] = static_cast<int64_t>(std::floor(static_cast<float>(in[static_cast<size_t>(d)]) * k.scales[static_cast<size_t>(d)]));
+      out[static_cast<size_t>(d)] = static_cast<int64_t>(
+          std::floor(static_cast<float>(in[static_cast<size_t>(d)]) * k.scales[static_cast<size_t>(d)]));
       ASSERT_EQ(os[d], out[static_cast<size_t>(d)]);
     }
     const auto y = values<float>(r.outputs[0]);
@@ -455,10 +471,12 @@ TEST(OpsSpatialTest, ResizeNearestLastTwoAxesMatchesTheDefinition) {
           for (int64_t d = 0; d < out[3]; ++d, ++i) {
             int64_t src[4] = {a, b, c, d};
             for (int e = 0; e < 4; ++e)
-              src[e] = std::min<int64_t>(in[static_cast<size_t>(e)] - 1,
-                                         static_cast<int64_t>(std::floor(static_cast<float>(src[e]) / k.scales[static_cast<size_t>(e)])));
+              src[e] = std::min<int64_t>(
+                  in[static_cast<size_t>(e)] - 1,
+                  static_cast<int64_t>(std::floor(static_cast<float>(src[e]) / k.scales[static_cast<size_t>(e)])));
             const float want = xv[static_cast<size_t>(((src[0] * in[1] + src[1]) * in[2] + src[2]) * in[3] + src[3])];
-            ASSERT_EQ(y[i], want) << "scales " << k.scales[1] << "," << k.scales[2] << "," << k.scales[3] << " at " << i;
+            ASSERT_EQ(y[i], want) << "scales " << k.scales[1] << "," << k.scales[2] << "," << k.scales[3] << " at "
+                                  << i;
           }
   }
 }
@@ -494,7 +512,8 @@ TEST(OpsSpatialTest, ResizeTfCropExtrapolatesOutsidePositions) {
   OpCase c;
   c.op_type = "Resize";
   c.opset = 13;
-  c.attrs = {attr_s("mode", "linear"), attr_s("coordinate_transformation_mode", "tf_crop_and_resize"), attr_f("extrapolation_value", -9.0f)};
+  c.attrs = {attr_s("mode", "linear"), attr_s("coordinate_transformation_mode", "tf_crop_and_resize"),
+             attr_f("extrapolation_value", -9.0f)};
   // roi [0.5, 1.5] on 3 elements: x = 0.5*2 + j*1*2/2 = 1, 2, 3 -> 2, 3, outside.
   c.inputs = {f32({1, 2, 3}, {3}), f32({0.5f, 1.5f}, {2}), Tensor(), i64({3}, {1})};
   c.constant_inputs = {false, true, false, true};
@@ -610,14 +629,16 @@ TEST(OpsSpatialTest, HostileValuesGiveResultsNotCrashes) {
       s.attrs = {attr_s("padding_mode", pad), attr_s("mode", mode)};
       s.inputs = {f32({1, 2, 3, 4}, {1, 1, 2, 2}), f32({big, -big, kNaN, kInf, -kInf, 0.5f}, {1, 1, 3, 2})};
       auto r = run_op(s);
-      for (float v : values<float>(r.outputs[0])) EXPECT_TRUE(std::isnan(v) || (v >= 0.0f && v <= 4.0f)) << pad << " " << mode << " " << v;
+      for (float v : values<float>(r.outputs[0]))
+        EXPECT_TRUE(std::isnan(v) || (v >= 0.0f && v <= 4.0f)) << pad << " " << mode << " " << v;
     }
   // Resize: a crop box far outside gives the extrapolation value in every mode.
   for (const char* mode : {"nearest", "linear", "cubic"}) {
     OpCase c;
     c.op_type = "Resize";
     c.opset = 13;
-    c.attrs = {attr_s("mode", mode), attr_s("coordinate_transformation_mode", "tf_crop_and_resize"), attr_f("extrapolation_value", 7.0f)};
+    c.attrs = {attr_s("mode", mode), attr_s("coordinate_transformation_mode", "tf_crop_and_resize"),
+               attr_f("extrapolation_value", 7.0f)};
     c.inputs = {f32({1, 2, 3}, {3}), f32({-big, big}, {2}), Tensor(), i64({4}, {1})};
     c.constant_inputs = {false, true, false, true};
     EXPECT_EQ(values<float>(run_op(c).outputs[0]), (std::vector<float>{7, 7, 7, 7})) << mode;
@@ -632,7 +653,8 @@ TEST(OpsSpatialTest, HostileValuesGiveResultsNotCrashes) {
   OpCase n;
   n.op_type = "NonMaxSuppression";
   n.opset = 11;
-  n.inputs = {f32({0, 0, 1, 1, 5, 5, 6, 6, 9, 9, 10, 10}, {1, 3, 4}), f32({kNaN, 0.5f, kNaN}, {1, 1, 3}), i64({5}, {1})};
+  n.inputs = {f32({0, 0, 1, 1, 5, 5, 6, 6, 9, 9, 10, 10}, {1, 3, 4}), f32({kNaN, 0.5f, kNaN}, {1, 1, 3}),
+              i64({5}, {1})};
   EXPECT_EQ(values<int64_t>(run_dynamic(n)[0]), (std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 0, 2}));
 }
 

@@ -24,7 +24,7 @@ struct OpCase {
   std::string op_type;
   int64_t opset = 17;
   std::vector<ir::Attribute> attrs;
-  std::vector<Tensor> inputs;        // empty Tensor = omitted optional input
+  std::vector<Tensor> inputs;         // empty Tensor = omitted optional input
   std::vector<bool> constant_inputs;  // per input: value known at plan time (default: no)
   bool exact = false;
   size_t num_outputs = 1;
@@ -44,7 +44,8 @@ inline ir::Node make_node(const OpCase& c) {
   node.op_type = c.op_type;
   node.opset = c.opset;
   node.attributes = c.attrs;
-  for (size_t i = 0; i < c.inputs.size(); ++i) node.inputs.push_back(c.inputs[i].empty() ? ir::kNoValue : static_cast<int>(i));
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    node.inputs.push_back(c.inputs[i].empty() ? ir::kNoValue : static_cast<int>(i));
   for (size_t i = 0; i < c.num_outputs; ++i) node.outputs.push_back(static_cast<int>(100 + i));
   return node;
 }

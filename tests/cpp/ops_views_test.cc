@@ -10,7 +10,9 @@ namespace {
 Tensor f32(std::vector<float> v, std::vector<int64_t> s) {
   return Tensor::from_values(std::span<const float>(v), Shape(std::span<const int64_t>(s)));
 }
-Tensor i64(std::vector<int64_t> v) { return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())}); }
+Tensor i64(std::vector<int64_t> v) {
+  return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())});
+}
 
 OpResult reshape(std::vector<int64_t> in_shape, std::vector<int64_t> spec, int64_t opset = 14, int64_t allowzero = 0,
                  bool constant = true) {
@@ -141,7 +143,11 @@ TEST(OpsConstantTest, Errors) {
   sp.type = ir::AttrType::SparseTensor;
   expect_error([&] { constant({sp}); }, ErrorKind::Unsupported, "sparse_value");
   expect_error([] { constant({}); }, ErrorKind::InvalidModel, "exactly one");
-  expect_error([] { constant({attr_i("value_int", 1), attr_f("value_float", 1)}); }, ErrorKind::InvalidModel, "exactly one");
+  expect_error(
+      [] {
+        constant({attr_i("value_int", 1), attr_f("value_float", 1)});
+      },
+      ErrorKind::InvalidModel, "exactly one");
   expect_error([] { constant({attr_f("value_int", 1)}); }, ErrorKind::InvalidModel, "value_int");
   auto t = std::make_shared<ir::TensorValue>();
   t->dtype = DType::Complex64;
@@ -173,7 +179,8 @@ TEST(OpsShapeTest, StartEndClamping) {
   EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("end", 1)}).outputs[0]), (std::vector<int64_t>{2}));
   EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("start", -1)}).outputs[0]), (std::vector<int64_t>{4}));
   EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("end", -1)}).outputs[0]), (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("start", -10)}).outputs[0]), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("start", -10)}).outputs[0]),
+            (std::vector<int64_t>{2, 3, 4}));
   EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("end", 10)}).outputs[0]), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_EQ(values<int64_t>(shape_op({2, 3, 4}, 15, {attr_i("start", 2), attr_i("end", 1)}).outputs[0]),
             (std::vector<int64_t>{}));

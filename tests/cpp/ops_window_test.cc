@@ -168,7 +168,8 @@ TEST(OpsWindow, ConvTransposeOutputAttributes) {
   for (int64_t v : {kBig, kMax, kMin, int64_t{-1}}) {
     expect_refused("ConvTranspose", {attr_ints("output_padding", {v, 0})}, "output_padding " + std::to_string(v));
     expect_refused("ConvTranspose", {attr_ints("output_shape", {v, 4})}, "output_shape " + std::to_string(v));
-    expect_refused("ConvTranspose", {attr_ints("output_shape", {1, 2, 4, v})}, "output_shape N, C, " + std::to_string(v));
+    expect_refused("ConvTranspose", {attr_ints("output_shape", {1, 2, 4, v})},
+                   "output_shape N, C, " + std::to_string(v));
   }
   expect_refused("ConvTranspose", {attr_ints("output_padding", {1, 0})}, "output_padding not below the stride");
   expect_refused("ConvTranspose", {attr_ints("output_padding", {0})}, "one output_padding");

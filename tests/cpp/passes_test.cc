@@ -177,9 +177,18 @@ TEST(GraphPasses, AttentionLeavesSharedProbabilities) {
 // HardSigmoid edges, spread over a random field.
 Tensor specials(const Shape& s, uint32_t seed) {
   Tensor t = random(s, seed, -4, 4);
-  const float special[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity(),
-                           std::numeric_limits<float>::infinity(), -0.0f, 0.0f, 1e-40f, -1e-40f, -3.0f, 3.0f, 6.0f,
-                           -0.5f, 0.75f};
+  const float special[] = {std::numeric_limits<float>::quiet_NaN(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::infinity(),
+                           -0.0f,
+                           0.0f,
+                           1e-40f,
+                           -1e-40f,
+                           -3.0f,
+                           3.0f,
+                           6.0f,
+                           -0.5f,
+                           0.75f};
   auto d = t.mutable_data<float>();
   for (size_t i = 0; i < d.size(); i += 7) d[i] = special[(i / 7) % (sizeof(special) / sizeof(special[0]))];
   return t;
@@ -236,7 +245,8 @@ TEST(GraphPasses, FuseElementwiseSqueezeExcitation) {
 TEST(GraphPasses, FuseElementwiseSqueezeExcitationScale) {
   auto g = rt::CompiledGraph::create(model("ew_conv_se_scale"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"GlobalAveragePool", 1}, {"FusedConv", 2}}));
-  for (const Shape& s : {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{3, 6, 1, 1}, Shape{1, 6, 9, 17}, Shape{2, 6, 2, 70}}) {
+  for (const Shape& s :
+       {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{3, 6, 1, 1}, Shape{1, 6, 9, 17}, Shape{2, 6, 2, 70}}) {
     Tensor x = random(s, 21, -4, 4);
     x.mutable_data<float>()[5] = std::numeric_limits<float>::infinity();
     check_fused_bits("ew_conv_se_scale", {{"x", x}});
@@ -267,8 +277,8 @@ TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
 
 TEST(GraphPasses, FuseElementwiseChainsEndWhereAValueEscapes) {
   auto g = rt::CompiledGraph::create(model("ew_chain"), false);
-  EXPECT_EQ(ops(*g), (std::map<std::string, int>{
-                         {"FusedElementwise", 3}, {"Neg", 1}, {"ReduceSum", 1}, {"Sigmoid", 1}}));
+  EXPECT_EQ(ops(*g),
+            (std::map<std::string, int>{{"FusedElementwise", 3}, {"Neg", 1}, {"ReduceSum", 1}, {"Sigmoid", 1}}));
   check_fused_bits("ew_chain", {{"x", specials(Shape{3, 5, 17}, 16)}, {"v", specials(Shape{5, 1}, 17)}});
   // A larger input: rows of the broadcast walk cut into several blocks and chunks.
   auto big = rt::CompiledGraph::create(model("ew_clip6"), true);
@@ -341,7 +351,8 @@ TEST(GraphPasses, FusedProgramsFromAFileAreChecked) {
   expect_refused(node("FusedConv", ok, {0, 0}, 1), "expects X, W, B");
   // FusedConv: program input 1 is node input 3.
   expect_refused(node("FusedConv", {0, 0, 1, 0, 1, 1}, {0, 0}, 3), "reads input 1 of 1");
-  EXPECT_NO_THROW(rt::find_op("onemodel", "FusedConv", 1)->factory(rt::NodeInfo(node("FusedConv", {0, 0, 1, 0, 1, 1}, {0, 0}, 4), false)));
+  EXPECT_NO_THROW(rt::find_op("onemodel", "FusedConv", 1)
+                      ->factory(rt::NodeInfo(node("FusedConv", {0, 0, 1, 0, 1, 1}, {0, 0}, 4), false)));
 }
 
 }  // namespace

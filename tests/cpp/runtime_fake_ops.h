@@ -66,9 +66,7 @@ class FakeCos final : public Kernel {
 class Grow final : public Kernel {
  public:
   Grow() : Kernel(KernelFlags{.exact = true}) {}
-  void infer(InferContext& c) const override {
-    c.set_output(0, DType::F32, Shape{c.input(0).shape.numel() * 20000});
-  }
+  void infer(InferContext& c) const override { c.set_output(0, DType::F32, Shape{c.input(0).shape.numel() * 20000}); }
   void run(RunContext& c) const override {
     ++grow_runs;
     auto x = c.input(0).data<float>();
@@ -149,10 +147,14 @@ inline std::unique_ptr<Kernel> make_positives(const NodeInfo&) { return std::mak
 inline std::unique_ptr<Kernel> make_gate(const NodeInfo&) { return std::make_unique<Gate>(); }
 
 inline const OpDef kOps[] = {
-    {"", "AddK", 1, 30, make_add},         {"", "Sum2", 1, 30, make_sum},
-    {"", "FakeCos", 1, 30, make_cos},      {"", "FakeSin", 1, 30, make_cos},
-    {"", "Grow", 1, 30, make_grow},        {"", "ReshapeTo", 1, 30, make_reshape},
-    {"", "Positives", 1, 30, make_positives},  {"", "Gate", 1, 30, make_gate},
+    {"", "AddK", 1, 30, make_add},
+    {"", "Sum2", 1, 30, make_sum},
+    {"", "FakeCos", 1, 30, make_cos},
+    {"", "FakeSin", 1, 30, make_cos},
+    {"", "Grow", 1, 30, make_grow},
+    {"", "ReshapeTo", 1, 30, make_reshape},
+    {"", "Positives", 1, 30, make_positives},
+    {"", "Gate", 1, 30, make_gate},
 };
 
 inline const OpDef* lookup(std::string_view domain, std::string_view op, int64_t opset) {

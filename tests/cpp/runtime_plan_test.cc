@@ -50,8 +50,9 @@ TEST(RuntimePlan, MissingOperatorsListedOnceInOrderDeadNodesIgnored) {
   b.node("Op", {"c"}, {"y"}, {}, "com.example").output("y");
   Error e = expect_error(ErrorKind::UnsupportedOperator, [&] { session_of(b); });
   EXPECT_EQ(e.operators(), (std::vector<std::string>{"Nope (opset 1)", "com.example.Op (opset 1)"}));
-  EXPECT_EQ(e.message(), "The model uses operators this library does not implement: Nope (opset 1), "
-                         "com.example.Op (opset 1).");
+  EXPECT_EQ(e.message(),
+            "The model uses operators this library does not implement: Nope (opset 1), "
+            "com.example.Op (opset 1).");
 }
 
 TEST(RuntimePlan, ExactModeUnavailableNamesEveryOperator) {
@@ -61,8 +62,9 @@ TEST(RuntimePlan, ExactModeUnavailableNamesEveryOperator) {
   b.node("FakeCos", {"c"}, {"y"}).output("y");
   Error e = expect_error(ErrorKind::ExactModeUnavailable, [&] { session_of(b, Mode::Exact); });
   EXPECT_EQ(e.operators(), (std::vector<std::string>{"FakeCos", "FakeSin"}));
-  EXPECT_EQ(e.message(), "Exact mode is not available: no exact kernel exists for FakeCos, FakeSin. Use fast "
-                         "mode or remove these operators.");
+  EXPECT_EQ(e.message(),
+            "Exact mode is not available: no exact kernel exists for FakeCos, FakeSin. Use fast "
+            "mode or remove these operators.");
   Session fast = session_of(b);  // the same model runs in fast mode
   std::vector<float> y = run1(fast, {{"x", f32({0.0f, 0.0f})}});
   EXPECT_NEAR(y[0], std::cos(std::cos(std::cos(0.0f)) + 0.0f), 1e-6);  // cos(sin-as-cos(cos(0)))
@@ -133,9 +135,9 @@ TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
   Builder b;
   b.input("x", DType::F32, {6}).init("shape", i64({3, 2})).init("c", f32({1, 2, 3, 4, 5, 6}));
   b.node("AddK", {"x"}, {"a"}, {attr_f("k", 1.0f)});
-  b.node("ReshapeTo", {"a", "shape"}, {"ra"});        // view of a slab value
-  b.node("ReshapeTo", {"x", "shape"}, {"rx"});        // view of the caller's input
-  b.node("ReshapeTo", {"c", "shape"}, {"rc"});        // view of a constant: a constant
+  b.node("ReshapeTo", {"a", "shape"}, {"ra"});  // view of a slab value
+  b.node("ReshapeTo", {"x", "shape"}, {"rx"});  // view of the caller's input
+  b.node("ReshapeTo", {"c", "shape"}, {"rc"});  // view of a constant: a constant
   b.node("Sum2", {"ra", "rx"}, {"s1"}).node("Sum2", {"s1", "rc"}, {"y"}).output("y").output("rx");
   Session s = session_of(b);
   Tensor x = f32({0, 10, 20, 30, 40, 50});
@@ -147,8 +149,7 @@ TEST(RuntimePlan, ViewsOfSlabInputAndConstantValues) {
   EXPECT_EQ(r[1].data<float>()[5], 50.0f);
 
   const CompiledGraph& g = *s.impl()->core()->graph;
-  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph,
-                                          std::vector<InputSignature>{{DType::F32, Shape{6}}});
+  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph, std::vector<InputSignature>{{DType::F32, Shape{6}}});
   auto id = [&](const char* n) { return g.graph().find_value(n); };
   EXPECT_EQ(plan->source(id("ra")), ValueSource::Slab);
   EXPECT_EQ(plan->slab_offset(id("ra")), plan->slab_offset(id("a")));
@@ -183,8 +184,7 @@ TEST(RuntimePlan, DataDependentNodeOnConstantsIsEvaluatedOnce) {
   b.node("Positives", {"c"}, {"p"}).node("Sum2", {"x", "p"}, {"y"}).output("y");
   Session s = session_of(b);
   EXPECT_EQ(run1(s, {{"x", f32({1, 2})}}), (std::vector<float>{5, 8}));
-  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph,
-                                          std::vector<InputSignature>{{DType::F32, Shape{2}}});
+  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph, std::vector<InputSignature>{{DType::F32, Shape{2}}});
   EXPECT_EQ(plan->steps().size(), 1u);  // only Sum2 is scheduled
   EXPECT_EQ(plan->source(s.impl()->core()->graph->graph().find_value("p")), ValueSource::Constant);
 }
@@ -201,8 +201,7 @@ TEST(RuntimePlan, InPlaceChainSharesOneBlock) {
   EXPECT_TRUE(fake::last_add_in_place);
   EXPECT_EQ(x.data<float>()[0], 1.0f);  // the caller's input is never written
   const CompiledGraph& g = *s.impl()->core()->graph;
-  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph,
-                                          std::vector<InputSignature>{{DType::F32, Shape{4}}});
+  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph, std::vector<InputSignature>{{DType::F32, Shape{4}}});
   int a = g.graph().find_value("a"), bb = g.graph().find_value("b"), y = g.graph().find_value("y");
   EXPECT_EQ(plan->slab_offset(a), plan->slab_offset(bb));
   EXPECT_EQ(plan->slab_offset(bb), plan->slab_offset(y));
@@ -216,8 +215,8 @@ TEST(RuntimePlan, WarmRunsAllocateNoArenaChunks) {
   Session s = session_of(b);
   std::vector<float> x(1000, 1.0f), y(1000);
   std::vector<int64_t> shape = {1000};
-  auto plan = s.impl()->core()->cache.get(s.impl()->core()->graph,
-                                          std::vector<InputSignature>{{DType::F32, Shape{1000}}});
+  auto plan =
+      s.impl()->core()->cache.get(s.impl()->core()->graph, std::vector<InputSignature>{{DType::F32, Shape{1000}}});
   s.run<float, float>(x, shape, y);
   auto state = plan->acquire();
   size_t chunks = state->arena.system_allocations();
@@ -369,8 +368,8 @@ TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
   Session s = make_session(b.model(), SessionOptions{}, &rt::find_op);
   const auto& graph = s.impl()->core()->graph;
   auto plan = [&](int64_t rows, int64_t width) {
-    return ExecutionPlan::create(graph, {InputSignature{DType::F32, Shape{rows, 2}},
-                                         InputSignature{DType::F32, Shape{1, 1, 2, width}}});
+    return ExecutionPlan::create(
+        graph, {InputSignature{DType::F32, Shape{rows, 2}}, InputSignature{DType::F32, Shape{1, 1, 2, width}}});
   };
   auto p1 = plan(1, 3), p2 = plan(5, 4);
   ASSERT_EQ(p1->steps().size(), 2u);
@@ -379,8 +378,9 @@ TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
     EXPECT_NE(p1->steps()[i].state, nullptr);
     EXPECT_EQ(p1->steps()[i].state, p2->steps()[i].state) << "step " << i;
   }
-  std::vector<NamedTensor> in = {{"x", Tensor::from_values<float>({1.f, 1.f, 0.f, 2.f}, Shape{2, 2})},
-                                 {"img", Tensor::from_values<float>({1.f, 2.f, 3.f, 4.f, 5.f, 7.f}, Shape{1, 1, 2, 3})}};
+  std::vector<NamedTensor> in = {
+      {"x", Tensor::from_values<float>({1.f, 1.f, 0.f, 2.f}, Shape{2, 2})},
+      {"img", Tensor::from_values<float>({1.f, 2.f, 3.f, 4.f, 5.f, 7.f}, Shape{1, 1, 2, 3})}};
   std::vector<Tensor> out = s.run(in);
   EXPECT_EQ(std::vector<float>(out[0].data<float>().begin(), out[0].data<float>().end()),
             (std::vector<float>{5.f, 7.f, 9.f, 8.f, 10.f, 12.f}));
@@ -392,7 +392,9 @@ TEST(RuntimePlan, PlansOfNewShapesSharePackedWeights) {
 // and 2 threads, with inputs cut into pieces mid-row (720 KB each, 256 KiB pieces).
 TEST(RuntimePlan, LargeConcatCopiesInPiecesOnThePool) {
   Builder b;
-  b.input("a", DType::F32, {2, 2, 300, 300}).input("b", DType::F32, {2, 1, 300, 300}).input("c", DType::F32, {2, 3, 300, 300});
+  b.input("a", DType::F32, {2, 2, 300, 300})
+      .input("b", DType::F32, {2, 1, 300, 300})
+      .input("c", DType::F32, {2, 3, 300, 300});
   b.node("Concat", {"a", "b", "c"}, {"y"}, {attr_i("axis", 1)}).output("y");
   const int64_t plane = 300 * 300;
   auto make = [&](int64_t ch, float base) {
@@ -414,7 +416,8 @@ TEST(RuntimePlan, LargeConcatCopiesInPiecesOnThePool) {
         const int64_t sc = ch < 2 ? ch : ch < 3 ? ch - 2 : ch - 3, cs = ch < 2 ? 2 : ch < 3 ? 1 : 3;
         const float* from = src.data<float>().data() + (n * cs + sc) * plane;
         const float* to = y.data() + (n * 6 + ch) * plane;
-        ASSERT_EQ(std::memcmp(from, to, sizeof(float) * static_cast<size_t>(plane)), 0) << threads << " " << n << " " << ch;
+        ASSERT_EQ(std::memcmp(from, to, sizeof(float) * static_cast<size_t>(plane)), 0)
+            << threads << " " << n << " " << ch;
       }
   }
 }

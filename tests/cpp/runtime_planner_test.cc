@@ -39,9 +39,10 @@ TEST(RuntimePlanner, ChainReusesFreedBlocks) {
 TEST(RuntimePlanner, BestFitPicksSmallestFreeBlock) {
   // 0:a(512) 1:x(64) 2:b(128) 3:y(64) 4:z(64) 5:c(100)
   std::vector<SlabValue> v = {f32(512), f32(64), f32(128), f32(64), f32(64), f32(100)};
-  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({}, {3}),
-                                step({0, 2}, {4}),  // z at 768, then a [0,512) and b [576,704) are freed
-                                step({1, 3, 4}, {5})};
+  std::vector<SlabStep> s = {
+      step({}, {0}),       step({}, {1}),     step({}, {2}),
+      step({}, {3}),       step({0, 2}, {4}),  // z at 768, then a [0,512) and b [576,704) are freed
+      step({1, 3, 4}, {5})};
   MemoryPlan p = plan_memory(v, s, {5});
   EXPECT_EQ(p.offsets[0], 0);
   EXPECT_EQ(p.offsets[1], 512);
@@ -55,8 +56,7 @@ TEST(RuntimePlanner, BestFitPicksSmallestFreeBlock) {
 TEST(RuntimePlanner, FreeBlocksCoalesce) {
   // a, b, c of 128 bytes; a and b die together; a 256-byte value fits only in the merged hole.
   std::vector<SlabValue> v = {f32(128), f32(128), f32(128), f32(64), f32(256)};
-  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({0, 1}, {3}),
-                                step({2, 3}, {4})};
+  std::vector<SlabStep> s = {step({}, {0}), step({}, {1}), step({}, {2}), step({0, 1}, {3}), step({2, 3}, {4})};
   MemoryPlan p = plan_memory(v, s, {4});
   EXPECT_EQ(p.offsets[3], 384);
   EXPECT_EQ(p.offsets[4], 0);
@@ -114,8 +114,7 @@ TEST(RuntimePlanner, InPlaceRefusedWhenConditionsFail) {
 TEST(RuntimePlanner, ViewSharesBlockAndExtendsSourceLife) {
   // a; v = view(a); x written while v is live must not overlap a; a is freed only after v's last use.
   std::vector<SlabValue> v = {f32(256), f32(256), f32(256), f32(256), f32(256)};
-  std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({}, {2}), step({1, 2}, {3}),
-                                step({3}, {4})};
+  std::vector<SlabStep> s = {step({}, {0}), step({0}, {1}, -1, true), step({}, {2}), step({1, 2}, {3}), step({3}, {4})};
   MemoryPlan p = plan_memory(v, s, {4});
   EXPECT_EQ(p.offsets[1], p.offsets[0]);
   EXPECT_EQ(p.last_use[0], 3);
@@ -175,7 +174,8 @@ TEST(RuntimePlanner, RandomGraphsNeverOverlapLiveValues) {
     std::vector<int> last(values.size());
     for (size_t v = 0; v < values.size(); ++v) last[v] = def[v];
     for (int s = 0; s < nsteps; ++s)
-      for (int v : steps[static_cast<size_t>(s)].inputs) last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], s);
+      for (int v : steps[static_cast<size_t>(s)].inputs)
+        last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], s);
     for (int v : outs) last[static_cast<size_t>(v)] = nsteps;
     auto in_place_pair = [&](size_t a, size_t b) {  // b is output 0 of an in-place step reading a first
       const SlabStep& st = steps[static_cast<size_t>(def[b])];

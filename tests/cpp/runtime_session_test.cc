@@ -52,8 +52,9 @@ TEST(RuntimeSession, InvalidInputNames) {
   EXPECT_EQ(e.message(), "unknown input 'bais'; the model's inputs are: features, bias");
   e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features"}, {sc.features}); });
   EXPECT_EQ(e.message(), "missing input 'bias'");
-  e = expect_error(ErrorKind::InvalidInput,
-                   [&] { sc.run({"features", "bias", "bias"}, {sc.features, sc.bias, sc.bias}); });
+  e = expect_error(ErrorKind::InvalidInput, [&] {
+    sc.run({"features", "bias", "bias"}, {sc.features, sc.bias, sc.bias});
+  });
   EXPECT_EQ(e.message(), "input 'bias' is given more than once");
   e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features}); });
   e = expect_error(ErrorKind::InvalidInput, [&] { sc.run({"features", "bias"}, {sc.features, Tensor()}); });
@@ -165,8 +166,9 @@ TEST(RuntimeSession, RunFormsShareOnePath) {
   const std::vector<std::string> bad_out = {"nope"};
   Error e = expect_error(ErrorKind::InvalidInput, [&] { cls.run(std::vector<NamedTensor>{{"x", wrong}}, bad_out); });
   EXPECT_EQ(e.message(), "input 'x' must be F32, got F64");
-  e = expect_error(ErrorKind::InvalidInput,
-                   [&] { cls.run_values(std::vector<NamedValue>{{"x", Value(wrong)}}, bad_out); });
+  e = expect_error(ErrorKind::InvalidInput, [&] {
+    cls.run_values(std::vector<NamedValue>{{"x", Value(wrong)}}, bad_out);
+  });
   EXPECT_EQ(e.message(), "input 'x' must be F32, got F64");
   e = expect_error(ErrorKind::InvalidInput, [&] { cls.run(std::vector<NamedTensor>{{"x", xt}}, bad_out); });
   EXPECT_EQ(e.message(), "unknown output 'nope'; the model's outputs are: probs");
@@ -224,7 +226,7 @@ TEST(RuntimeSession, OptionsValidated) {
 
 TEST(RuntimeSession, DisposedAfterRelease) {
   Scorer sc;
-  Session copy = sc.s;  // copies share one model
+  Session copy = sc.s;                       // copies share one model
   const auto& passes = sc.s.graph_passes();  // the session's own copy: it outlives the released graph
   const auto passes_before = passes;
   sc.s.release();

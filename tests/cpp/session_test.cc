@@ -219,8 +219,9 @@ TEST(Session, ModelRunWidensHalfAndBfloat16Outputs) {
     const std::vector<int64_t> shape = {4};
     const std::vector<float> y = m.run(std::span<const int64_t>(shape));
     ASSERT_EQ(y.size(), 4u);
-    const std::vector<uint32_t> want = elem == 10 ? std::vector<uint32_t>{0x3F800000u, 0xB3800000u, 0x7FE02000u, 0xFF800000u}
-                                                  : std::vector<uint32_t>{0x3F800000u, 0x80010000u, 0x7FC10000u, 0xFF800000u};
+    const std::vector<uint32_t> want = elem == 10
+                                           ? std::vector<uint32_t>{0x3F800000u, 0xB3800000u, 0x7FE02000u, 0xFF800000u}
+                                           : std::vector<uint32_t>{0x3F800000u, 0x80010000u, 0x7FC10000u, 0xFF800000u};
     for (size_t i = 0; i < 4; ++i) EXPECT_EQ(float_bits(y[i]), want[i]) << "type " << elem << " element " << i;
   }
 }
@@ -296,8 +297,10 @@ class IsaEnv {
     setenv("ONEMODEL_ISA", v, 1);
   }
   ~IsaEnv() {
-    if (had_) setenv("ONEMODEL_ISA", old_.c_str(), 1);
-    else unsetenv("ONEMODEL_ISA");
+    if (had_)
+      setenv("ONEMODEL_ISA", old_.c_str(), 1);
+    else
+      unsetenv("ONEMODEL_ISA");
   }
 
  private:
@@ -322,7 +325,6 @@ TEST(SessionIsa, ScalarCapAndUnknownValue) {
     }
   }
 }
-
 
 }  // namespace
 }  // namespace onemodel

@@ -47,7 +47,7 @@ TEST(ShapeTest, Limits) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
   }
   EXPECT_THROW(Shape({1, 1, 1, 1, 1, 1, 1, 1, 1}), Error);  // rank 9
-  EXPECT_NO_THROW(Shape({1, 1, 1, 1, 1, 1, 1, 1}));          // rank 8
+  EXPECT_NO_THROW(Shape({1, 1, 1, 1, 1, 1, 1, 1}));         // rank 8
   EXPECT_THROW(Shape({-1, 2}), Error);
   // Prefix products: 2^31-1 itself fits, one more does not; [0, 100000, 100000] fits since every prefix is 0.
   EXPECT_NO_THROW(Shape({2147483647}));
@@ -103,7 +103,8 @@ TEST(TensorViewTest, SliceWithStep) {
   EXPECT_EQ(v.shape(), Shape({2, 3, 2}));
   EXPECT_EQ(v.offset(), 1);
   EXPECT_EQ(strides_of(v), (std::vector<int64_t>{12, 4, 2}));
-  EXPECT_EQ(values(v), expect3({2, 3, 2}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * b + 1 + 2 * c); }));
+  EXPECT_EQ(values(v),
+            expect3({2, 3, 2}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * b + 1 + 2 * c); }));
   Tensor w = t.slice(1, 1, 3);  // j = 1, 2
   EXPECT_EQ(values(w), expect3({2, 2, 4}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * (b + 1) + c); }));
   // ceil((4-0)/3) = 2: k = 0, 3
@@ -141,10 +142,12 @@ TEST(TensorViewTest, FlipNegativeStrides) {
   EXPECT_EQ(v.offset(), 3);
   EXPECT_EQ(values(v), expect3({2, 3, 4}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * b + 3 - c); }));
   Tensor w = t.flip(0).flip(1);
-  EXPECT_EQ(values(w), expect3({2, 3, 4}, [](auto a, auto b, auto c) { return int32_t(100 * (1 - a) + 10 * (2 - b) + c); }));
+  EXPECT_EQ(values(w),
+            expect3({2, 3, 4}, [](auto a, auto b, auto c) { return int32_t(100 * (1 - a) + 10 * (2 - b) + c); }));
   // Slicing a flipped tensor: k' = 1..3 step 2 of reversed k -> k = 2, 0.
   Tensor x = v.slice(2, 1, 4, 2);
-  EXPECT_EQ(values(x), expect3({2, 3, 2}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * b + 2 - 2 * c); }));
+  EXPECT_EQ(values(x),
+            expect3({2, 3, 2}, [](auto a, auto b, auto c) { return int32_t(100 * a + 10 * b + 2 - 2 * c); }));
   // Flip twice is the identity, also in layout.
   Tensor y = v.flip(-1);
   EXPECT_TRUE(y.is_contiguous());

@@ -41,9 +41,8 @@ TEST(ThreadPool, NestedAndConcurrentCallsComplete) {
   for (int t = 0; t < 4; ++t)
     callers.emplace_back([&] {
       for (int rep = 0; rep < 50; ++rep)
-        parallel_for(&pool, 8, 1e9, [&](int64_t) {
-          parallel_for(&pool, 4, 1e9, [&](int64_t) { total.fetch_add(1); });
-        });
+        parallel_for(&pool, 8, 1e9,
+                     [&](int64_t) { parallel_for(&pool, 4, 1e9, [&](int64_t) { total.fetch_add(1); }); });
     });
   for (auto& th : callers) th.join();
   EXPECT_EQ(total.load(), 4 * 50 * 8 * 4);

@@ -20,7 +20,13 @@ try {
   server = await startDemo(0);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
   const errors = [];
@@ -37,10 +43,17 @@ try {
   });
   mkdirSync(join(root, 'build'), { recursive: true });
   await page.screenshot({ path: join(root, 'build', 'demo.png') });
-  check('the demo page detects the sample text and draws boxes', !demo.error && demo.boxes.length >= 2 && red > 200,
-    demo.error ?? `${demo.boxes.length} boxes, ${red} red overlay pixels, ${demo.ms.toFixed(1)} ms on ${demo.kernelPath}`);
-  check('the page\'s exact-mode hash equals the native build\'s', !demo.error && demo.same,
-    demo.error ?? `page ${demo.hash.slice(0, 16)}, native ${String(demo.native).slice(0, 16)}`);
+  check(
+    'the demo page detects the sample text and draws boxes',
+    !demo.error && demo.boxes.length >= 2 && red > 200,
+    demo.error ??
+      `${demo.boxes.length} boxes, ${red} red overlay pixels, ${demo.ms.toFixed(1)} ms on ${demo.kernelPath}`,
+  );
+  check(
+    "the page's exact-mode hash equals the native build's",
+    !demo.error && demo.same,
+    demo.error ?? `page ${demo.hash.slice(0, 16)}, native ${String(demo.native).slice(0, 16)}`,
+  );
   if (errors.length) check('no page errors', false, errors.join(' | '));
 } catch (e) {
   check('demo harness', false, String(e && e.stack ? e.stack : e).slice(0, 400));

@@ -9,8 +9,18 @@ import { oneNodeModel } from './onnx-writer.mjs';
 
 // ONNX TensorProto.DataType codes.
 const CODES = {
-  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11,
-  uint32: 12, uint64: 13,
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  uint16: 4,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+  uint32: 12,
+  uint64: 13,
 };
 
 const SAMPLES = {
@@ -25,7 +35,7 @@ const SAMPLES = {
   int64: new BigInt64Array([-(2n ** 63n), -1n, 0n, 1n, 2n ** 63n - 1n, 2n ** 53n + 1n]),
   uint64: new BigUint64Array([0n, 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 53n + 1n, 42n]),
   bool: new Uint8Array([0, 1, 1, 0, 0, 1]),
-  float16: new Uint16Array([0x3c00, 0x8000, 0x7c00, 0x7e00, 0xc000, 0x0001]),  // 1, -0, inf, NaN, -2, tiny
+  float16: new Uint16Array([0x3c00, 0x8000, 0x7c00, 0x7e00, 0xc000, 0x0001]), // 1, -0, inf, NaN, -2, tiny
 };
 
 const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
@@ -41,14 +51,15 @@ describe('element types through Identity', () => {
       });
       const session = await InferenceSession.create(model);
       expect(session.inputMetadata[0]).toEqual({ name: 'x', isTensor: true, type, shape: ['n', 3], hasShape: true });
-      for (const mode of [2, 0]) {  // two rows, then an empty batch
+      for (const mode of [2, 0]) {
+        // two rows, then an empty batch
         const input = new Tensor(type, data.subarray(0, mode * 3), [mode, 3]);
         const { y } = await session.run({ x: input });
         expect(y.type).toBe(type);
         expect(y.dims).toEqual([mode, 3]);
         expect(y.data.constructor).toBe(data.constructor);
         expect(bytes(y.data)).toBe(bytes(input.data));
-        expect(y.data.buffer).not.toBe(input.data.buffer);  // a copy, never a view of the caller's array
+        expect(y.data.buffer).not.toBe(input.data.buffer); // a copy, never a view of the caller's array
       }
       await session.release();
     });
@@ -95,8 +106,9 @@ test('a 64 MiB tensor grows the wasm heap and comes back intact', async () => {
   for (let round = 0; round < 2; round++) {
     const { y } = await session.run({ x: new Tensor('float32', data, [n]) });
     expect(y.size).toBe(n);
-    expect(Buffer.compare(Buffer.from(y.data.buffer, y.data.byteOffset, y.data.byteLength),
-      Buffer.from(data.buffer))).toBe(0);
+    expect(
+      Buffer.compare(Buffer.from(y.data.buffer, y.data.byteOffset, y.data.byteLength), Buffer.from(data.buffer)),
+    ).toBe(0);
   }
   await session.release();
 });

@@ -38,11 +38,15 @@ function matmulModel(m, k, n, seed = 7) {
 }
 
 // y = a[m,k] * b[k,n], both graph inputs.
-const productModel = (m, k, n) => oneNodeModel({
-  opType: 'MatMul',
-  inputs: [{ name: 'a', elemType: FLOAT, dims: [m, k] }, { name: 'b', elemType: FLOAT, dims: [k, n] }],
-  outputs: [{ name: 'y', elemType: FLOAT, dims: [m, n] }],
-});
+const productModel = (m, k, n) =>
+  oneNodeModel({
+    opType: 'MatMul',
+    inputs: [
+      { name: 'a', elemType: FLOAT, dims: [m, k] },
+      { name: 'b', elemType: FLOAT, dims: [k, n] },
+    ],
+    outputs: [{ name: 'y', elemType: FLOAT, dims: [m, n] }],
+  });
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -88,7 +92,9 @@ describe('engine choice', () => {
   });
 
   test('errors of the native engine carry the kind and the path', async () => {
-    const e = await rejection(InferenceSession.create(join(ROOT, 'testdata', 'no-such-model.onnx'), { executionProviders: ['cpu'] }));
+    const e = await rejection(
+      InferenceSession.create(join(ROOT, 'testdata', 'no-such-model.onnx'), { executionProviders: ['cpu'] }),
+    );
     expect(e).toBeInstanceOf(OneModelError);
     expect(e.kind).toBe('Io');
     expect(e.source).toContain('no-such-model.onnx');
@@ -100,14 +106,21 @@ describe('engine choice', () => {
 describe('exact mode gives the same bits on both engines', () => {
   const x = data(96 * 200, 3);
   const cases = [
-    ['classifier.onnx', () => model('classifier.onnx'), { x: new Tensor('float32', Float32Array.from(CLASSIFIER_INPUT), [1, 4]) }],
+    [
+      'classifier.onnx',
+      () => model('classifier.onnx'),
+      { x: new Tensor('float32', Float32Array.from(CLASSIFIER_INPUT), [1, 4]) },
+    ],
     ['MatMul 96x200x300', () => matmulModel(96, 200, 300), { x: new Tensor('float32', x, [96, 200]) }],
   ];
   for (const [name, source, feeds] of cases) {
     test(name, async () => {
       const hex = {};
-      for (const [label, options] of [['wasm', { executionProviders: ['wasm'] }], ['native t1', { executionProviders: ['cpu'], intraOpNumThreads: 1 }],
-        ['native t2', { executionProviders: ['cpu'], intraOpNumThreads: 2 }]]) {
+      for (const [label, options] of [
+        ['wasm', { executionProviders: ['wasm'] }],
+        ['native t1', { executionProviders: ['cpu'], intraOpNumThreads: 1 }],
+        ['native t2', { executionProviders: ['cpu'], intraOpNumThreads: 2 }],
+      ]) {
         const s = await InferenceSession.create(source(), { ...options, mode: 'exact' });
         const out = await s.run(feeds);
         hex[label] = Object.fromEntries(Object.entries(out).map(([k, t]) => [k, bytesHex(t.data)]));
@@ -125,7 +138,10 @@ describe('concurrency and lifetime', () => {
   const M = 384;
   const K = 768;
   const N = 768;
-  const feedsOf = (i) => ({ a: new Tensor('float32', data(M * K, 100 + i), [M, K]), b: new Tensor('float32', data(K * N, 200 + i), [K, N]) });
+  const feedsOf = (i) => ({
+    a: new Tensor('float32', data(M * K, 100 + i), [M, K]),
+    b: new Tensor('float32', data(K * N, 200 + i), [K, N]),
+  });
 
   for (const mode of ['fast', 'exact']) {
     test(`Promise.all of 8 runs on one session and on 4 sessions equals sequential runs (${mode})`, async () => {
@@ -159,10 +175,18 @@ describe('concurrency and lifetime', () => {
   test.skipIf(ENGINE === 'wasm')('a long native run leaves the event loop free (timers fire during it)', async () => {
     // About 4 GFLOP on one thread: far longer than the 5 ms timer period on any machine.
     const n = 1024;
-    const s = await InferenceSession.create(productModel(n, n, 2 * n), { executionProviders: ['cpu'], intraOpNumThreads: 1 });
-    const feeds = { a: new Tensor('float32', data(n * n, 1), [n, n]), b: new Tensor('float32', data(n * 2 * n, 2), [n, 2 * n]) };
+    const s = await InferenceSession.create(productModel(n, n, 2 * n), {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: 1,
+    });
+    const feeds = {
+      a: new Tensor('float32', data(n * n, 1), [n, n]),
+      b: new Tensor('float32', data(n * 2 * n, 2), [n, 2 * n]),
+    };
     let ticks = 0;
-    const timer = setInterval(() => { ticks++; }, 5);
+    const timer = setInterval(() => {
+      ticks++;
+    }, 5);
     const t0 = performance.now();
     await s.run(feeds);
     const ms = performance.now() - t0;
@@ -195,29 +219,32 @@ describe('concurrency and lifetime', () => {
     expect(growth, `RSS grew ${growth.toFixed(1)} MiB`).toBeLessThan(100);
   });
 
-  test.skipIf(typeof globalThis.gc !== 'function')('sessions dropped without release() are freed by the garbage collector', async () => {
-    const cycle = async () => {
-      for (let i = 0; i < 10; i++) {
-        const s = await InferenceSession.create(heavy);
-        await s.run(heavyFeeds);
-      }
-    };
-    const settle = async () => {
-      for (let i = 0; i < 5; i++) {
-        globalThis.gc();
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
-    await cycle();
-    await settle();
-    const before = rssMiB();
-    for (let k = 0; k < 10; k++) {
+  test.skipIf(typeof globalThis.gc !== 'function')(
+    'sessions dropped without release() are freed by the garbage collector',
+    async () => {
+      const cycle = async () => {
+        for (let i = 0; i < 10; i++) {
+          const s = await InferenceSession.create(heavy);
+          await s.run(heavyFeeds);
+        }
+      };
+      const settle = async () => {
+        for (let i = 0; i < 5; i++) {
+          globalThis.gc();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
       await cycle();
       await settle();
-    }
-    const growth = rssMiB() - before;
-    // Leaked, they would hold 400 MiB or more; before the addon trimmed the heap after freeing a model, glibc
-    // kept about 170 MiB resident (bindings/node/addon.cc return_freed_memory).
-    expect(growth, `RSS grew ${growth.toFixed(1)} MiB over 100 dropped sessions`).toBeLessThan(100);
-  });
+      const before = rssMiB();
+      for (let k = 0; k < 10; k++) {
+        await cycle();
+        await settle();
+      }
+      const growth = rssMiB() - before;
+      // Leaked, they would hold 400 MiB or more; before the addon trimmed the heap after freeing a model, glibc
+      // kept about 170 MiB resident (bindings/node/addon.cc return_freed_memory).
+      expect(growth, `RSS grew ${growth.toFixed(1)} MiB over 100 dropped sessions`).toBeLessThan(100);
+    },
+  );
 });

@@ -13,11 +13,15 @@ import { oneNodeModel } from './onnx-writer.mjs';
 const dir = mkdtempSync(join(tmpdir(), 'onemodel-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const addModel = () => oneNodeModel({
-  opType: 'Add',
-  inputs: [{ name: 'a', elemType: 1, dims: ['n'] }, { name: 'b', elemType: 1, dims: ['m'] }],
-  outputs: [{ name: 'y', elemType: 1, dims: ['k'] }],
-});
+const addModel = () =>
+  oneNodeModel({
+    opType: 'Add',
+    inputs: [
+      { name: 'a', elemType: 1, dims: ['n'] },
+      { name: 'b', elemType: 1, dims: ['m'] },
+    ],
+    outputs: [{ name: 'y', elemType: 1, dims: ['k'] }],
+  });
 
 test('an error about a node names the node', async () => {
   const session = await InferenceSession.create(addModel());

@@ -33,22 +33,25 @@ const cases = {
 };
 
 for (const [name, inputs] of Object.entries(cases)) {
-  test.skipIf(!cli)(`exact-mode ${name} outputs hash like the native CLI${cli ? '' : ' (no native CLI built)'}`, async () => {
-    const files = {};
-    const feeds = {};
-    for (const [input, [type, data, dims]] of Object.entries(inputs)) {
-      files[input] = join(dir, `${name}-${input}.npy`);
-      writeNpy(files[input], type, data, dims);
-      feeds[input] = new Tensor(type, data, dims);
-    }
-    const expected = cliExactHashes(cli, model(name), files);
-    const session = await InferenceSession.create(model(name), { mode: 'exact' });
-    const out = await session.run(feeds);
-    await session.release();
-    expect(Object.keys(expected).sort()).toEqual(Object.keys(out).sort());
-    for (const [output, t] of Object.entries(out)) {
-      expect(t.type).toBe('float32');
-      expect(tensorSha256(1, t.dims, bytesOf(t)), output).toBe(expected[output]);
-    }
-  });
+  test.skipIf(!cli)(
+    `exact-mode ${name} outputs hash like the native CLI${cli ? '' : ' (no native CLI built)'}`,
+    async () => {
+      const files = {};
+      const feeds = {};
+      for (const [input, [type, data, dims]] of Object.entries(inputs)) {
+        files[input] = join(dir, `${name}-${input}.npy`);
+        writeNpy(files[input], type, data, dims);
+        feeds[input] = new Tensor(type, data, dims);
+      }
+      const expected = cliExactHashes(cli, model(name), files);
+      const session = await InferenceSession.create(model(name), { mode: 'exact' });
+      const out = await session.run(feeds);
+      await session.release();
+      expect(Object.keys(expected).sort()).toEqual(Object.keys(out).sort());
+      for (const [output, t] of Object.entries(out)) {
+        expect(t.type).toBe('float32');
+        expect(tensorSha256(1, t.dims, bytesOf(t)), output).toBe(expected[output]);
+      }
+    },
+  );
 }

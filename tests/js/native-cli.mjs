@@ -20,7 +20,7 @@ const NPY_DESCR = { float32: '<f4', float64: '<f8', int32: '<i4', int64: '<i8' }
 export function writeNpy(file, type, data, dims) {
   const shape = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
   let header = `{'descr': '${NPY_DESCR[type]}', 'fortran_order': False, 'shape': ${shape}, }`;
-  const unpadded = 10 + header.length + 1;  // magic(6) + version(2) + length(2) + header + '\n'
+  const unpadded = 10 + header.length + 1; // magic(6) + version(2) + length(2) + header + '\n'
   header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
   const prefix = Buffer.alloc(10);
   prefix.write('\x93NUMPY', 0, 'latin1');

@@ -35,7 +35,13 @@ function attribute(name, value) {
 
 // A float32 TensorProto (dims 1, data_type 2, name 8, raw_data 9), built as a Buffer: weights can be megabytes.
 function floatInitializer({ name, dims, data }) {
-  const head = Buffer.from([...dims.flatMap((d) => int(1, d)), ...int(2, 1), ...str(8, name), ...key(9, 2), ...varint(data.byteLength)]);
+  const head = Buffer.from([
+    ...dims.flatMap((d) => int(1, d)),
+    ...int(2, 1),
+    ...str(8, name),
+    ...key(9, 2),
+    ...varint(data.byteLength),
+  ]);
   return Buffer.concat([head, Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
 }
 
@@ -63,7 +69,12 @@ export function oneNodeModel({ opType, inputs, outputs, initializers = [], attrs
     ...tensors.flatMap((t) => [Buffer.from([...key(5, 2), ...varint(t.length)]), t]),
   ]);
   const model = Buffer.concat([
-    Buffer.from([...int(1, 8), ...bytesField(8, [...str(1, ''), ...int(2, opset)]), ...key(7, 2), ...varint(graph.length)]),
+    Buffer.from([
+      ...int(1, 8),
+      ...bytesField(8, [...str(1, ''), ...int(2, opset)]),
+      ...key(7, 2),
+      ...varint(graph.length),
+    ]),
     graph,
   ]);
   return new Uint8Array(model.buffer, model.byteOffset, model.byteLength);

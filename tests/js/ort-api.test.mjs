@@ -87,11 +87,27 @@ describe('env', () => {
 describe('Tensor: ORT members and conversions', () => {
   test("float16 from numbers stores the rounded bits (numpy's float64 -> float16 values)", () => {
     // np.array(x, dtype=np.float64).astype(np.float16).view(np.uint16) for each x.
-    const cases = [[1.5, 0x3e00], [-2, 0xc000], [65504, 0x7bff], [65519.99, 0x7bff], [65520, 0x7c00], [1e-8, 0],
-      [5.960464477539063e-8, 0x0001], [0.1, 0x2e66], [2049, 0x6800], [2051, 0x6802],
+    const cases = [
+      [1.5, 0x3e00],
+      [-2, 0xc000],
+      [65504, 0x7bff],
+      [65519.99, 0x7bff],
+      [65520, 0x7c00],
+      [1e-8, 0],
+      [5.960464477539063e-8, 0x0001],
+      [0.1, 0x2e66],
+      [2049, 0x6800],
+      [2051, 0x6802],
       // 1 + 2^-11 + 2^-30 rounds up directly; through float32 it would be a tie rounded down to 1.0.
-      [1 + 2 ** -11 + 2 ** -30, 0x3c01], [NaN, 0x7e00], [-0, 0x8000], [Infinity, 0x7c00]];
-    const t = new Tensor('float16', cases.map((c) => c[0]));
+      [1 + 2 ** -11 + 2 ** -30, 0x3c01],
+      [NaN, 0x7e00],
+      [-0, 0x8000],
+      [Infinity, 0x7c00],
+    ];
+    const t = new Tensor(
+      'float16',
+      cases.map((c) => c[0]),
+    );
     expect(Array.from(t.data)).toEqual(cases.map((c) => c[1]));
   });
 
@@ -114,7 +130,11 @@ describe('Tensor: ORT members and conversions', () => {
     expect(Array.from(b.data)).toEqual([1, 0, 1]);
     for (const make of [() => new Tensor('string', ['a']), () => new Tensor(['a', 'b'])]) {
       let e;
-      try { make(); } catch (x) { e = x; }
+      try {
+        make();
+      } catch (x) {
+        e = x;
+      }
       expect(e).toBeInstanceOf(OneModelError);
       expect(e.kind).toBe('Unsupported');
       expect(e.message).toContain('string');
@@ -130,7 +150,11 @@ describe('Tensor: ORT members and conversions', () => {
     expect(r.data).toBe(t.data);
     t.dispose();
     let e;
-    try { t.reshape([4]); } catch (x) { e = x; }
+    try {
+      t.reshape([4]);
+    } catch (x) {
+      e = x;
+    }
     expect(e.kind).toBe('InvalidInput');
   });
 });
@@ -151,9 +175,15 @@ describe('InferenceSession.create and options: ORT forms', () => {
     const f = feeds();
     const shared = new Float32Array(new SharedArrayBuffer(24));
     shared.set(f.features.data);
-    expect(Array.from((await b.run({ features: new Tensor('float32', shared, [2, 3]), bias: f.bias })).score.data)).toEqual(SCORER_SCORE);
+    expect(
+      Array.from((await b.run({ features: new Tensor('float32', shared, [2, 3]), bias: f.bias })).score.data),
+    ).toEqual(SCORER_SCORE);
     await b.release();
-    for (const [off, len] of [[-1, 4], [bytes.length + 25, undefined], [16, bytes.length + 9]]) {
+    for (const [off, len] of [
+      [-1, 4],
+      [bytes.length + 25, undefined],
+      [16, bytes.length + 9],
+    ]) {
       const e = await rejection(InferenceSession.create(big, off, len));
       expect(e.kind, `${off} ${len}`).toBe('InvalidArgument');
     }
@@ -162,7 +192,10 @@ describe('InferenceSession.create and options: ORT forms', () => {
   test('an unknown option key gets one notice naming it; ORT keys are accepted', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const s = await InferenceSession.create(model('scorer.onnx'), {
-      graphOptimisationLevel: 'all', executionMode: 'sequential', interOpNumThreads: 1, logSeverityLevel: 3,
+      graphOptimisationLevel: 'all',
+      executionMode: 'sequential',
+      interOpNumThreads: 1,
+      logSeverityLevel: 3,
     });
     await s.release();
     const notes = warn.mock.calls.map((c) => String(c[0]));
@@ -178,7 +211,9 @@ describe('InferenceSession.create and options: ORT forms', () => {
     expect(e.kind).toBe('InvalidInput');
     expect(e.message).toContain('freeDimensionOverrides');
     await s.release();
-    const bad = await rejection(InferenceSession.create(model('scorer.onnx'), { freeDimensionOverrides: { batch: -1 } }));
+    const bad = await rejection(
+      InferenceSession.create(model('scorer.onnx'), { freeDimensionOverrides: { batch: -1 } }),
+    );
     expect(bad.kind).toBe('InvalidArgument');
   });
 });
@@ -201,7 +236,12 @@ describe('images (ORT conventions: value = (pixel + bias) / mean, pixel = (value
   });
 
   test('fromImage: an RGB pixel buffer with width and height', async () => {
-    const t = await Tensor.fromImage(new Uint8Array([1, 2, 3, 4, 5, 6]), { width: 1, height: 2, format: 'RGB', norm: { mean: 1 } });
+    const t = await Tensor.fromImage(new Uint8Array([1, 2, 3, 4, 5, 6]), {
+      width: 1,
+      height: 2,
+      format: 'RGB',
+      norm: { mean: 1 },
+    });
     expect(t.dims).toEqual([1, 3, 2, 1]);
     expect(Array.from(t.data)).toEqual([1, 4, 2, 5, 3, 6]);
   });
@@ -212,14 +252,18 @@ describe('images (ORT conventions: value = (pixel + bias) / mean, pixel = (value
     expect([back.width, back.height]).toEqual([2, 1]);
     expect(Array.from(back.data)).toEqual([10, 20, 30, 255, 250, 0, 128, 255]);
     const half = new Tensor('float32', new Float32Array([0.5, 0.5, 0.5]), [1, 3, 1, 1]).toImageData();
-    expect(Array.from(half.data)).toEqual([128, 128, 128, 255]);  // 127.5 clamped-rounded like an ImageData
+    expect(Array.from(half.data)).toEqual([128, 128, 128, 255]); // 127.5 clamped-rounded like an ImageData
     let e;
-    try { new Tensor('float32', new Float32Array(4), [1, 4, 1, 1]).toImageData(); } catch (x) { e = x; }
+    try {
+      new Tensor('float32', new Float32Array(4), [1, 4, 1, 1]).toImageData();
+    } catch (x) {
+      e = x;
+    }
     expect(e.kind).toBe('InvalidArgument');
     e = await rejection(Tensor.fromImage(image, { tensorLayout: 'NHWC' }));
     expect(e.kind).toBe('Unsupported');
     e = await rejection(Tensor.fromImage('http://example.invalid/x.png'));
-    expect(e.kind).toBe('Unsupported');  // Node has no Image element
+    expect(e.kind).toBe('Unsupported'); // Node has no Image element
   });
 });
 
@@ -233,16 +277,21 @@ describe('load progress (onProgress)', () => {
     try {
       const w = new Float32Array(1024 * 1024).map((_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
       const file = join(dir, 'big.onnx');
-      writeFileSync(file, oneNodeModel({
-        opType: 'MatMul', inputs: [{ name: 'x', elemType: 1, dims: [1, 1024] }],
-        initializers: [{ name: 'w', dims: [1024, 1024], data: w }], outputs: [{ name: 'y', elemType: 1, dims: [1, 1024] }],
-      }));
+      writeFileSync(
+        file,
+        oneNodeModel({
+          opType: 'MatMul',
+          inputs: [{ name: 'x', elemType: 1, dims: [1, 1024] }],
+          initializers: [{ name: 'w', dims: [1024, 1024], data: w }],
+          outputs: [{ name: 'y', elemType: 1, dims: [1, 1024] }],
+        }),
+      );
       const size = statSync(file).size;
       const calls = [];
       const s = await InferenceSession.create(file, { onProgress: (loaded, total) => calls.push([loaded, total]) });
       expect(calls[0]).toEqual([0, size]);
       expect(calls[calls.length - 1]).toEqual([size, size]);
-      expect(calls.length).toBeGreaterThanOrEqual(4);  // 4 MiB in 1 MiB pieces
+      expect(calls.length).toBeGreaterThanOrEqual(4); // 4 MiB in 1 MiB pieces
       for (let i = 1; i < calls.length; i++) expect(calls[i][0]).toBeGreaterThan(calls[i - 1][0]);
       const x = { x: new Tensor('float32', new Float32Array(1024).fill(0.25), [1, 1024]) };
       const plain = await InferenceSession.create(file);
@@ -250,7 +299,9 @@ describe('load progress (onProgress)', () => {
       await s.release();
       await plain.release();
       const once = [];
-      const b = await InferenceSession.create(new Uint8Array(readFileSync(model('scorer.onnx'))), { onProgress: (l, t) => once.push([l, t]) });
+      const b = await InferenceSession.create(new Uint8Array(readFileSync(model('scorer.onnx'))), {
+        onProgress: (l, t) => once.push([l, t]),
+      });
       const n = readFileSync(model('scorer.onnx')).length;
       expect(once).toEqual([[n, n]]);
       await b.release();

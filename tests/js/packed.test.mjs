@@ -47,20 +47,34 @@ function runNode(file, source) {
 
 describe('packed package', () => {
   test('ships the entries, declarations, both wasm loaders with one .wasm, the native addon, and nothing from the source tree', () => {
-    for (const f of ['package.json', 'dist/node/index.mjs', 'dist/node/index.cjs', 'dist/node/index.d.mts',
-      'dist/node/index.d.cts', 'dist/node/cjs/package.json', 'dist/web/index.js', 'dist/web/index.d.ts',
-      'dist/wasm/onemodel-node.cjs', 'dist/wasm/onemodel-web.mjs', 'dist/wasm/onemodel.wasm',
-      `dist/native/${process.platform}-${process.arch}/onemodel.node`, 'dist/README.md']) {
+    for (const f of [
+      'package.json',
+      'dist/node/index.mjs',
+      'dist/node/index.cjs',
+      'dist/node/index.d.mts',
+      'dist/node/index.d.cts',
+      'dist/node/cjs/package.json',
+      'dist/web/index.js',
+      'dist/web/index.d.ts',
+      'dist/wasm/onemodel-node.cjs',
+      'dist/wasm/onemodel-web.mjs',
+      'dist/wasm/onemodel.wasm',
+      `dist/native/${process.platform}-${process.arch}/onemodel.node`,
+      'dist/README.md',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([]);
-    expect(files.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/wasm/onemodel.wasm']);  // one copy
+    expect(files.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/wasm/onemodel.wasm']); // one copy
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules', 'onemodel', 'package.json'), 'utf8'));
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 
   test('node ESM application (import)', () => {
-    const r = runNode('esm.mjs', script("const { InferenceSession, Tensor, OneModelError } = await import('onemodel');"));
+    const r = runNode(
+      'esm.mjs',
+      script("const { InferenceSession, Tensor, OneModelError } = await import('onemodel');"),
+    );
     expectClose(expect, r.probs, CLASSIFIER_PROBS, TOLERANCE);
     expect(r.dims).toEqual([1, 3]);
     expect(r.kind).toBe('UnsupportedOperator');
@@ -104,7 +118,10 @@ async function main(): Promise<number> {
 }
 void main;
 `;
-    writeFileSync(join(app, 'esm.mts'), `import { InferenceSession, Tensor, OneModelError, env, type TypedTensor } from 'onemodel';\n${consumer}`);
+    writeFileSync(
+      join(app, 'esm.mts'),
+      `import { InferenceSession, Tensor, OneModelError, env, type TypedTensor } from 'onemodel';\n${consumer}`,
+    );
     const cjsHeader = [
       "import onemodel = require('onemodel');",
       'const { InferenceSession, Tensor, OneModelError, env } = onemodel;',
@@ -115,10 +132,20 @@ void main;
       'namespace Tensor { export type Type = onemodel.Tensor.Type; }',
     ].join('\n');
     writeFileSync(join(app, 'cjs.cts'), `${cjsHeader}\n${consumer}`);
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, types: [] },
-      files: ['esm.mts', 'cjs.cts'],
-    }));
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'ES2022',
+          strict: true,
+          noEmit: true,
+          types: [],
+        },
+        files: ['esm.mts', 'cjs.cts'],
+      }),
+    );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     let output = '';
     try {

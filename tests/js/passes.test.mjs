@@ -40,7 +40,7 @@ describe('graph passes', () => {
     }
     expect(scale).toBeGreaterThan(0.1);
     expect(diff / scale).toBeLessThan(1e-5);
-    expect(fused.data).not.toEqual(plain.data);  // the rewrite ran (its arithmetic differs in the last bits)
+    expect(fused.data).not.toEqual(plain.data); // the rewrite ran (its arithmetic differs in the last bits)
   });
 
   test('exact: the level changes nothing', async () => {

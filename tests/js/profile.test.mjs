@@ -35,7 +35,7 @@ describe('profiling', () => {
     expect(p.nodesMs).toBeLessThanOrEqual(p.runMs + 1e-9);
     expect(p.opTypes.map((t) => t.opType).sort()).toEqual(['Add', 'If', 'MatMul', 'Sub']);
     expect(p.text).toContain('profile: 3 runs');
-    expect(session.endProfiling().runs).toBe(0);  // ended: nothing more was recorded
+    expect(session.endProfiling().runs).toBe(0); // ended: nothing more was recorded
     await session.release();
     expect(() => session.startProfiling()).toThrow(OneModelError);
   });

@@ -26,5 +26,9 @@ test('import and require share one module instance (no dual-package hazard)', ()
   expect(esm.Tensor).toBe(cjs.Tensor);
   expect(esm.OneModelError).toBe(cjs.OneModelError);
   // The ES-module wrapper lists the CommonJS exports by hand: it must not drift from them.
-  expect(Object.keys(esm).sort()).toEqual(Object.keys(cjs).filter((k) => k !== '__esModule').sort());
+  expect(Object.keys(esm).sort()).toEqual(
+    Object.keys(cjs)
+      .filter((k) => k !== '__esModule')
+      .sort(),
+  );
 });

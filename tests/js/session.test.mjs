@@ -7,7 +7,13 @@ import { describe, expect, test } from 'vitest';
 import { InferenceSession, OneModelError, Tensor } from 'onemodel';
 
 import {
-  CLASSIFIER_INPUT, CLASSIFIER_PROBS, SCORER_BEST, SCORER_BIAS, SCORER_FEATURES, SCORER_SCORE, TOLERANCE,
+  CLASSIFIER_INPUT,
+  CLASSIFIER_PROBS,
+  SCORER_BEST,
+  SCORER_BIAS,
+  SCORER_FEATURES,
+  SCORER_SCORE,
+  TOLERANCE,
   UNSUPPORTED_OPERATORS,
 } from './expected.mjs';
 import { bytesHex, expectClose, expectEngineKernelPath, model, rejection } from './helpers.mjs';
@@ -55,12 +61,20 @@ describe('classifier.onnx', () => {
     const session = await InferenceSession.create(model('classifier.onnx'));
     expect(session.inputNames).toEqual(['x']);
     expect(session.outputNames).toEqual(['probs']);
-    expect(session.inputMetadata).toEqual([{ name: 'x', isTensor: true, type: 'float32', shape: ['batch', 4], hasShape: true }]);
-    expect(session.outputMetadata).toEqual([{ name: 'probs', isTensor: true, type: 'float32', shape: ['batch', 3], hasShape: true }]);
+    expect(session.inputMetadata).toEqual([
+      { name: 'x', isTensor: true, type: 'float32', shape: ['batch', 4], hasShape: true },
+    ]);
+    expect(session.outputMetadata).toEqual([
+      { name: 'probs', isTensor: true, type: 'float32', shape: ['batch', 3], hasShape: true },
+    ]);
     expectEngineKernelPath(expect, session.kernelPath);
     expect(session.opsets).toEqual([{ domain: '', version: 17 }]);
     expect(session.options).toEqual({
-      mode: 'fast', intraOpNumThreads: 0, graphOptimizationLevel: 'all', maxCachedPlans: 16, executionProviders: [],
+      mode: 'fast',
+      intraOpNumThreads: 0,
+      graphOptimizationLevel: 'all',
+      maxCachedPlans: 16,
+      executionProviders: [],
       freeDimensionOverrides: {},
     });
     await session.release();
@@ -81,7 +95,10 @@ describe('classifier.onnx', () => {
 
   test('every optimization level gives the numpy probabilities', async () => {
     for (const level of ['disabled', 'basic', 'extended', 'all']) {
-      const session = await InferenceSession.create(model('classifier.onnx'), { graphOptimizationLevel: level, maxCachedPlans: 1 });
+      const session = await InferenceSession.create(model('classifier.onnx'), {
+        graphOptimizationLevel: level,
+        maxCachedPlans: 1,
+      });
       const out = await session.run({ x: classifierInput() });
       expectClose(expect, out.probs.data, CLASSIFIER_PROBS, TOLERANCE);
       await session.release();
@@ -123,7 +140,13 @@ describe('scorer.onnx', () => {
       { name: 'features', isTensor: true, type: 'float32', shape: ['batch', 3], hasShape: true },
       { name: 'bias', isTensor: true, type: 'float32', shape: [1, 2], hasShape: true },
     ]);
-    expect(session.outputMetadata[1]).toEqual({ name: 'best', isTensor: true, type: 'float32', shape: ['batch'], hasShape: true });
+    expect(session.outputMetadata[1]).toEqual({
+      name: 'best',
+      isTensor: true,
+      type: 'float32',
+      shape: ['batch'],
+      hasShape: true,
+    });
     expect(session.opsets).toEqual([{ domain: '', version: 13 }]);
     await session.release();
   });
@@ -168,8 +191,14 @@ describe('errors', () => {
   });
 
   test('bad options reject with InvalidArgument before anything loads', async () => {
-    for (const options of [{ mode: 'turbo' }, { graphOptimizationLevel: 'max' }, { intraOpNumThreads: -1 },
-      { intraOpNumThreads: 1.5 }, { maxCachedPlans: 0 }, { maxCachedPlans: '4' }]) {
+    for (const options of [
+      { mode: 'turbo' },
+      { graphOptimizationLevel: 'max' },
+      { intraOpNumThreads: -1 },
+      { intraOpNumThreads: 1.5 },
+      { maxCachedPlans: 0 },
+      { maxCachedPlans: '4' },
+    ]) {
       const err = await rejection(InferenceSession.create(model('classifier.onnx'), options));
       expect(err, JSON.stringify(options)).toBeInstanceOf(OneModelError);
       expect(err.kind, JSON.stringify(options)).toBe('InvalidArgument');

@@ -10,16 +10,25 @@ describe('Tensor', () => {
     const data = new Float32Array([1, 2, 3, 4, 5, 6]);
     const t = new Tensor('float32', data, [2, 3]);
     expect(t.type).toBe('float32');
-    expect(t.data).toBe(data);  // no copy
+    expect(t.data).toBe(data); // no copy
     expect(t.dims).toEqual([2, 3]);
     expect(t.size).toBe(6);
   });
 
   test('each type takes its typed array', () => {
     const cases = [
-      ['float32', Float32Array], ['float64', Float64Array], ['int8', Int8Array], ['uint8', Uint8Array],
-      ['int16', Int16Array], ['uint16', Uint16Array], ['int32', Int32Array], ['uint32', Uint32Array],
-      ['int64', BigInt64Array], ['uint64', BigUint64Array], ['bool', Uint8Array], ['float16', Uint16Array],
+      ['float32', Float32Array],
+      ['float64', Float64Array],
+      ['int8', Int8Array],
+      ['uint8', Uint8Array],
+      ['int16', Int16Array],
+      ['uint16', Uint16Array],
+      ['int32', Int32Array],
+      ['uint32', Uint32Array],
+      ['int64', BigInt64Array],
+      ['uint64', BigUint64Array],
+      ['bool', Uint8Array],
+      ['float16', Uint16Array],
     ];
     for (const [type, Ctor] of cases) {
       const t = new Tensor(type, new Ctor(4), [2, 2]);

@@ -14,10 +14,14 @@ function table(file, opening, separator) {
   const start = text.indexOf(opening);
   expect(start, `${opening} in ${file}`).toBeGreaterThanOrEqual(0);
   const body = text.slice(text.indexOf('{', start) + 1, text.indexOf('}', start));
-  const entries = body.split(',').map((e) => e.trim()).filter((e) => e !== '').map((e) => {
-    const [name, value] = e.split(separator).map((s) => s.trim());
-    return [name.toLowerCase(), Number(value)];
-  });
+  const entries = body
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+    .map((e) => {
+      const [name, value] = e.split(separator).map((s) => s.trim());
+      return [name.toLowerCase(), Number(value)];
+    });
   return Object.fromEntries(entries);
 }
 

@@ -13,7 +13,12 @@ describe('sequence_optional.onnx', () => {
   test('metadata describes the sequence and the optional', async () => {
     const session = await InferenceSession.create(model('ctrlflow/sequence_optional.onnx'));
     expect(session.inputMetadata[0]).toMatchObject({ name: 'seq', isTensor: false, kind: 'sequence', type: 'float32' });
-    expect(session.inputMetadata[2]).toMatchObject({ name: 'opt', isTensor: false, kind: 'optional', elementKind: 'tensor' });
+    expect(session.inputMetadata[2]).toMatchObject({
+      name: 'opt',
+      isTensor: false,
+      kind: 'optional',
+      elementKind: 'tensor',
+    });
     await session.release();
   });
 
@@ -46,7 +51,9 @@ describe('sequence_optional.onnx', () => {
     expect(e.kind).toBe('InvalidInput');
     e = await rejection(session.runValues({ seq: [f32([1])], x: null, opt: null }));
     expect(e.kind).toBe('InvalidInput');
-    e = await rejection(session.runValues({ seq: [new Tensor('int32', Int32Array.from([1]), [1])], x: f32([1]), opt: null }));
+    e = await rejection(
+      session.runValues({ seq: [new Tensor('int32', Int32Array.from([1]), [1])], x: f32([1]), opt: null }),
+    );
     expect(e.kind).toBe('InvalidInput');
     e = await rejection(session.run({ seq: f32([1]), x: f32([1]), opt: f32([1]) }));
     expect(e.kind).toBe('InvalidInput');

@@ -7,18 +7,50 @@ import { join } from 'node:path';
 
 /** Element type name (the package's Tensor type) -> ONNX TensorProto.DataType code (tensor/hash.h). */
 export const TYPE_CODES = {
-  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11,
-  uint32: 12, uint64: 13, bfloat16: 16,
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  uint16: 4,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+  uint32: 12,
+  uint64: 13,
+  bfloat16: 16,
 };
 
 const NPY_TYPES = {
-  '<f4': 'float32', '<f8': 'float64', '<f2': 'float16', '|u1': 'uint8', '|i1': 'int8', '<u2': 'uint16',
-  '<i2': 'int16', '<i4': 'int32', '<u4': 'uint32', '<i8': 'int64', '<u8': 'uint64', '|b1': 'bool',
+  '<f4': 'float32',
+  '<f8': 'float64',
+  '<f2': 'float16',
+  '|u1': 'uint8',
+  '|i1': 'int8',
+  '<u2': 'uint16',
+  '<i2': 'int16',
+  '<i4': 'int32',
+  '<u4': 'uint32',
+  '<i8': 'int64',
+  '<u8': 'uint64',
+  '|b1': 'bool',
 };
 const NPY_DESCR = Object.fromEntries(Object.entries(NPY_TYPES).map(([d, t]) => [t, d]));
 const ELEMENT_SIZE = {
-  float32: 4, float64: 8, float16: 2, uint8: 1, int8: 1, uint16: 2, int16: 2, int32: 4, uint32: 4, int64: 8,
-  uint64: 8, bool: 1, bfloat16: 2,
+  float32: 4,
+  float64: 8,
+  float16: 2,
+  uint8: 1,
+  int8: 1,
+  uint16: 2,
+  int16: 2,
+  int32: 4,
+  uint32: 4,
+  int64: 8,
+  uint64: 8,
+  bool: 1,
+  bfloat16: 2,
 };
 
 /** Reads a version 1/2/3 .npy file (C order, little-endian) into {type, dims, bytes}. */
@@ -33,8 +65,13 @@ export function readNpy(file) {
   const fortran = /'fortran_order':\s*(True|False)/.exec(header)?.[1];
   const shape = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
   const type = NPY_TYPES[descr];
-  if (!type || fortran !== 'False' || shape === undefined) throw new Error(`${file}: unsupported .npy header ${header.trim()}`);
-  const dims = shape.split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number);
+  if (!type || fortran !== 'False' || shape === undefined)
+    throw new Error(`${file}: unsupported .npy header ${header.trim()}`);
+  const dims = shape
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(Number);
   const count = dims.reduce((a, b) => a * b, 1);
   const bytes = new Uint8Array(buf.buffer, buf.byteOffset + start + headerLen, count * ELEMENT_SIZE[type]);
   if (bytes.length !== buf.length - start - headerLen) throw new Error(`${file}: size does not match its shape`);
@@ -66,7 +103,7 @@ const SWEEP_SPECIALS = [
 export function sweepInput(step) {
   const count = Math.floor((2 ** 32 - 1) / step) + 1;
   const bits = new Uint32Array(count + SWEEP_SPECIALS.length);
-  for (let i = 0; i < count; i++) bits[i] = i * step;  // exact: i * step < 2^32 < 2^53
+  for (let i = 0; i < count; i++) bits[i] = i * step; // exact: i * step < 2^32 < 2^53
   bits.set(SWEEP_SPECIALS, count);
   return { type: 'float32', dims: [bits.length], bytes: new Uint8Array(bits.buffer) };
 }
@@ -95,7 +132,9 @@ export function readCases(file) {
     const [name, model, outputs, ...inputs] = line.split(/\s+/);
     if (!outputs) throw new Error(`${file}:${n + 1}: expected NAME MODEL OUTPUTS INPUT=SOURCE...`);
     cases.push({
-      name, model, outputs: outputs.split(','),
+      name,
+      model,
+      outputs: outputs.split(','),
       inputs: inputs.map((spec) => {
         const eq = spec.indexOf('=');
         if (eq <= 0) throw new Error(`${file}:${n + 1}: bad input '${spec}'`);
@@ -149,13 +188,15 @@ export function readTensorProto(file) {
       const len = Number(varint());
       const body = buf.subarray(pos, pos + len);
       pos += len;
-      if (field === 1) {  // packed dims
+      if (field === 1) {
+        // packed dims
         const end = pos;
         pos -= len;
         while (pos < end) dims.push(Number(varint()));
       } else if (field === 8) name = body.toString('utf8');
       else if (field === 9) raw = Uint8Array.from(body);
-      else if ([4, 5, 7, 10, 11].includes(field) && len > 0) throw new Error(`${file}: typed data fields are not read (raw_data only)`);
+      else if ([4, 5, 7, 10, 11].includes(field) && len > 0)
+        throw new Error(`${file}: typed data fields are not read (raw_data only)`);
     } else if (wire === 5) pos += 4;
     else if (wire === 1) pos += 8;
     else throw new Error(`${file}: unexpected wire type ${wire}`);
@@ -181,7 +222,10 @@ export async function loadRealModelCase(c) {
   if (!existsSync(mc.file)) return null;
   const feeds = mc.steps()[0].feeds;
   const inputs = Object.entries(feeds).map(([name, t]) => ({
-    name, type: t.type, dims: t.dims, bytes: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+    name,
+    type: t.type,
+    dims: t.dims,
+    bytes: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
   }));
   return { name: c.name, modelPath: mc.file, outputs: c.outputs, inputs };
 }
@@ -196,6 +240,7 @@ export function loadBackendCase(dataDir, c) {
   const files = readdirSync(set).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   const inputs = files.filter((f) => /^input_\d+\.pb$/.test(f)).map((f) => readTensorProto(join(set, f)));
   const outputs = files.filter((f) => /^output_\d+\.pb$/.test(f)).map((f) => readTensorProto(join(set, f)).name);
-  if (inputs.some((i) => !i.name) || outputs.some((o) => !o)) throw new Error(`${c.backend}: unnamed inputs or outputs`);
+  if (inputs.some((i) => !i.name) || outputs.some((o) => !o))
+    throw new Error(`${c.backend}: unnamed inputs or outputs`);
   return { name: c.name, modelPath: join(dir, 'model.onnx'), outputs, inputs };
 }

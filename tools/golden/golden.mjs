@@ -14,17 +14,24 @@ import { addonPath, chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packa
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const skippedRows = [];  // notes on requested row kinds that could not run here
+const skippedRows = []; // notes on requested row kinds that could not run here
 
 function usage(msg) {
   if (msg) console.error(`golden: ${msg}`);
-  console.error('usage: golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
-    '                  [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]');
+  console.error(
+    'usage: golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
+      '                  [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]',
+  );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const a = { rows: ['native', 'node', 'node-native', 'chromium'], filters: [], cases: join(root, 'testdata', 'golden', 'cases.txt'), merge: [] };
+  const a = {
+    rows: ['native', 'node', 'node-native', 'chromium'],
+    filters: [],
+    cases: join(root, 'testdata', 'golden', 'cases.txt'),
+    merge: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
@@ -41,7 +48,8 @@ function parseArgs(argv) {
     } else if (arg === '--help' || arg === '-h') usage();
     else usage(`unknown argument '${arg}'`);
   }
-  for (const r of a.rows) if (!['native', 'node', 'node-native', 'chromium'].includes(r)) usage(`unknown row kind '${r}'`);
+  for (const r of a.rows)
+    if (!['native', 'node', 'node-native', 'chromium'].includes(r)) usage(`unknown row kind '${r}'`);
   return a;
 }
 
@@ -90,21 +98,30 @@ async function runRows(args, loaded, notes) {
     if (!cli) skip('native rows skipped: build/native/onemodel is not built (tools/setup.sh builds it)');
     else {
       const isas = await nativeIsas(cli, root);
-      for (const [k, v] of await timed(`native rows (${isas.join(', ')}; 1 and 2 threads)`, () => nativeRows(cli, root, loaded, isas))) rows.set(k, v);
+      for (const [k, v] of await timed(`native rows (${isas.join(', ')}; 1 and 2 threads)`, () =>
+        nativeRows(cli, root, loaded, isas),
+      ))
+        rows.set(k, v);
     }
   }
   const built = packageBuilt(root);
   if (args.rows.includes('node')) {
     if (!built) skip('node row skipped: dist/ is not built (npm run build)');
-    else rows.set('node', await timed('node row', () => nodeRow(root, loaded, { executionProviders: ['wasm'] }, 'wasm')));
+    else
+      rows.set('node', await timed('node row', () => nodeRow(root, loaded, { executionProviders: ['wasm'] }, 'wasm')));
   }
   if (args.rows.includes('node-native')) {
     if (!built) skip('node-native rows skipped: dist/ is not built (npm run build)');
-    else if (!existsSync(addonPath(root))) skip(`node-native rows skipped: ${addonPath(root)} is not built (tools/setup.sh builds it)`);
+    else if (!existsSync(addonPath(root)))
+      skip(`node-native rows skipped: ${addonPath(root)} is not built (tools/setup.sh builds it)`);
     else {
       for (const threads of [1, 2]) {
-        rows.set(`node-native-t${threads}`, await timed(`node-native row, ${threads} thread(s)`,
-          () => nodeRow(root, loaded, { executionProviders: ['cpu'], intraOpNumThreads: threads }, 'native')));
+        rows.set(
+          `node-native-t${threads}`,
+          await timed(`node-native row, ${threads} thread(s)`, () =>
+            nodeRow(root, loaded, { executionProviders: ['cpu'], intraOpNumThreads: threads }, 'native'),
+          ),
+        );
       }
     }
   }
@@ -117,7 +134,8 @@ async function runRows(args, loaded, notes) {
       playwright = false;
     }
     if (!built) skip('chromium row skipped: dist/ is not built (npm run build)');
-    else if (!existsSync(chromiumPath) || !playwright) skip(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
+    else if (!existsSync(chromiumPath) || !playwright)
+      skip(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
     else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded, chromiumPath)));
   }
   return rows;
@@ -159,7 +177,8 @@ async function loadCases(cases, notes) {
     }
   }
   const absent = skipped.length - notes.filter((n) => n.startsWith('backend case') || n.startsWith('model/')).length;
-  if (absent) notes.push(`${absent} backend-test cases skipped: no data in ${dataDir} (python3 tools/gen_backend_data.py)`);
+  if (absent)
+    notes.push(`${absent} backend-test cases skipped: no data in ${dataDir} (python3 tools/gen_backend_data.py)`);
   return { loaded, skipped };
 }
 
@@ -184,8 +203,12 @@ function compare(rows, keys, expected) {
     // A case the expected file marks "cannot run" that every row now runs to the same hash is an operator
     // that gained an exact kernel: not a difference (the rows still agree), but the file is out of date.
     const first = rows.get(names[0]).get(key);
-    const isNew = expected && want === CANNOT_RUN_MARKER && /^[0-9a-f]{64}$/.test(first ?? '') &&
-      first !== CANNOT_RUN_MARKER && names.every((n) => rows.get(n).get(key) === first);
+    const isNew =
+      expected &&
+      want === CANNOT_RUN_MARKER &&
+      /^[0-9a-f]{64}$/.test(first ?? '') &&
+      first !== CANNOT_RUN_MARKER &&
+      names.every((n) => rows.get(n).get(key) === first);
     if (isNew) {
       newlyRun++;
       want = first;
@@ -205,8 +228,14 @@ function compare(rows, keys, expected) {
     });
     if (differs) bad++;
     if (want === CANNOT_RUN_MARKER) cannotRun++;
-    const shown = want === undefined ? '(none)' : want === CANNOT_RUN_MARKER ? 'cannot run (marker)' :
-      isNew ? `${want.slice(0, 16)} (expected: cannot run)` : want.slice(0, 16);
+    const shown =
+      want === undefined
+        ? '(none)'
+        : want === CANNOT_RUN_MARKER
+          ? 'cannot run (marker)'
+          : isNew
+            ? `${want.slice(0, 16)} (expected: cannot run)`
+            : want.slice(0, 16);
     console.log(key.padEnd(width) + cells.map((c) => c.padEnd(9)).join('') + shown);
     if (differs) {
       for (const n of names) {
@@ -215,10 +244,14 @@ function compare(rows, keys, expected) {
       }
     }
   }
-  console.log(`golden: ${keys.length} lines x ${names.length} rows, ${cannotRun} cannot run (marker), ${bad} with differences`);
+  console.log(
+    `golden: ${keys.length} lines x ${names.length} rows, ${cannotRun} cannot run (marker), ${bad} with differences`,
+  );
   if (newlyRun) {
-    console.log(`golden: ${newlyRun} lines the expected file marks "cannot run" now run, equal on every row: ` +
-      'regenerate it with --write-expected (tools/golden/README.md)');
+    console.log(
+      `golden: ${newlyRun} lines the expected file marks "cannot run" now run, equal on every row: ` +
+        'regenerate it with --write-expected (tools/golden/README.md)',
+    );
   }
   return bad;
 }
@@ -286,9 +319,11 @@ async function main() {
       return 1;
     }
     const first = rows.get([...rows.keys()].find((n) => n.startsWith('native-scalar-')) ?? [...rows.keys()][0]);
-    const text = '# Exact-mode golden hashes of testdata/golden/cases.txt (tools/golden/golden.mjs --write-expected).\n' +
+    const text =
+      '# Exact-mode golden hashes of testdata/golden/cases.txt (tools/golden/golden.mjs --write-expected).\n' +
       `# Rows that agreed when written: ${[...rows.keys()].join(' ')}\n# Do not edit by hand.\n` +
-      keys.map((k) => `${k} ${first.get(k)}`).join('\n') + '\n';
+      keys.map((k) => `${k} ${first.get(k)}`).join('\n') +
+      '\n';
     writeFileSync(args.writeExpected, text);
     console.log(`golden: wrote ${keys.length} expected hashes to ${args.writeExpected}`);
   }

@@ -24,8 +24,12 @@ export function findCli(root) {
 
 function runCli(cli, args, env) {
   return new Promise((resolve) => {
-    execFile(cli, args, { env: { ...process.env, ...env }, maxBuffer: 64 << 20, timeout: 300_000, encoding: 'utf8' },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 'signal') : 0, signal: err?.signal, stdout, stderr }));
+    execFile(
+      cli,
+      args,
+      { env: { ...process.env, ...env }, maxBuffer: 64 << 20, timeout: 300_000, encoding: 'utf8' },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 'signal') : 0, signal: err?.signal, stdout, stderr }),
+    );
   });
 }
 
@@ -33,7 +37,9 @@ function runCli(cli, args, env) {
 export async function nativeIsas(cli, root) {
   const offered = [];
   for (const isa of ISAS) {
-    const r = await runCli(cli, ['run', join(root, 'testdata', 'classifier.onnx'), '--mode', 'exact'], { ONEMODEL_ISA: isa });
+    const r = await runCli(cli, ['run', join(root, 'testdata', 'classifier.onnx'), '--mode', 'exact'], {
+      ONEMODEL_ISA: isa,
+    });
     if (/kernels: (\S+)/.exec(r.stdout)?.[1] === KERNEL_NAMES[isa]) offered.push(isa);
   }
   return offered;
@@ -57,14 +63,17 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-'));
   try {
     // The inputs as files the CLI reads (sweeps exist only in memory; .npy inputs are rewritten identically).
-    const files = cases.map((c, ci) => c.inputs.map((inp, ii) => {
-      const file = join(tmp, `${ci}_${ii}.npy`);
-      writeNpy(file, inp);
-      return `${inp.name}=${file}`;
-    }));
+    const files = cases.map((c, ci) =>
+      c.inputs.map((inp, ii) => {
+        const file = join(tmp, `${ci}_${ii}.npy`);
+        writeNpy(file, inp);
+        return `${inp.name}=${file}`;
+      }),
+    );
     const inputLines = new Map();
     for (const c of cases) {
-      for (const inp of c.inputs) inputLines.set(`${c.name}/input:${inp.name}`, await tensorSha256(inp.type, inp.dims, inp.bytes));
+      for (const inp of c.inputs)
+        inputLines.set(`${c.name}/input:${inp.name}`, await tensorSha256(inp.type, inp.dims, inp.bytes));
     }
     const rows = new Map();
     for (const isa of isas) {
@@ -82,7 +91,8 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
         };
         await Promise.all([worker(), worker()]);
         cases.forEach((c, i) => {
-          for (const inp of c.inputs) row.set(`${c.name}/input:${inp.name}`, inputLines.get(`${c.name}/input:${inp.name}`));
+          for (const inp of c.inputs)
+            row.set(`${c.name}/input:${inp.name}`, inputLines.get(`${c.name}/input:${inp.name}`));
           const r = results[i];
           const hashes = r.code === 0 ? parseCliHashes(r.stdout) : {};
           let failure;
@@ -110,10 +120,14 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
 export async function nodeRow(root, cases, options, engine) {
   const api = await import('onemodel');
   if (cases.length > 0) {
-    const probe = await api.InferenceSession.create(new Uint8Array(readFileSync(resolve(root, cases[0].modelPath))), options);
+    const probe = await api.InferenceSession.create(
+      new Uint8Array(readFileSync(resolve(root, cases[0].modelPath))),
+      options,
+    );
     const path = probe.kernelPath;
     await probe.release();
-    if ((path === 'Wasm128') !== (engine === 'wasm')) throw new Error(`the ${engine} engine was asked for, the session got ${path}`);
+    if ((path === 'Wasm128') !== (engine === 'wasm'))
+      throw new Error(`the ${engine} engine was asked for, the session got ${path}`);
   }
   const row = new Map();
   for (const c of cases) {
@@ -130,7 +144,10 @@ export function addonPath(root) {
 
 export function packageBuilt(root) {
   try {
-    return statSync(join(root, 'dist', 'web', 'index.js')).isFile() && statSync(join(root, 'dist', 'node', 'index.mjs')).isFile();
+    return (
+      statSync(join(root, 'dist', 'web', 'index.js')).isFile() &&
+      statSync(join(root, 'dist', 'node', 'index.mjs')).isFile()
+    );
   } catch {
     return false;
   }
@@ -181,15 +198,23 @@ export async function chromiumRow(root, cases, chromiumPath) {
   try {
     const pkgDir = packAndUnpack(root, tmp);
     const entry = browserEntry(pkgDir);
-    const blobs = new Map();  // URL path -> [content type, bytes]
+    const blobs = new Map(); // URL path -> [content type, bytes]
     blobs.set('/', ['text/html; charset=utf-8', Buffer.from(PAGE(entry))]);
-    blobs.set('/golden/run-case.mjs', ['text/javascript; charset=utf-8', readFileSync(new URL('./run-case.mjs', import.meta.url))]);
+    blobs.set('/golden/run-case.mjs', [
+      'text/javascript; charset=utf-8',
+      readFileSync(new URL('./run-case.mjs', import.meta.url)),
+    ]);
     const list = cases.map((c, ci) => {
       blobs.set(`/model/${ci}`, ['application/octet-stream', readFileSync(resolve(root, c.modelPath))]);
       return {
-        name: c.name, outputs: c.outputs, modelUrl: `/model/${ci}`,
+        name: c.name,
+        outputs: c.outputs,
+        modelUrl: `/model/${ci}`,
         inputs: c.inputs.map((inp, ii) => {
-          blobs.set(`/input/${ci}/${ii}`, ['application/octet-stream', Buffer.from(inp.bytes.buffer, inp.bytes.byteOffset, inp.bytes.byteLength)]);
+          blobs.set(`/input/${ci}/${ii}`, [
+            'application/octet-stream',
+            Buffer.from(inp.bytes.buffer, inp.bytes.byteOffset, inp.bytes.byteLength),
+          ]);
           return { name: inp.name, type: inp.type, dims: inp.dims, url: `/input/${ci}/${ii}` };
         }),
       };
@@ -203,7 +228,11 @@ export async function chromiumRow(root, cases, chromiumPath) {
           res.writeHead(404).end();
           return;
         }
-        const type = file.endsWith('.wasm') ? 'application/wasm' : /\.(m|c)?js$/.test(file) ? 'text/javascript' : 'application/octet-stream';
+        const type = file.endsWith('.wasm')
+          ? 'application/wasm'
+          : /\.(m|c)?js$/.test(file)
+            ? 'text/javascript'
+            : 'application/octet-stream';
         res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
         return;
       }
@@ -219,9 +248,18 @@ export async function chromiumRow(root, cases, chromiumPath) {
       server.listen(0, '127.0.0.1', ok);
     });
     browser = await chromium.launch({
-      executablePath: chromiumPath, timeout: 30_000,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-quic', '--no-first-run', '--disable-sync'],
+      executablePath: chromiumPath,
+      timeout: 30_000,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
     const tab = await (await browser.newContext()).newPage();
     const log = [];

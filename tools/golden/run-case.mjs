@@ -11,8 +11,19 @@ export const CANNOT_RUN_MARKER = '97e7f020799eab0969d6e2f360e25a43c971b337c6e5b7
 export const CANNOT_RUN_KINDS = new Set(['UnsupportedOperator', 'ExactModeUnavailable', 'Unsupported']);
 
 const TYPE_CODES = {
-  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11,
-  uint32: 12, uint64: 13, bfloat16: 16,
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  uint16: 4,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+  uint32: 12,
+  uint64: 13,
+  bfloat16: 16,
 };
 
 const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -33,9 +44,19 @@ export async function tensorSha256(type, dims, bytes) {
 /** A typed array of the package's Tensor type over a copy of `bytes` (aligned). */
 function typedArray(Tensor, type, bytes) {
   const ctors = {
-    float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array,
-    uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
-    bool: Uint8Array, float16: Uint16Array, bfloat16: Uint16Array,
+    float32: Float32Array,
+    float64: Float64Array,
+    int8: Int8Array,
+    uint8: Uint8Array,
+    int16: Int16Array,
+    uint16: Uint16Array,
+    int32: Int32Array,
+    uint32: Uint32Array,
+    int64: BigInt64Array,
+    uint64: BigUint64Array,
+    bool: Uint8Array,
+    float16: Uint16Array,
+    bfloat16: Uint16Array,
   };
   const Ctor = ctors[type];
   const copy = new Uint8Array(bytes.byteLength);

@@ -22,8 +22,7 @@ export function nchw(dims, seed, value) {
   let i = 0;
   for (let b = 0; b < n; ++b)
     for (let ch = 0; ch < c; ++ch)
-      for (let y = 0; y < h; ++y)
-        for (let x = 0; x < w; ++x) data[i++] = value(b, ch, y, x, rand);
+      for (let y = 0; y < h; ++y) for (let x = 0; x < w; ++x) data[i++] = value(b, ch, y, x, rand);
   return { type: 'float32', data, dims };
 }
 
@@ -125,9 +124,15 @@ function vadSteps(chunks) {
   const steps = [];
   for (let k = 0; k < chunks; ++k) {
     const data = voiceChunk(k, 512, 3, rand);
-    const feeds = { input: { type: 'float32', data, dims: [1, 512] }, sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] } };
+    const feeds = {
+      input: { type: 'float32', data, dims: [1, 512] },
+      sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] },
+    };
     if (k === 0) feeds.state = { type: 'float32', data: new Float32Array(2 * 128), dims: [2, 1, 128] };
-    steps.push({ feeds, carry: (out) => ({ state: { type: out.stateN.type, data: out.stateN.data, dims: out.stateN.dims } }) });
+    steps.push({
+      feeds,
+      carry: (out) => ({ state: { type: out.stateN.type, data: out.stateN.data, dims: out.stateN.dims } }),
+    });
   }
   return steps;
 }
@@ -142,7 +147,10 @@ function vadLegacySteps(chunks) {
   const steps = [];
   for (let k = 0; k < chunks; ++k) {
     const data = voiceChunk(k, 1536, 1, rand);
-    const feeds = { input: { type: 'float32', data, dims: [1, 1536] }, sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] } };
+    const feeds = {
+      input: { type: 'float32', data, dims: [1, 1536] },
+      sr: { type: 'int64', data: BigInt64Array.of(16000n), dims: [] },
+    };
     if (k === 0) {
       feeds.h = { type: 'float32', data: new Float32Array(128), dims: [2, 1, 64] };
       feeds.c = { type: 'float32', data: new Float32Array(128), dims: [2, 1, 64] };
@@ -161,15 +169,65 @@ function vadLegacySteps(chunks) {
 export function cases(dir) {
   const one = (feeds) => () => [{ feeds }];
   return [
-    { model: 'det', file: join(dir, 'ppocr_det.onnx'), label: 'x 1x3x640x640', steps: one({ x: page([1, 3, 640, 640], 1) }) },
-    { model: 'det', file: join(dir, 'ppocr_det.onnx'), label: 'x 1x3x480x800', steps: one({ x: page([1, 3, 480, 800], 2) }) },
-    { model: 'rec', file: join(dir, 'ppocr_rec.onnx'), label: 'x 1x3x48x320', steps: one({ x: image([1, 3, 48, 320], 3) }) },
-    { model: 'rec', file: join(dir, 'ppocr_rec.onnx'), label: 'x 8x3x48x320', steps: one({ x: image([8, 3, 48, 320], 4) }) },
-    { model: 'cls', file: join(dir, 'ppocr_cls.onnx'), label: 'x 1x3x48x192', steps: one({ x: image([1, 3, 48, 192], 5) }) },
-    { model: 'cls', file: join(dir, 'ppocr_cls.onnx'), label: 'x 8x3x48x192', steps: one({ x: image([8, 3, 48, 192], 6) }) },
-    { model: 'minilm', file: join(dir, 'minilm_l6_like.onnx'), label: 'batch 1 x seq 128', steps: one(encoderFeeds(1, 128, 7)) },
-    { model: 'minilm', file: join(dir, 'minilm_l6_like.onnx'), label: 'batch 8 x seq 128, padded', steps: one(encoderFeeds(8, 128, 8)) },
-    { model: 'vad', file: join(dir, 'silero_vad_v5.onnx'), label: '12 chunks of 512, state carried', steps: () => vadSteps(12) },
-    { model: 'vadlegacy', file: join(dir, 'silero_vad_legacy.onnx'), label: '6 chunks of 1536, h and c carried', steps: () => vadLegacySteps(6) },
+    {
+      model: 'det',
+      file: join(dir, 'ppocr_det.onnx'),
+      label: 'x 1x3x640x640',
+      steps: one({ x: page([1, 3, 640, 640], 1) }),
+    },
+    {
+      model: 'det',
+      file: join(dir, 'ppocr_det.onnx'),
+      label: 'x 1x3x480x800',
+      steps: one({ x: page([1, 3, 480, 800], 2) }),
+    },
+    {
+      model: 'rec',
+      file: join(dir, 'ppocr_rec.onnx'),
+      label: 'x 1x3x48x320',
+      steps: one({ x: image([1, 3, 48, 320], 3) }),
+    },
+    {
+      model: 'rec',
+      file: join(dir, 'ppocr_rec.onnx'),
+      label: 'x 8x3x48x320',
+      steps: one({ x: image([8, 3, 48, 320], 4) }),
+    },
+    {
+      model: 'cls',
+      file: join(dir, 'ppocr_cls.onnx'),
+      label: 'x 1x3x48x192',
+      steps: one({ x: image([1, 3, 48, 192], 5) }),
+    },
+    {
+      model: 'cls',
+      file: join(dir, 'ppocr_cls.onnx'),
+      label: 'x 8x3x48x192',
+      steps: one({ x: image([8, 3, 48, 192], 6) }),
+    },
+    {
+      model: 'minilm',
+      file: join(dir, 'minilm_l6_like.onnx'),
+      label: 'batch 1 x seq 128',
+      steps: one(encoderFeeds(1, 128, 7)),
+    },
+    {
+      model: 'minilm',
+      file: join(dir, 'minilm_l6_like.onnx'),
+      label: 'batch 8 x seq 128, padded',
+      steps: one(encoderFeeds(8, 128, 8)),
+    },
+    {
+      model: 'vad',
+      file: join(dir, 'silero_vad_v5.onnx'),
+      label: '12 chunks of 512, state carried',
+      steps: () => vadSteps(12),
+    },
+    {
+      model: 'vadlegacy',
+      file: join(dir, 'silero_vad_legacy.onnx'),
+      label: '6 chunks of 1536, h and c carried',
+      steps: () => vadLegacySteps(6),
+    },
   ];
 }

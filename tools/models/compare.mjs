@@ -33,7 +33,10 @@ const writeTo = opt('--write', '');
 const BOUND = 1e-4;
 const NOISE_RUNS = Number(opt('--noise-runs', '4'));
 
-const modelDir = execFileSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' }).trim().split('\n').pop();
+const modelDir = execFileSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .pop();
 const cli = findCli();
 if (!cli) throw new Error('no native CLI: build it with `cmake --preset native && cmake --build --preset native`');
 let ort;
@@ -103,7 +106,8 @@ function runNative(model, steps, mode, threads) {
       const o = /^output (\S+):/.exec(line);
       if (o) current = o[1];
       const h = /^\s+sha256: ([0-9a-f]{64})$/.exec(line);
-      if (h && current !== undefined) plain[current] = { ...readNpy(join(outDir, `${current.replace(/[^A-Za-z0-9_.-]/g, '_')}.npy`)), sha256: h[1] };
+      if (h && current !== undefined)
+        plain[current] = { ...readNpy(join(outDir, `${current.replace(/[^A-Za-z0-9_.-]/g, '_')}.npy`)), sha256: h[1] };
     }
     results.push(plain);
     carry = step.carry ? step.carry(plain) : {};
@@ -117,11 +121,17 @@ async function runWasm(model, steps, mode) {
   let carry = {};
   for (const step of steps) {
     const feeds = {};
-    for (const [name, t] of Object.entries({ ...step.feeds, ...carry })) feeds[name] = new om.Tensor(t.type, t.data, t.dims);
+    for (const [name, t] of Object.entries({ ...step.feeds, ...carry }))
+      feeds[name] = new om.Tensor(t.type, t.data, t.dims);
     const out = await session.run(feeds);
     const plain = {};
     for (const [name, t] of Object.entries(out))
-      plain[name] = { type: t.type, data: t.data, dims: [...t.dims], sha256: tensorSha256(TYPE_CODE[t.type], t.dims, bytesOf(t.data)) };
+      plain[name] = {
+        type: t.type,
+        data: t.data,
+        dims: [...t.dims],
+        sha256: tensorSha256(TYPE_CODE[t.type], t.dims, bytesOf(t.data)),
+      };
     results.push(plain);
     carry = step.carry ? step.carry(plain) : {};
   }
@@ -136,7 +146,15 @@ const worst = (a, ref) => {
   });
   return e;
 };
-const hashes = (a) => a.map((step) => Object.keys(step).sort().map((n) => step[n].sha256).join(',')).join(';');
+const hashes = (a) =>
+  a
+    .map((step) =>
+      Object.keys(step)
+        .sort()
+        .map((n) => step[n].sha256)
+        .join(','),
+    )
+    .join(';');
 
 const rows = [];
 let misses = 0;
@@ -149,7 +167,8 @@ for (const c of cases(modelDir)) {
   // error for scale; the gate stays BOUND.
   let floor = worst(await runOrt(c.file, steps, 'disabled'), ref);
   const hasFloatFeed = steps.some((st) => Object.values(st.feeds).some((t) => t.type === 'float32'));
-  for (let k = 0; hasFloatFeed && k < NOISE_RUNS; ++k) floor = Math.max(floor, worst(await runOrt(c.file, steps, 'all', generator(1000 + k)), ref));
+  for (let k = 0; hasFloatFeed && k < NOISE_RUNS; ++k)
+    floor = Math.max(floor, worst(await runOrt(c.file, steps, 'all', generator(1000 + k)), ref));
   for (const mode of modes) {
     const row = { model: c.model, input: c.label, mode, floor };
     try {
@@ -162,7 +181,8 @@ for (const c of cases(modelDir)) {
         row.wasm = worst(w, ref);
         row.wasmHash = hashes(w) === hashes(n1);
       }
-      row.ok = row.native <= BOUND && row.threads && (!withWasm || (row.wasm <= BOUND && (mode === 'fast' || row.wasmHash)));
+      row.ok =
+        row.native <= BOUND && row.threads && (!withWasm || (row.wasm <= BOUND && (mode === 'fast' || row.wasmHash)));
     } catch (e) {
       row.error = String(e.message || e).split('\n')[0];
       row.ok = false;
@@ -182,7 +202,8 @@ const table = [
     r.error
       ? `| ${r.model} | ${r.input} | ${r.mode} | error: ${r.error} | | ${fmt(r.floor)} | | | MISS |`
       : `| ${r.model} | ${r.input} | ${r.mode} | ${fmt(r.native)} | ${fmt(r.wasm)} | ${fmt(r.floor)} | ${r.threads ? 'equal' : 'UNEQUAL'} | ` +
-        `${r.wasmHash === undefined ? 'n/a' : r.mode === 'fast' ? (r.wasmHash ? 'equal' : 'differs (fast)') : r.wasmHash ? 'equal' : 'UNEQUAL'} | ${r.ok ? 'ok' : 'MISS'} |`),
+        `${r.wasmHash === undefined ? 'n/a' : r.mode === 'fast' ? (r.wasmHash ? 'equal' : 'differs (fast)') : r.wasmHash ? 'equal' : 'UNEQUAL'} | ${r.ok ? 'ok' : 'MISS'} |`,
+  ),
 ].join('\n');
 console.log(`\n${table}\n\nmodels: ${rows.length - misses} ok, ${misses} missed`);
 if (writeTo) {

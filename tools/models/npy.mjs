@@ -21,8 +21,13 @@ export function readNpy(file) {
   const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
   const fortran = /'fortran_order':\s*True/.test(header);
   const shape = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (!descr || !(descr in DESCR) || fortran || shape === undefined) throw new Error(`${file}: unsupported header ${header}`);
-  const dims = shape.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  if (!descr || !(descr in DESCR) || fortran || shape === undefined)
+    throw new Error(`${file}: unsupported header ${header}`);
+  const dims = shape
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   const [type, Ctor] = DESCR[descr];
   const count = dims.reduce((a, b) => a * b, 1);
   const bytes = buf.subarray(start + headerLen, start + headerLen + count * Ctor.BYTES_PER_ELEMENT);

@@ -17,8 +17,12 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
 const cli = opt('--cli', join(ROOT, 'build', 'native-asan', 'onemodel'));
 const only = opt('--only', '').split(',').filter(Boolean);
-if (!existsSync(cli)) throw new Error(`no ASan CLI at ${cli}: cmake --preset native-asan && cmake --build --preset native-asan`);
-const modelDir = spawnSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' }).stdout.trim().split('\n').pop();
+if (!existsSync(cli))
+  throw new Error(`no ASan CLI at ${cli}: cmake --preset native-asan && cmake --build --preset native-asan`);
+const modelDir = spawnSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' })
+  .stdout.trim()
+  .split('\n')
+  .pop();
 
 const work = mkdtempSync(join(tmpdir(), 'onemodel-sanitize-'));
 const env = {
@@ -43,7 +47,9 @@ for (const c of cases(modelDir)) {
     const report = /runtime error|AddressSanitizer|LeakSanitizer/.test(r.stderr ?? '');
     const ok = r.status === 0 && !report;
     ok ? ++passed : ++failed;
-    console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.model} ${mode}${ok ? '' : `: exit ${r.status}\n${(r.stderr ?? '').slice(0, 3000)}`}`);
+    console.log(
+      `${ok ? 'ok  ' : 'FAIL'} ${c.model} ${mode}${ok ? '' : `: exit ${r.status}\n${(r.stderr ?? '').slice(0, 3000)}`}`,
+    );
   }
 }
 rmSync(work, { recursive: true, force: true });

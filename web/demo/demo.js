@@ -5,8 +5,8 @@ import { tensorSha256 } from '/golden/run-case.mjs';
 
 const MODEL = '/models/ppocr_det.onnx';
 const OUTPUT = 'sigmoid_0.tmp_0';
-const LIMIT = 640;  // longest side fed to the detector, a multiple of 32
-const THRESHOLD = 0.3;  // PP-OCR's binarization threshold
+const LIMIT = 640; // longest side fed to the detector, a multiple of 32
+const THRESHOLD = 0.3; // PP-OCR's binarization threshold
 
 const imageCanvas = document.getElementById('image');
 const overlay = document.getElementById('overlay');
@@ -53,14 +53,22 @@ function boxes(prob, w, h) {
   const stack = [];
   for (let start = 0; start < w * h; start++) {
     if (seen[start] || prob[start] <= THRESHOLD) continue;
-    let x0 = w, y0 = h, x1 = -1, y1 = -1, area = 0;
+    let x0 = w,
+      y0 = h,
+      x1 = -1,
+      y1 = -1,
+      area = 0;
     seen[start] = 1;
     stack.push(start);
     while (stack.length) {
       const p = stack.pop();
-      const x = p % w, y = (p - x) / w;
+      const x = p % w,
+        y = (p - x) / w;
       area++;
-      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
       for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, y > 0 ? p - w : -1, y < h - 1 ? p + w : -1]) {
         if (q >= 0 && !seen[q] && prob[q] > THRESHOLD) {
           seen[q] = 1;
@@ -70,9 +78,15 @@ function boxes(prob, w, h) {
     }
     if (area < 16) continue;
     // DB's unclip: the map marks shrunk text kernels; grow each by area * 1.5 / perimeter (PP-OCR's ratio).
-    const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
+    const bw = x1 - x0 + 1,
+      bh = y1 - y0 + 1;
     const d = Math.round((bw * bh * 1.5) / (2 * (bw + bh)));
-    out.push({ x0: Math.max(0, x0 - d), y0: Math.max(0, y0 - d), x1: Math.min(w - 1, x1 + d), y1: Math.min(h - 1, y1 + d) });
+    out.push({
+      x0: Math.max(0, x0 - d),
+      y0: Math.max(0, y0 - d),
+      x1: Math.min(w - 1, x1 + d),
+      y1: Math.min(h - 1, y1 + d),
+    });
   }
   return out;
 }
@@ -80,8 +94,11 @@ function boxes(prob, w, h) {
 async function detect(source) {
   const pixels = fit(source);
   // PP-OCR's normalization, (pixel / 255 - mean) / std, as fromImage's (pixel + bias) / mean per channel.
-  const mean = [0.485, 0.456, 0.406], std = [0.229, 0.224, 0.225];
-  const x = await Tensor.fromImage(pixels, { norm: { mean: std.map((s) => 255 * s), bias: mean.map((m) => -255 * m) } });
+  const mean = [0.485, 0.456, 0.406],
+    std = [0.229, 0.224, 0.225];
+  const x = await Tensor.fromImage(pixels, {
+    norm: { mean: std.map((s) => 255 * s), bias: mean.map((m) => -255 * m) },
+  });
   sessions ??= {
     fast: await InferenceSession.create(MODEL),
     exact: await InferenceSession.create(MODEL, { mode: 'exact' }),
@@ -97,7 +114,11 @@ async function detect(source) {
   for (const b of found) g.strokeRect(b.x0, b.y0, b.x1 - b.x0 + 1, b.y1 - b.y0 + 1);
 
   const exact = (await sessions.exact.run({ x }))[OUTPUT];
-  const hash = await tensorSha256('float32', exact.dims, new Uint8Array(exact.data.buffer, exact.data.byteOffset, exact.data.byteLength));
+  const hash = await tensorSha256(
+    'float32',
+    exact.dims,
+    new Uint8Array(exact.data.buffer, exact.data.byteOffset, exact.data.byteLength),
+  );
   const rows = [
     ['boxes', String(found.length)],
     ['detector time (fast mode)', `${ms.toFixed(1)} ms at ${pixels.width}x${pixels.height}`],
@@ -114,7 +135,14 @@ async function detect(source) {
     native = `unavailable (${e})`;
   }
   const same = native === hash;
-  show([...rows, ['exact-mode hash (native)', `${native.slice(0, 16)} ${same ? '(equal)' : '(NOT equal)'}`, same ? 'equal' : 'unequal']]);
+  show([
+    ...rows,
+    [
+      'exact-mode hash (native)',
+      `${native.slice(0, 16)} ${same ? '(equal)' : '(NOT equal)'}`,
+      same ? 'equal' : 'unequal',
+    ],
+  ]);
   window.__demo = { boxes: found, ms, kernelPath: sessions.fast.kernelPath, hash, native, same };
 }
 
@@ -123,7 +151,10 @@ document.getElementById('file').addEventListener('change', async (e) => {
   if (f) await detect(await createImageBitmap(f));
 });
 const drop = document.getElementById('drop');
-drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+drop.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
 drop.addEventListener('dragleave', () => drop.classList.remove('over'));
 drop.addEventListener('drop', async (e) => {
   e.preventDefault();
@@ -132,6 +163,6 @@ drop.addEventListener('drop', async (e) => {
   if (f) await detect(await createImageBitmap(f));
 });
 detect(sample()).catch((e) => {
-  show([['error', String(e && e.message || e), 'unequal']]);
-  window.__demo = { error: String(e && e.stack || e) };
+  show([['error', String((e && e.message) || e), 'unequal']]);
+  window.__demo = { error: String((e && e.stack) || e) };
 });

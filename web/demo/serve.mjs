@@ -17,9 +17,19 @@ const root = join(here, '..', '..');
 const models = join(process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel'), 'models');
 const MODEL = join(models, 'ppocr_det.onnx');
 const OUTPUT = 'sigmoid_0.tmp_0';
-const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+const MIME = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+};
 const mounts = { '/pkg/dist/': join(root, 'dist'), '/golden/': join(root, 'tools', 'golden'), '/models/': models };
-const pages = { '/': join(here, 'index.html'), '/index.html': join(here, 'index.html'), '/demo.js': join(here, 'demo.js') };
+const pages = {
+  '/': join(here, 'index.html'),
+  '/index.html': join(here, 'index.html'),
+  '/demo.js': join(here, 'demo.js'),
+};
 
 function file(res, path) {
   try {
@@ -34,7 +44,8 @@ function file(res, path) {
 
 async function nativeHash(req, url) {
   const dims = (url.searchParams.get('dims') ?? '').split(',').map(Number);
-  if (dims.length !== 4 || !dims.every((d) => Number.isSafeInteger(d) && d > 0 && d <= 4096)) throw new Error('dims must be 1,3,H,W');
+  if (dims.length !== 4 || !dims.every((d) => Number.isSafeInteger(d) && d > 0 && d <= 4096))
+    throw new Error('dims must be 1,3,H,W');
   const chunks = [];
   for await (const c of req) chunks.push(c);
   const body = Buffer.concat(chunks);
@@ -55,8 +66,16 @@ export function startDemo(port = 8080) {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'POST' && url.pathname === '/native-hash') {
-      nativeHash(req, url).then((h) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end(h); },
-        (e) => { res.writeHead(500, { 'content-type': 'text/plain' }); res.end(String(e.message ?? e)); });
+      nativeHash(req, url).then(
+        (h) => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end(h);
+        },
+        (e) => {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(String(e.message ?? e));
+        },
+      );
       return;
     }
     if (pages[url.pathname] && file(res, pages[url.pathname])) return;

@@ -38,11 +38,17 @@ export function wasmEnvNotices(): { key: string; message: string }[] {
   const out: { key: string; message: string }[] = [];
   const w = env.wasm ?? {};
   if (typeof w.numThreads === 'number' && w.numThreads > 1) {
-    out.push({ key: 'env.wasm.numThreads', message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread` });
+    out.push({
+      key: 'env.wasm.numThreads',
+      message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread`,
+    });
   }
   const g = globalThis as { Worker?: unknown; document?: unknown };
   if (w.proxy && (typeof g.Worker !== 'function' || g.document === undefined)) {
-    out.push({ key: 'env.wasm.proxy', message: 'env.wasm.proxy (worker mode) needs a browser page; sessions run on this thread' });
+    out.push({
+      key: 'env.wasm.proxy',
+      message: 'env.wasm.proxy (worker mode) needs a browser page; sessions run on this thread',
+    });
   }
   return out;
 }

@@ -15,8 +15,17 @@ export type OneModelErrorKind =
   | 'Internal';
 
 const KINDS: ReadonlySet<string> = new Set<OneModelErrorKind>([
-  'Malformed', 'InvalidModel', 'Unsupported', 'ExternalData', 'Io', 'UnsupportedOperator',
-  'ExactModeUnavailable', 'InvalidInput', 'Disposed', 'InvalidArgument', 'Internal',
+  'Malformed',
+  'InvalidModel',
+  'Unsupported',
+  'ExternalData',
+  'Io',
+  'UnsupportedOperator',
+  'ExactModeUnavailable',
+  'InvalidInput',
+  'Disposed',
+  'InvalidArgument',
+  'Internal',
 ]);
 
 export interface OneModelErrorDetails {
@@ -75,8 +84,13 @@ interface NativeErrorObject {
 }
 
 function isNativeError(e: unknown): e is NativeErrorObject {
-  return typeof e === 'object' && e !== null && !(e instanceof Error) &&
-    typeof (e as NativeErrorObject).kind === 'string' && typeof (e as NativeErrorObject).message === 'string';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    !(e instanceof Error) &&
+    typeof (e as NativeErrorObject).kind === 'string' &&
+    typeof (e as NativeErrorObject).message === 'string'
+  );
 }
 
 /**

@@ -23,23 +23,37 @@ export interface CheckedFeed {
  * true (runValues) sequences and optionals are fed too (checkValue). Returns what crosses the binding, in the
  * order of the feeds; Error(InvalidInput) for anything else.
  */
-export function checkFeeds(feeds: unknown, inputs: ReadonlyMap<string, NativeValueInfo>, inputNames: readonly string[],
-  overrides: Overrides, values: boolean): CheckedFeed[] {
+export function checkFeeds(
+  feeds: unknown,
+  inputs: ReadonlyMap<string, NativeValueInfo>,
+  inputNames: readonly string[],
+  overrides: Overrides,
+  values: boolean,
+): CheckedFeed[] {
   if (typeof feeds !== 'object' || feeds === null || Array.isArray(feeds)) {
-    throw new OneModelError('InvalidInput', `feeds must be an object mapping input names to ${values ? 'values' : 'tensors'}`);
+    throw new OneModelError(
+      'InvalidInput',
+      `feeds must be an object mapping input names to ${values ? 'values' : 'tensors'}`,
+    );
   }
   const fed: CheckedFeed[] = [];
   for (const [name, value] of Object.entries(feeds)) {
     const info = inputs.get(name);
     if (info === undefined) {
-      throw new OneModelError('InvalidInput', `'${name}' is not an input of the model (inputs: ${inputNames.join(', ')})`);
+      throw new OneModelError(
+        'InvalidInput',
+        `'${name}' is not an input of the model (inputs: ${inputNames.join(', ')})`,
+      );
     }
     if (values) {
       fed.push(checkValue(name, value, info, overrides));
       continue;
     }
     if (info.kind === 'sequence' || info.kind === 'optional') {
-      throw new OneModelError('InvalidInput', `input '${name}' is ${info.kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
+      throw new OneModelError(
+        'InvalidInput',
+        `input '${name}' is ${info.kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`,
+      );
     }
     fed.push({ name, kind: ValueCode.tensor, elem: info.dtype, items: [checkTensor(name, value, info, overrides)] });
   }
@@ -60,39 +74,53 @@ function checkTensor(name: string, value: unknown, info: NativeValueInfo, overri
     throw new OneModelError('InvalidInput', `input '${name}' is not a Tensor`);
   }
   if (!(t.data instanceof (arrayConstructor(t.type) as never))) {
-    throw new OneModelError('InvalidInput', `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`);
+    throw new OneModelError(
+      'InvalidInput',
+      `input '${name}' of type ${t.type} does not hold a ${arrayConstructor(t.type).name}`,
+    );
   }
   const tensorData = t.data as unknown as ArrayLike<number | bigint> & ArrayBufferView;
   const count = elementCount(t.dims);
   if (count !== tensorData.length) {
-    throw new OneModelError('InvalidInput',
-      `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`);
+    throw new OneModelError(
+      'InvalidInput',
+      `input '${name}' has dims [${t.dims.join(',')}] (${count} elements) but holds ${tensorData.length} elements`,
+    );
   }
   if (info.dtype !== 0 && typeCode(t.type) !== info.dtype) {
-    throw new OneModelError('InvalidInput',
-      `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
+    throw new OneModelError('InvalidInput', `input '${name}' must be ${typeName(info.dtype)}, got ${t.type}`);
   }
   // A declared scalar takes any shape, as in ORT and the engine (docs/graph-runtime.md section 4, "Inputs").
   if (info.hasShape && info.dims.length > 0) {
     if (t.dims.length !== info.dims.length) {
-      throw new OneModelError('InvalidInput',
-        `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`);
+      throw new OneModelError(
+        'InvalidInput',
+        `input '${name}' must have rank ${info.dims.length}, got dims [${t.dims.join(',')}]`,
+      );
     }
     info.dims.forEach((d, i) => {
       if (typeof d === 'number' && t.dims![i] !== d) {
-        throw new OneModelError('InvalidInput',
-          `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`);
+        throw new OneModelError(
+          'InvalidInput',
+          `input '${name}' dimension ${i} must be ${d}, got dims [${t.dims!.join(',')}]`,
+        );
       }
       if (typeof d === 'string' && Object.prototype.hasOwnProperty.call(overrides, d) && t.dims![i] !== overrides[d]) {
-        throw new OneModelError('InvalidInput', `input '${name}' dimension ${i} ('${d}') is fixed to ${overrides[d]} by ` +
-          `freeDimensionOverrides, got dims [${t.dims!.join(',')}]`);
+        throw new OneModelError(
+          'InvalidInput',
+          `input '${name}' dimension ${i} ('${d}') is fixed to ${overrides[d]} by ` +
+            `freeDimensionOverrides, got dims [${t.dims!.join(',')}]`,
+        );
       }
     });
   }
   if (t.type === 'bool') {
     for (let i = 0; i < tensorData.length; i++) {
       if (tensorData[i] !== 0 && tensorData[i] !== 1) {
-        throw new OneModelError('InvalidInput', `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`);
+        throw new OneModelError(
+          'InvalidInput',
+          `bool input '${name}' holds ${String(tensorData[i])} at element ${i} (only 0 and 1)`,
+        );
       }
     }
   }
@@ -108,7 +136,8 @@ function checkValue(name: string, value: unknown, info: NativeValueInfo, overrid
   const wantsSequence = info.kind === 'sequence' || (isOptional && info.elementKind === 'sequence');
   const feed = (kind: ValueCode, items: NativeTensor[]): CheckedFeed => ({ name, kind, elem: info.dtype, items });
   if (value === null) {
-    if (!isOptional) throw new OneModelError('InvalidInput', `input '${name}' is not optional; null is not a value for it`);
+    if (!isOptional)
+      throw new OneModelError('InvalidInput', `input '${name}' is not optional; null is not a value for it`);
     return feed(ValueCode.emptyOptional, []);
   }
   if (Array.isArray(value)) {

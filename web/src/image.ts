@@ -53,31 +53,45 @@ function perChannel(v: number | readonly number[] | undefined, fallback: number,
 // Plane index of each of R, G, B, A in a tensor of `format` (-1: absent).
 function planes(format: ImageChannels): [number, number, number, number] {
   switch (format) {
-    case 'RGB': return [0, 1, 2, -1];
-    case 'RGBA': return [0, 1, 2, 3];
-    case 'BGR': return [2, 1, 0, -1];
-    case 'RBG': return [0, 2, 1, -1];
+    case 'RGB':
+      return [0, 1, 2, -1];
+    case 'RGBA':
+      return [0, 1, 2, 3];
+    case 'BGR':
+      return [2, 1, 0, -1];
+    case 'RBG':
+      return [0, 2, 1, -1];
   }
   throw invalid(`image format '${String(format)}' is not RGB, RGBA, BGR or RBG`);
 }
 
 function checkSize(width: unknown, height: unknown): void {
-  for (const [name, v] of [['width', width], ['height', height]] as const) {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw invalid(`image ${name} ${String(v)} is not a positive integer`);
+  for (const [name, v] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)
+      throw invalid(`image ${name} ${String(v)} is not a positive integer`);
   }
 }
 
 /** Float32 NCHW data of pixels (RGBA or RGB, row-major) under ORT's normalization. */
-export function pixelsToFloat(pixels: ArrayLike<number>, width: number, height: number,
-  options: ImageToTensorOptions = {}): { data: Float32Array; dims: number[] } {
+export function pixelsToFloat(
+  pixels: ArrayLike<number>,
+  width: number,
+  height: number,
+  options: ImageToTensorOptions = {},
+): { data: Float32Array; dims: number[] } {
   checkSize(width, height);
-  if (options.tensorLayout === 'NHWC') throw new OneModelError('Unsupported', 'NHWC tensor layout is not supported (as in ORT)');
+  if (options.tensorLayout === 'NHWC')
+    throw new OneModelError('Unsupported', 'NHWC tensor layout is not supported (as in ORT)');
   const step = (options.format ?? 'RGBA') === 'RGB' ? 3 : 4;
   if (options.format !== undefined && options.format !== 'RGB' && options.format !== 'RGBA') {
     throw invalid(`pixel format '${String(options.format)}' is not RGBA or RGB`);
   }
   const stride = width * height;
-  if (pixels.length < stride * step) throw invalid(`${pixels.length} pixel values for a ${width}x${height} image of ${step} channels`);
+  if (pixels.length < stride * step)
+    throw invalid(`${pixels.length} pixel values for a ${width}x${height} image of ${step} channels`);
   const out = options.tensorFormat ?? 'RGB';
   const where = planes(out);
   const mean = perChannel(options.norm?.mean, 255, 255);
@@ -94,15 +108,22 @@ export function pixelsToFloat(pixels: ArrayLike<number>, width: number, height: 
 }
 
 /** RGBA pixels of a float32 image tensor under ORT's normalization (alpha 255 when the tensor has none). */
-export function floatToPixels(data: ArrayLike<number>, dims: readonly number[], options: TensorToImageOptions = {}):
-  { rgba: Uint8ClampedArray; width: number; height: number } {
+export function floatToPixels(
+  data: ArrayLike<number>,
+  dims: readonly number[],
+  options: TensorToImageOptions = {},
+): { rgba: Uint8ClampedArray; width: number; height: number } {
   if (dims.length !== 4 || dims[0] !== 1) throw invalid(`an image tensor is [1, C, H, W], got [${dims.join(',')}]`);
   const nhwc = options.tensorLayout === 'NHWC';
   const channels = nhwc ? dims[3]! : dims[1]!;
   const height = nhwc ? dims[1]! : dims[2]!;
   const width = nhwc ? dims[2]! : dims[3]!;
   const format = options.format ?? 'RGB';
-  if ((channels === 4 && format !== 'RGBA') || (channels === 3 && format === 'RGBA') || (channels !== 3 && channels !== 4)) {
+  if (
+    (channels === 4 && format !== 'RGBA') ||
+    (channels === 3 && format === 'RGBA') ||
+    (channels !== 3 && channels !== 4)
+  ) {
     throw invalid(`tensor format '${format}' does not match ${channels} channels`);
   }
   const where = planes(format);
@@ -134,9 +155,21 @@ type CanvasLike = { width: number; height: number; getContext(kind: '2d'): Canva
 
 /** A 2-D canvas of the page or worker; Unsupported where there is none (Node). */
 export function canvas(width: number, height: number): { canvas: CanvasLike; ctx: Canvas2D } {
-  const g = globalThis as { document?: { createElement(t: 'canvas'): CanvasLike }; OffscreenCanvas?: new (w: number, h: number) => CanvasLike };
-  const c = g.document !== undefined ? g.document.createElement('canvas') : g.OffscreenCanvas !== undefined ? new g.OffscreenCanvas(width, height) : undefined;
-  if (c === undefined) throw new OneModelError('Unsupported', 'images need a canvas (a browser page or worker); pass pixels with width and height instead');
+  const g = globalThis as {
+    document?: { createElement(t: 'canvas'): CanvasLike };
+    OffscreenCanvas?: new (w: number, h: number) => CanvasLike;
+  };
+  const c =
+    g.document !== undefined
+      ? g.document.createElement('canvas')
+      : g.OffscreenCanvas !== undefined
+        ? new g.OffscreenCanvas(width, height)
+        : undefined;
+  if (c === undefined)
+    throw new OneModelError(
+      'Unsupported',
+      'images need a canvas (a browser page or worker); pass pixels with width and height instead',
+    );
   c.width = width;
   c.height = height;
   const ctx = c.getContext('2d');
@@ -145,20 +178,37 @@ export function canvas(width: number, height: number): { canvas: CanvasLike; ctx
 }
 
 /** Pixels (RGBA) of an image source: ImageData or {data, width, height}, an element or bitmap, or a URL. */
-export async function sourcePixels(source: unknown, options: ImageToTensorOptions):
-  Promise<{ pixels: ArrayLike<number>; width: number; height: number; format: 'RGBA' | 'RGB' }> {
+export async function sourcePixels(
+  source: unknown,
+  options: ImageToTensorOptions,
+): Promise<{ pixels: ArrayLike<number>; width: number; height: number; format: 'RGBA' | 'RGB' }> {
   const s = source as { data?: unknown; width?: number; height?: number };
   if (typeof source === 'object' && source !== null && ArrayBuffer.isView(s.data) && typeof s.width === 'number') {
     return { pixels: s.data as unknown as ArrayLike<number>, width: s.width, height: s.height!, format: 'RGBA' };
   }
   if (ArrayBuffer.isView(source)) {
     checkSize(options.width, options.height);
-    return { pixels: source as unknown as ArrayLike<number>, width: options.width!, height: options.height!, format: options.format ?? 'RGBA' };
+    return {
+      pixels: source as unknown as ArrayLike<number>,
+      width: options.width!,
+      height: options.height!,
+      format: options.format ?? 'RGBA',
+    };
   }
-  const g = globalThis as { Image?: new () => { src: string; crossOrigin: string; onload: (() => void) | null; onerror: ((e: unknown) => void) | null; width: number; height: number } };
+  const g = globalThis as {
+    Image?: new () => {
+      src: string;
+      crossOrigin: string;
+      onload: (() => void) | null;
+      onerror: ((e: unknown) => void) | null;
+      width: number;
+      height: number;
+    };
+  };
   let image: { width: number; height: number } = s as { width: number; height: number };
   if (typeof source === 'string') {
-    if (g.Image === undefined) throw new OneModelError('Unsupported', 'loading an image from a URL needs a browser page');
+    if (g.Image === undefined)
+      throw new OneModelError('Unsupported', 'loading an image from a URL needs a browser page');
     const img = new g.Image();
     img.crossOrigin = 'Anonymous';
     await new Promise<void>((resolve, reject) => {
@@ -168,7 +218,9 @@ export async function sourcePixels(source: unknown, options: ImageToTensorOption
     });
     image = img;
   } else if (typeof source !== 'object' || source === null || typeof s.width !== 'number') {
-    throw invalid('an image is ImageData, {data, width, height}, a pixel buffer with width and height, an image element or bitmap, or a URL');
+    throw invalid(
+      'an image is ImageData, {data, width, height}, a pixel buffer with width and height, an image element or bitmap, or a URL',
+    );
   }
   const width = options.resizedWidth ?? image.width;
   const height = options.resizedHeight ?? image.height;

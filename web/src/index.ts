@@ -17,7 +17,15 @@ export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './t
 export { InferenceSession } from './session.js';
 export type { Profile } from './native.js';
 export type {
-  SessionOptions, RunOptions, FetchesType, ExecutionMode, GraphOptimizationLevel, ValueMetadata, TensorValueMetadata, NonTensorValueMetadata, OnnxValue,
+  SessionOptions,
+  RunOptions,
+  FetchesType,
+  ExecutionMode,
+  GraphOptimizationLevel,
+  ValueMetadata,
+  TensorValueMetadata,
+  NonTensorValueMetadata,
+  OnnxValue,
 } from './session.js';
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
@@ -60,22 +68,31 @@ setPlatform({
     const binary0 = env.wasm.wasmBinary;
     if (env.wasm.proxy && typeof Worker === 'function' && typeof document !== 'undefined') {
       // Worker mode: the literal `new Worker(new URL(...))` is what bundlers recognise to emit the worker.
-      return proxyEngine(() => {
-        const dist = packageDistInViteDev();
-        // Made apart from `new Worker(...)`: bundlers analyse only a literal inside it.
-        if (dist !== undefined) return new Worker(new URL('web/proxy-worker.js', dist), { type: 'module' });
-        return new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module' });
-      }, {
-        mjs, wasm, ...(binary0 !== undefined ? { wasmBinary: binary0 instanceof Uint8Array ? binary0 : new Uint8Array(binary0) } : {}),
-      });
+      return proxyEngine(
+        () => {
+          const dist = packageDistInViteDev();
+          // Made apart from `new Worker(...)`: bundlers analyse only a literal inside it.
+          if (dist !== undefined) return new Worker(new URL('web/proxy-worker.js', dist), { type: 'module' });
+          return new Worker(new URL('./proxy-worker.js', import.meta.url), { type: 'module' });
+        },
+        {
+          mjs,
+          wasm,
+          ...(binary0 !== undefined
+            ? { wasmBinary: binary0 instanceof Uint8Array ? binary0 : new Uint8Array(binary0) }
+            : {}),
+        },
+      );
     }
     const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs)) as { default: Factory };
     const binary = env.wasm.wasmBinary;
-    return wasmEngine(await imported.default({
-      // One .wasm serves both loaders (node/scripts/build-dist.mjs).
-      locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
-      ...(binary !== undefined ? { wasmBinary: binary instanceof Uint8Array ? binary : new Uint8Array(binary) } : {}),
-    }));
+    return wasmEngine(
+      await imported.default({
+        // One .wasm serves both loaders (node/scripts/build-dist.mjs).
+        locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
+        ...(binary !== undefined ? { wasmBinary: binary instanceof Uint8Array ? binary : new Uint8Array(binary) } : {}),
+      }),
+    );
   },
   directoryOf: () => '',
   async readModel(location: string, onProgress?: (loaded: number, total: number) => void) {

@@ -50,11 +50,21 @@ export interface Profile {
   readonly overheadMs: number;
   /** Per node, largest self time first; nodes of control-flow bodies are named by their path. */
   readonly nodes: readonly {
-    readonly node: string; readonly opType: string; readonly depth: number; readonly calls: number;
-    readonly totalMs: number; readonly selfMs: number; readonly share: number;
+    readonly node: string;
+    readonly opType: string;
+    readonly depth: number;
+    readonly calls: number;
+    readonly totalMs: number;
+    readonly selfMs: number;
+    readonly share: number;
   }[];
   /** Per operator type (sums of self times), largest first. */
-  readonly opTypes: readonly { readonly opType: string; readonly calls: number; readonly selfMs: number; readonly share: number }[];
+  readonly opTypes: readonly {
+    readonly opType: string;
+    readonly calls: number;
+    readonly selfMs: number;
+    readonly share: number;
+  }[];
   /** The two tables as text, as `onemodel bench --profile` prints them. */
   readonly text: string;
 }
@@ -65,11 +75,21 @@ export interface NativeSession {
   kernelPath(): string;
   opsets(): { domain: string; version: number }[];
   /** Synchronous in the wasm build; the Node addon settles a promise from a worker thread. */
-  run(names: string[], dtypeCodes: number[], dims: number[][], data: ArrayBufferView[],
-    outputNames: string[]): NativeOutput[] | Promise<NativeOutput[]>;
+  run(
+    names: string[],
+    dtypeCodes: number[],
+    dims: number[][],
+    data: ArrayBufferView[],
+    outputNames: string[],
+  ): NativeOutput[] | Promise<NativeOutput[]>;
   /** kinds: ValueCode per input. */
-  runValues(names: string[], kinds: ValueCode[], elemCodes: number[], items: NativeTensor[][],
-    outputNames: string[]): NativeValueOutput[] | Promise<NativeValueOutput[]>;
+  runValues(
+    names: string[],
+    kinds: ValueCode[],
+    elemCodes: number[],
+    items: NativeTensor[][],
+    outputNames: string[],
+  ): NativeValueOutput[] | Promise<NativeValueOutput[]>;
   startProfiling(): void;
   endProfiling(): Profile;
   /** Frees the engine model (later engine calls throw Disposed; runs already under way finish). */
@@ -85,15 +105,25 @@ export interface NativeSession {
  * tests/js/value-codes.test.mjs compares the two tables. Pass these names, never the bare numbers.
  */
 export const ValueCode = {
-  tensor: 0, sequence: 1, emptyOptional: 2, optionalTensor: 3, optionalSequence: 4,
+  tensor: 0,
+  sequence: 1,
+  emptyOptional: 2,
+  optionalTensor: 3,
+  optionalSequence: 4,
 } as const;
 export type ValueCode = (typeof ValueCode)[keyof typeof ValueCode];
 
 /** The Emscripten module of the wasm build (bindings/embind.cc). */
 export interface NativeModule {
   WasmSession: {
-    create(bytes: Uint8Array, sourceName: string, mode: number, threads: number, optimizationLevel: number,
-      maxCachedPlans: number): NativeSession;
+    create(
+      bytes: Uint8Array,
+      sourceName: string,
+      mode: number,
+      threads: number,
+      optimizationLevel: number,
+      maxCachedPlans: number,
+    ): NativeSession;
   };
   version(): string;
 }
@@ -101,8 +131,15 @@ export interface NativeModule {
 /** The Node-API addon (bindings/node/addon.cc). */
 export interface AddonModule {
   /** model: the bytes (copied before this returns) or a file path the engine reads itself. */
-  create(model: Uint8Array | string, sourceName: string, mode: number, threads: number, optimizationLevel: number,
-    maxCachedPlans: number, externalDataDir: string): Promise<NativeSession>;
+  create(
+    model: Uint8Array | string,
+    sourceName: string,
+    mode: number,
+    threads: number,
+    optimizationLevel: number,
+    maxCachedPlans: number,
+    externalDataDir: string,
+  ): Promise<NativeSession>;
   version(): string;
 }
 
@@ -115,8 +152,15 @@ export interface Engine {
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
   /** `externalDataDir`: where external data files are looked up for a model given as bytes ('' = none). */
-  create(model: Uint8Array | string, sourceName: string, mode: number, threads: number, optimizationLevel: number,
-    maxCachedPlans: number, externalDataDir: string): NativeSession | Promise<NativeSession>;
+  create(
+    model: Uint8Array | string,
+    sourceName: string,
+    mode: number,
+    threads: number,
+    optimizationLevel: number,
+    maxCachedPlans: number,
+    externalDataDir: string,
+  ): NativeSession | Promise<NativeSession>;
 }
 
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */

@@ -49,7 +49,9 @@ async function handle(m: Message): Promise<unknown> {
   if (engine === undefined) {
     const { mjs, wasm, wasmBinary } = m;
     engine = (async () => {
-      const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs!)) as { default: (a: Record<string, unknown>) => Promise<AnyModule> };
+      const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs!)) as {
+        default: (a: Record<string, unknown>) => Promise<AnyModule>;
+      };
       return imported.default({ locateFile: () => wasm, ...(wasmBinary !== undefined ? { wasmBinary } : {}) });
     })();
   }
@@ -76,8 +78,11 @@ scope.onmessage = (e) => {
   handle(m).then(
     (value) => scope.postMessage({ id: m.id, value }, buffersOf(value)),
     (error: unknown) => {
-      const plain = typeof error === 'object' && error !== null && 'kind' in error ? error
-        : { kind: 'Internal', message: String(error instanceof Error ? error.message : error) };
+      const plain =
+        typeof error === 'object' && error !== null && 'kind' in error
+          ? error
+          : { kind: 'Internal', message: String(error instanceof Error ? error.message : error) };
       scope.postMessage({ id: m.id, error: plain });
-    });
+    },
+  );
 };

@@ -4,7 +4,16 @@
 // fetched once at creation, so the synchronous members stay synchronous. Inputs are copied to the worker
 // (the caller keeps its arrays), outputs are transferred back.
 import { OneModelError } from './errors.js';
-import type { Engine, NativeOutput, NativeSession, NativeTensor, NativeValueInfo, NativeValueOutput, Profile, ValueCode } from './native.js';
+import type {
+  Engine,
+  NativeOutput,
+  NativeSession,
+  NativeTensor,
+  NativeValueInfo,
+  NativeValueOutput,
+  Profile,
+  ValueCode,
+} from './native.js';
 
 interface Pending {
   resolve(v: unknown): void;
@@ -66,7 +75,9 @@ function proxySession(w: ProxyWorker, c: Created): NativeSession {
     run: (names: string[], codes: number[], dims: number[][], data: ArrayBufferView[], outputNames: string[]) =>
       w.call({ op: 'run', sid: c.sid, args: [names, codes, dims, data, outputNames] }) as Promise<NativeOutput[]>,
     runValues: (names: string[], kinds: ValueCode[], elems: number[], items: NativeTensor[][], outputNames: string[]) =>
-      w.call({ op: 'runValues', sid: c.sid, args: [names, kinds, elems, items, outputNames] }) as Promise<NativeValueOutput[]>,
+      w.call({ op: 'runValues', sid: c.sid, args: [names, kinds, elems, items, outputNames] }) as Promise<
+        NativeValueOutput[]
+      >,
     startProfiling: unavailable,
     endProfiling: unavailable as () => Profile,
     release: () => {
@@ -78,7 +89,10 @@ function proxySession(w: ProxyWorker, c: Created): NativeSession {
 }
 
 /** The worker-mode engine: one worker, made on first use from `workerUrl`, loading the wasm from `urls`. */
-export function proxyEngine(makeWorker: () => Worker, urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array }): Engine {
+export function proxyEngine(
+  makeWorker: () => Worker,
+  urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array },
+): Engine {
   let w: ProxyWorker | undefined;
   return {
     provider: 'wasm',
@@ -87,7 +101,14 @@ export function proxyEngine(makeWorker: () => Worker, urls: { mjs: string; wasm:
     async create(model, sourceName, mode, _threads, level, plans) {
       if (typeof model === 'string') throw new OneModelError('Internal', 'the wasm engine takes model bytes');
       w ??= new ProxyWorker(makeWorker(), urls);
-      const c = (await w.call({ op: 'create', bytes: model.slice(), source: sourceName, mode, level, plans })) as Created;
+      const c = (await w.call({
+        op: 'create',
+        bytes: model.slice(),
+        source: sourceName,
+        mode,
+        level,
+        plans,
+      })) as Created;
       return proxySession(w, c);
     },
   };

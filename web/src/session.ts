@@ -115,18 +115,39 @@ const DEFAULTS = {
   intraOpNumThreads: 0,
   graphOptimizationLevel: 'all' as GraphOptimizationLevel,
   maxCachedPlans: 16,
-  executionProviders: [] as readonly string[],  // empty: the platform's default order
+  executionProviders: [] as readonly string[], // empty: the platform's default order
   freeDimensionOverrides: {} as { readonly [dimension: string]: number },
 };
 // Option keys read above, and ORT's keys accepted without effect (no notice: they change nothing a user can
 // observe, or ORT itself treats them as hints). Any other key gets a one-time notice naming it.
-const OPTION_KEYS = new Set([...Object.keys(DEFAULTS), 'onProgress', 'executionMode', 'interOpNumThreads', 'enableCpuMemArena',
-  'enableMemPattern', 'logId', 'logSeverityLevel', 'logVerbosityLevel', 'preferredOutputLocation', 'enableGraphCapture',
-  'extra', 'enableProfiling', 'profileFilePrefix', 'optimizedModelFilePath', 'externalData']);
+const OPTION_KEYS = new Set([
+  ...Object.keys(DEFAULTS),
+  'onProgress',
+  'executionMode',
+  'interOpNumThreads',
+  'enableCpuMemArena',
+  'enableMemPattern',
+  'logId',
+  'logSeverityLevel',
+  'logVerbosityLevel',
+  'preferredOutputLocation',
+  'enableGraphCapture',
+  'extra',
+  'enableProfiling',
+  'profileFilePrefix',
+  'optimizedModelFilePath',
+  'externalData',
+]);
 const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
 // Engine OptimizationLevel: None = 0, Basic = 1, All = 2. ORT's 'layout' (basic plus its layout transforms,
 // which OneModel does not have) is basic.
-const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = { disabled: 0, basic: 1, layout: 1, extended: 2, all: 2 };
+const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = {
+  disabled: 0,
+  basic: 1,
+  layout: 1,
+  extended: 2,
+  all: 2,
+};
 const MAX_THREADS = 256;
 
 let platform: Platform | undefined;
@@ -152,10 +173,18 @@ function warnOnce(key: string, message: string): void {
 function getEngine(name: 'wasm' | 'cpu'): Promise<Engine> {
   let promise = enginePromises.get(name);
   if (promise === undefined) {
-    promise = getPlatform().loadEngine(name).catch((e: unknown) => {
-      enginePromises.delete(name);  // let a later call retry (e.g. after a network error)
-      throw e instanceof OneModelError ? e : new OneModelError('Io', `cannot load the OneModel ${name === 'cpu' ? 'native addon' : 'wasm module'}: ${String(e)}`, { cause: e });
-    });
+    promise = getPlatform()
+      .loadEngine(name)
+      .catch((e: unknown) => {
+        enginePromises.delete(name); // let a later call retry (e.g. after a network error)
+        throw e instanceof OneModelError
+          ? e
+          : new OneModelError(
+              'Io',
+              `cannot load the OneModel ${name === 'cpu' ? 'native addon' : 'wasm module'}: ${String(e)}`,
+              { cause: e },
+            );
+      });
     enginePromises.set(name, promise);
   }
   return promise;
@@ -186,7 +215,10 @@ async function chooseEngine(providers: readonly string[]): Promise<Engine> {
   }
   if (engines.includes('wasm')) throw failure;
   if (engines.length === 0) {
-    warnOnce('no-provider', `none of the execution providers [${names.join(', ')}] is available; running the wasm build`);
+    warnOnce(
+      'no-provider',
+      `none of the execution providers [${names.join(', ')}] is available; running the wasm build`,
+    );
   }
   return getEngine('wasm');
 }
@@ -210,14 +242,22 @@ function checkOptions(options: unknown): CheckedSessionOptions {
   if (typeof options !== 'object') throw invalidArgument('session options must be an object');
   const o = options as SessionOptions;
   for (const key of Object.keys(o)) {
-    if (!OPTION_KEYS.has(key)) warnOnce(`option:${key}`, `session option '${key}' is not known to OneModel; it is ignored`);
+    if (!OPTION_KEYS.has(key))
+      warnOnce(`option:${key}`, `session option '${key}' is not known to OneModel; it is ignored`);
   }
   if (o.enableProfiling) {
-    warnOnce('option:enableProfiling', 'enableProfiling writes no trace file here; use session.startProfiling() and endProfiling()');
+    warnOnce(
+      'option:enableProfiling',
+      'enableProfiling writes no trace file here; use session.startProfiling() and endProfiling()',
+    );
   }
-  if (o.optimizedModelFilePath !== undefined) warnOnce('option:optimizedModelFilePath', 'optimizedModelFilePath is ignored: OneModel writes no optimized model');
+  if (o.optimizedModelFilePath !== undefined)
+    warnOnce('option:optimizedModelFilePath', 'optimizedModelFilePath is ignored: OneModel writes no optimized model');
   if ((o as { externalData?: unknown }).externalData !== undefined) {
-    warnOnce('option:externalData', 'externalData is not supported yet; the native engine in Node reads external data files beside a model path');
+    warnOnce(
+      'option:externalData',
+      'externalData is not supported yet; the native engine in Node reads external data files beside a model path',
+    );
   }
   const overrides = o.freeDimensionOverrides ?? DEFAULTS.freeDimensionOverrides;
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
@@ -248,19 +288,27 @@ function checkOptions(options: unknown): CheckedSessionOptions {
   if (!Array.isArray(eps)) throw invalidArgument('executionProviders must be an array');
   const providers = eps.map((ep: unknown) => {
     const name = typeof ep === 'object' && ep !== null ? (ep as { name?: unknown }).name : ep;
-    if (typeof name !== 'string') throw invalidArgument(`executionProviders entry ${String(ep)} is not a name or { name }`);
+    if (typeof name !== 'string')
+      throw invalidArgument(`executionProviders entry ${String(ep)} is not a name or { name }`);
     return name;
   });
   return {
-    mode, graphOptimizationLevel: level, intraOpNumThreads: threads, maxCachedPlans: plans,
-    executionProviders: Object.freeze(providers), freeDimensionOverrides: Object.freeze({ ...overrides }),
+    mode,
+    graphOptimizationLevel: level,
+    intraOpNumThreads: threads,
+    maxCachedPlans: plans,
+    executionProviders: Object.freeze(providers),
+    freeDimensionOverrides: Object.freeze({ ...overrides }),
   };
 }
 
 function toMetadata(info: NativeValueInfo): ValueMetadata {
   if (info.kind === 'sequence' || info.kind === 'optional') {
     return Object.freeze({
-      name: info.name, isTensor: false as const, kind: info.kind, type: typeName(info.dtype),
+      name: info.name,
+      isTensor: false as const,
+      kind: info.kind,
+      type: typeName(info.dtype),
       ...(info.kind === 'optional' ? { elementKind: info.elementKind } : {}),
     });
   }
@@ -282,16 +330,17 @@ function outputType(name: string, code: number): TensorType {
 }
 
 // Frees engine sessions whose InferenceSession was garbage-collected without release().
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<NativeSession>((native) => {
-      try {
-        native.release();
-        native.delete();
-      } catch {
-        // Nothing to report to: the owner is gone.
-      }
-    })
-  : undefined;
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<NativeSession>((native) => {
+        try {
+          native.release();
+          native.delete();
+        } catch {
+          // Nothing to report to: the owner is gone.
+        }
+      })
+    : undefined;
 
 export class InferenceSession {
   readonly inputNames: readonly string[];
@@ -331,16 +380,25 @@ export class InferenceSession {
    * Bytes are copied into the engine; the caller may reuse the buffer afterwards. The native engine reads a
    * path itself, with any external data files beside the model.
    */
-  static async create(model: string | Uint8Array | ArrayBufferLike, options?: SessionOptions): Promise<InferenceSession>;
+  static async create(
+    model: string | Uint8Array | ArrayBufferLike,
+    options?: SessionOptions,
+  ): Promise<InferenceSession>;
   /** ORT's form: the model is `byteLength` bytes (default: to the end) of `buffer` from `byteOffset`. */
-  static async create(buffer: ArrayBufferLike, byteOffset: number, byteLength?: number, options?: SessionOptions): Promise<InferenceSession>;
+  static async create(
+    buffer: ArrayBufferLike,
+    byteOffset: number,
+    byteLength?: number,
+    options?: SessionOptions,
+  ): Promise<InferenceSession>;
   static async create(arg0: unknown, arg1?: unknown, arg2?: unknown, arg3?: unknown): Promise<InferenceSession> {
-    const isBuffer = (b: unknown): b is ArrayBufferLike => b instanceof ArrayBuffer ||
-      (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer);
+    const isBuffer = (b: unknown): b is ArrayBufferLike =>
+      b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer);
     let model: string | Uint8Array;
     let options: unknown = arg1;
     if (typeof arg1 === 'number') {
-      if (!isBuffer(arg0)) throw invalidArgument('with a byteOffset the model must be an ArrayBuffer or SharedArrayBuffer');
+      if (!isBuffer(arg0))
+        throw invalidArgument('with a byteOffset the model must be an ArrayBuffer or SharedArrayBuffer');
       const total = arg0.byteLength;
       if (!Number.isSafeInteger(arg1) || arg1 < 0 || arg1 > total) {
         throw invalidArgument(`byteOffset ${arg1} is out of range [0, ${total}]`);
@@ -356,11 +414,14 @@ export class InferenceSession {
     } else if (isBuffer(arg0)) {
       model = new Uint8Array(arg0);
     } else {
-      throw invalidArgument('a model must be given as a path or URL string, a Uint8Array, an ArrayBuffer or a SharedArrayBuffer');
+      throw invalidArgument(
+        'a model must be given as a path or URL string, a Uint8Array, an ArrayBuffer or a SharedArrayBuffer',
+      );
     }
     const opts = checkOptions(options);
     const onProgress = (options as SessionOptions | undefined)?.onProgress;
-    if (onProgress !== undefined && typeof onProgress !== 'function') throw invalidArgument('onProgress must be a function');
+    if (onProgress !== undefined && typeof onProgress !== 'function')
+      throw invalidArgument('onProgress must be a function');
     const engine = await chooseEngine(opts.executionProviders);
     if (engine.provider === 'wasm') for (const n of wasmEnvNotices()) warnOnce(n.key, n.message);
     let input: Uint8Array | string;
@@ -383,8 +444,15 @@ export class InferenceSession {
     }
     let native: NativeSession;
     try {
-      native = await engine.create(input, source, MODE_CODES[opts.mode], opts.intraOpNumThreads,
-        LEVEL_CODES[opts.graphOptimizationLevel], opts.maxCachedPlans, dataDir);
+      native = await engine.create(
+        input,
+        source,
+        MODE_CODES[opts.mode],
+        opts.intraOpNumThreads,
+        LEVEL_CODES[opts.graphOptimizationLevel],
+        opts.maxCachedPlans,
+        dataDir,
+      );
     } catch (e) {
       throw fromNative(e);
     }
@@ -403,22 +471,33 @@ export class InferenceSession {
    * array, or as an object of name -> null | preallocated Tensor (filled in place and returned). Resolves to
    * the outputs by name.
    */
-  async run(feeds: Readonly<Record<string, Tensor>>, fetchesOrOptions?: FetchesType | RunOptions,
-    options?: RunOptions): Promise<Record<string, Tensor>> {
+  async run(
+    feeds: Readonly<Record<string, Tensor>>,
+    fetchesOrOptions?: FetchesType | RunOptions,
+    options?: RunOptions,
+  ): Promise<Record<string, Tensor>> {
     const native = this.#live();
     const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, false);
     const { wanted, into } = this.#runArguments(fetchesOrOptions, options);
     for (const o of wanted.length > 0 ? wanted : this.outputNames) {
       const kind = this.#outputKinds.get(o);
       if (kind === 'sequence' || kind === 'optional') {
-        throw new OneModelError('InvalidInput', `output '${o}' is ${kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`);
+        throw new OneModelError(
+          'InvalidInput',
+          `output '${o}' is ${kind === 'sequence' ? 'a sequence' : 'an optional'}; use runValues()`,
+        );
       }
     }
     const tensors = fed.map((f) => f.items[0]!);
     let results;
     try {
-      results = await native.run(fed.map((f) => f.name), tensors.map((t) => t.dtype), tensors.map((t) => t.dims),
-        tensors.map((t) => t.data), wanted);
+      results = await native.run(
+        fed.map((f) => f.name),
+        tensors.map((t) => t.dtype),
+        tensors.map((t) => t.dims),
+        tensors.map((t) => t.data),
+        wanted,
+      );
     } catch (e) {
       throw fromNative(e);
     }
@@ -431,10 +510,15 @@ export class InferenceSession {
         continue;
       }
       if (target.type !== type || target.dims.length !== r.dims.length || target.dims.some((d, i) => d !== r.dims[i])) {
-        throw new OneModelError('InvalidInput', `the tensor given for output '${r.name}' is ${target.type} ` +
-          `[${target.dims.join(',')}], the output is ${type} [${r.dims.join(',')}]`);
+        throw new OneModelError(
+          'InvalidInput',
+          `the tensor given for output '${r.name}' is ${target.type} ` +
+            `[${target.dims.join(',')}], the output is ${type} [${r.dims.join(',')}]`,
+        );
       }
-      (target.data as unknown as { set(a: ArrayLike<number | bigint>): void }).set(r.data as unknown as ArrayLike<number | bigint>);
+      (target.data as unknown as { set(a: ArrayLike<number | bigint>): void }).set(
+        r.data as unknown as ArrayLike<number | bigint>,
+      );
       out[r.name] = target;
     }
     return out;
@@ -446,14 +530,22 @@ export class InferenceSession {
    * its content (a Tensor, or an array for an optional sequence) or null when empty. Outputs come back the
    * same way: sequences as arrays of Tensors, an empty optional as null.
    */
-  async runValues(feeds: Readonly<Record<string, OnnxValue>>, fetches?: readonly string[]): Promise<Record<string, OnnxValue>> {
+  async runValues(
+    feeds: Readonly<Record<string, OnnxValue>>,
+    fetches?: readonly string[],
+  ): Promise<Record<string, OnnxValue>> {
     const native = this.#live();
     const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, true);
     const wanted = this.#checkFetches(fetches);
     let results;
     try {
-      results = await native.runValues(fed.map((f) => f.name), fed.map((f) => f.kind), fed.map((f) => f.elem),
-        fed.map((f) => f.items), wanted);
+      results = await native.runValues(
+        fed.map((f) => f.name),
+        fed.map((f) => f.kind),
+        fed.map((f) => f.elem),
+        fed.map((f) => f.items),
+        wanted,
+      );
     } catch (e) {
       throw fromNative(e);
     }
@@ -534,13 +626,18 @@ export class InferenceSession {
       return { wanted: this.#checkFetches(arg1), into };
     }
     if (typeof arg1 !== 'object' || arg1 instanceof Tensor) {
-      throw new OneModelError('InvalidArgument', "the second argument must be 'fetches' (an array or object of output names) or RunOptions");
+      throw new OneModelError(
+        'InvalidArgument',
+        "the second argument must be 'fetches' (an array or object of output names) or RunOptions",
+      );
     }
     const record = arg1 as Record<string, unknown>;
-    const named = this.outputNames.filter((n) => Object.prototype.hasOwnProperty.call(record, n) &&
-      (record[n] === null || record[n] instanceof Tensor));
+    const named = this.outputNames.filter(
+      (n) => Object.prototype.hasOwnProperty.call(record, n) && (record[n] === null || record[n] instanceof Tensor),
+    );
     if (named.length === 0) {
-      if (arg2 !== undefined) throw new OneModelError('InvalidArgument', 'the third argument is not expected after RunOptions');
+      if (arg2 !== undefined)
+        throw new OneModelError('InvalidArgument', 'the third argument is not expected after RunOptions');
       return { wanted: [], into };
     }
     checkOptions(arg2, 'the third argument');
@@ -554,8 +651,10 @@ export class InferenceSession {
     const wanted: string[] = [];
     for (const f of fetches) {
       if (typeof f !== 'string' || !this.#outputs.has(f)) {
-        throw new OneModelError('InvalidInput',
-          `'${String(f)}' is not an output of the model (outputs: ${this.outputNames.join(', ')})`);
+        throw new OneModelError(
+          'InvalidInput',
+          `'${String(f)}' is not an output of the model (outputs: ${this.outputNames.join(', ')})`,
+        );
       }
       if (!wanted.includes(f)) wanted.push(f);
     }

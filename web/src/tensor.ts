@@ -6,8 +6,19 @@ import { canvas, floatToPixels, pixelsToFloat, sourcePixels } from './image.js';
 import type { ImageToTensorOptions, TensorToImageOptions } from './image.js';
 
 export type TensorType =
-  | 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
-  | 'int64' | 'uint64' | 'bool' | 'float16' | 'bfloat16';
+  | 'float32'
+  | 'float64'
+  | 'int8'
+  | 'uint8'
+  | 'int16'
+  | 'uint16'
+  | 'int32'
+  | 'uint32'
+  | 'int64'
+  | 'uint64'
+  | 'bool'
+  | 'float16'
+  | 'bfloat16';
 
 /** The typed array each element type is stored in (float16/bfloat16 hold raw IEEE bits, bool holds 0/1). */
 export interface TensorDataTypeMap {
@@ -28,7 +39,10 @@ export interface TensorDataTypeMap {
 
 export type TensorData = TensorDataTypeMap[TensorType];
 
-type ArrayConstructorOf = { new (length: number): TensorData; new (values: ArrayLike<number> | ArrayLike<bigint>): TensorData };
+type ArrayConstructorOf = {
+  new (length: number): TensorData;
+  new (values: ArrayLike<number> | ArrayLike<bigint>): TensorData;
+};
 
 /** Element type name -> ONNX TensorProto.DataType code (the engine's DType) and typed-array constructor. */
 const TYPES: Readonly<Record<TensorType, { code: number; ctor: ArrayConstructorOf }>> = {
@@ -49,7 +63,10 @@ const TYPES: Readonly<Record<TensorType, { code: number; ctor: ArrayConstructorO
 
 const NAMES_BY_CODE: ReadonlyMap<number, string> = new Map<number, string>([
   ...Object.entries(TYPES).map(([name, t]) => [t.code, name] as [number, string]),
-  [0, 'undefined'], [8, 'string'], [14, 'complex64'], [15, 'complex128'],
+  [0, 'undefined'],
+  [8, 'string'],
+  [14, 'complex64'],
+  [15, 'complex128'],
 ]);
 
 export function isTensorType(t: unknown): t is TensorType {
@@ -78,7 +95,8 @@ function float16View(data: unknown): Uint16Array | undefined {
 function typeOfPlainArray(values: readonly unknown[]): TensorType {
   if (values.every((v) => typeof v === 'boolean')) return 'bool';
   if (values.every((v) => typeof v === 'bigint')) return 'int64';
-  if (values.some((v) => typeof v === 'string')) throw new OneModelError('Unsupported', 'string tensors are not supported');
+  if (values.some((v) => typeof v === 'string'))
+    throw new OneModelError('Unsupported', 'string tensors are not supported');
   return 'float32';
 }
 
@@ -103,7 +121,7 @@ function invalid(message: string): OneModelError {
 }
 
 const f64 = new Float64Array(1);
-const f64Words = new Uint32Array(f64.buffer);  // little-endian: [low, high]
+const f64Words = new Uint32Array(f64.buffer); // little-endian: [low, high]
 const f32 = new Float32Array(1);
 const f32Bits = new Uint32Array(f32.buffer);
 
@@ -122,17 +140,17 @@ export function float16Bits(x: number): number {
   if (Number.isNaN(x)) return 0x7e00;
   const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
   const a = Math.abs(x);
-  if (a >= 65520) return sign | 0x7c00;  // 65520 is halfway between 65504 and 2^16: even rounds up to infinity
-  if (a < 2 ** -14) return sign | roundHalfEven(a * 2 ** 24);  // subnormal (1024 carries into the normals)
+  if (a >= 65520) return sign | 0x7c00; // 65520 is halfway between 65504 and 2^16: even rounds up to infinity
+  if (a < 2 ** -14) return sign | roundHalfEven(a * 2 ** 24); // subnormal (1024 carries into the normals)
   f64[0] = a;
   const hi = f64Words[1]!;
   const lo = f64Words[0]!;
   const e = ((hi >>> 20) & 0x7ff) - 1023;
-  const m = (hi >>> 10) & 0x3ff;  // the top 10 of the 52 mantissa bits
-  const rest = (hi & 0x3ff) * 4294967296 + lo;  // the other 42, exact in a double
+  const m = (hi >>> 10) & 0x3ff; // the top 10 of the 52 mantissa bits
+  const rest = (hi & 0x3ff) * 4294967296 + lo; // the other 42, exact in a double
   const halfway = 2 ** 41;
   let bits = ((e + 15) << 10) | m;
-  if (rest > halfway || (rest === halfway && (m & 1) === 1)) bits += 1;  // a carry moves into the exponent
+  if (rest > halfway || (rest === halfway && (m & 1) === 1)) bits += 1; // a carry moves into the exponent
   return sign | bits;
 }
 
@@ -190,7 +208,11 @@ export class Tensor<T extends TensorType = TensorType> {
   readonly size: number;
 
   /** `new Tensor('float32', [1, 2, 3, 4], [2, 2])` or `new Tensor(float32Array, [2, 2])`. Dims default to [length]. */
-  constructor(type: T, data: TensorDataTypeMap[T] | readonly number[] | readonly bigint[] | readonly boolean[], dims?: readonly number[]);
+  constructor(
+    type: T,
+    data: TensorDataTypeMap[T] | readonly number[] | readonly bigint[] | readonly boolean[],
+    dims?: readonly number[],
+  );
   constructor(data: TensorDataTypeMap[T], dims?: readonly number[]);
   constructor(a: unknown, b?: unknown, c?: unknown) {
     let type: TensorType;
@@ -228,7 +250,9 @@ export class Tensor<T extends TensorType = TensorType> {
     if (!Array.isArray(dims)) throw invalid('dims must be an array of integers');
     const size = elementCount(dims);
     if (size !== typed.length) {
-      throw invalid(`a ${type} tensor with dims [${dims.join(',')}] needs ${size} elements, the data holds ${typed.length}`);
+      throw invalid(
+        `a ${type} tensor with dims [${dims.join(',')}] needs ${size} elements, the data holds ${typed.length}`,
+      );
     }
     this.type = type as T;
     this.data = typed as TensorDataTypeMap[T];
@@ -268,9 +292,21 @@ export class Tensor<T extends TensorType = TensorType> {
   toImageData(options: TensorToImageOptions = {}): { data: Uint8ClampedArray; width: number; height: number } {
     if (this.type !== 'float32') throw invalid(`toImageData needs a float32 tensor, this one is ${this.type}`);
     const { rgba, width, height } = floatToPixels(this.data as unknown as Float32Array, this.dims, options);
-    const ImageDataCtor = (globalThis as { ImageData?: new (d: Uint8ClampedArray, w: number, h: number) => { data: Uint8ClampedArray; width: number; height: number } }).ImageData;
+    const ImageDataCtor = (
+      globalThis as {
+        ImageData?: new (
+          d: Uint8ClampedArray,
+          w: number,
+          h: number,
+        ) => { data: Uint8ClampedArray; width: number; height: number };
+      }
+    ).ImageData;
     if (ImageDataCtor !== undefined) return new ImageDataCtor(rgba, width, height);
-    return { data: rgba, width, height, colorSpace: 'srgb' } as { data: Uint8ClampedArray; width: number; height: number };
+    return { data: rgba, width, height, colorSpace: 'srgb' } as {
+      data: Uint8ClampedArray;
+      width: number;
+      height: number;
+    };
   }
 
   /** ORT's toDataURL: the image as a PNG data URL (needs a canvas: browsers). */
@@ -278,7 +314,8 @@ export class Tensor<T extends TensorType = TensorType> {
     const image = this.toImageData(options);
     const { canvas: c, ctx } = canvas(image.width, image.height);
     ctx.putImageData(image, 0, 0);
-    if (typeof c.toDataURL !== 'function') throw new OneModelError('Unsupported', 'this canvas cannot make a data URL (an OffscreenCanvas in a worker)');
+    if (typeof c.toDataURL !== 'function')
+      throw new OneModelError('Unsupported', 'this canvas cannot make a data URL (an OffscreenCanvas in a worker)');
     return c.toDataURL();
   }
 

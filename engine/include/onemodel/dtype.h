@@ -39,17 +39,51 @@ bool dtype_is_float(DType t) noexcept;    // F16, BF16, F32, F64
 bool dtype_is_integer(DType t) noexcept;  // signed and unsigned ints (not Bool)
 bool dtype_is_signed(DType t) noexcept;
 
-template <class T> struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::I8; };
-template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::I16; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::U8; };
-template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::U16; };
-template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::U32; };
-template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::U64; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+template <class T>
+struct DTypeOf;
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::F32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::F64;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::I8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::I16;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::I32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::I64;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::U8;
+};
+template <>
+struct DTypeOf<uint16_t> {
+  static constexpr DType value = DType::U16;
+};
+template <>
+struct DTypeOf<uint32_t> {
+  static constexpr DType value = DType::U32;
+};
+template <>
+struct DTypeOf<uint64_t> {
+  static constexpr DType value = DType::U64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::Bool;
+};
 
 }  // namespace onemodel

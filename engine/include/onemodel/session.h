@@ -50,7 +50,7 @@ struct ValueInfo {
   ValueKind element_kind = ValueKind::Unknown;  // Optional only: Tensor or Sequence (Unknown: undeclared)
 };
 
-class Value;       // onemodel/value.h
+class Value;  // onemodel/value.h
 struct NamedValue;
 
 struct NamedTensor {
@@ -96,8 +96,8 @@ class Session {
                                 DType out_type, void* output, size_t output_bytes) const;
   template <class TIn, class TOut>
   std::vector<int64_t> run(std::span<const TIn> input, std::span<const int64_t> shape, std::span<TOut> output) const {
-    return run_into(DTypeOf<TIn>::value, input.data(), input.size_bytes(), shape, DTypeOf<TOut>::value,
-                    output.data(), output.size_bytes());
+    return run_into(DTypeOf<TIn>::value, input.data(), input.size_bytes(), shape, DTypeOf<TOut>::value, output.data(),
+                    output.size_bytes());
   }
 
   // Profiling (docs/profiling.md): from start_profiling on, every run of this session times each node;
