@@ -16,19 +16,7 @@ import { wasmEngine } from '../../web/src/native.js';
 import type { AddonModule, Engine, NativeModule } from '../../web/src/native.js';
 import { setPlatform } from '../../web/src/session.js';
 
-export { OneModelError } from '../../web/src/errors.js';
-export { env } from '../../web/src/env.js';
-export type {
-  ImageToTensorOptions,
-  TensorToImageOptions,
-  ImageNormalization,
-  ImageChannels,
-} from '../../web/src/image.js';
-export type { Env, WasmEnv } from '../../web/src/env.js';
-export type { OneModelErrorKind, OneModelErrorDetails } from '../../web/src/errors.js';
-export { Tensor } from '../../web/src/tensor.js';
-export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from '../../web/src/tensor.js';
-export { InferenceSession } from '../../web/src/session.js';
+export * from '../../web/src/api.js';
 export type { Profile } from '../../web/src/native.js';
 export type {
   SessionOptions,

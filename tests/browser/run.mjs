@@ -14,15 +14,13 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-
 import { CLASSIFIER_INPUT, CLASSIFIER_PROBS, TOLERANCE, UNSUPPORTED_OPERATORS } from '../js/expected.mjs';
 import { cliExactHashes, findCli, tensorSha256, writeNpy } from '../js/native-cli.mjs';
 import { oneNodeModel } from '../js/onnx-writer.mjs';
 import { checks } from '../checks.mjs';
+import { launchChromium } from '../../tools/chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PAGE_TIMEOUT_MS = 60_000;
 
 const MIME = {
@@ -276,20 +274,7 @@ async function main() {
     const entry = browserEntry(pkgDir);
     server = await serve(pkgDir, entry);
     const { port } = server.address();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      timeout: 30_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext();
     const tab = await context.newPage();
     const consoleLines = [];

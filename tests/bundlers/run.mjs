@@ -14,9 +14,8 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-
 import { checks } from '../checks.mjs';
+import { launchChromium } from '../../tools/chromium.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -119,16 +118,7 @@ async function main() {
   if (!existsSync(join(root, 'dist', 'web', 'index.js')))
     return check('package built', false, 'dist/ is missing (npm run build)');
   makeApp();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const runs = [
       [

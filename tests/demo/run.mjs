@@ -6,10 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-
 import { startDemo } from '../../web/demo/serve.mjs';
 import { checks } from '../checks.mjs';
+import { launchChromium } from '../../tools/chromium.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { check, summary } = checks('demo');
@@ -18,16 +17,7 @@ let server;
 let browser;
 try {
   server = await startDemo(0);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 900, height: 700 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));

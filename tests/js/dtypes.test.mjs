@@ -5,23 +5,11 @@ import { describe, expect, test } from 'vitest';
 
 import { InferenceSession, Tensor } from 'onemodel';
 
+import { TYPE_CODES } from '../../tools/golden/run-case.mjs';
 import { oneNodeModel } from './onnx-writer.mjs';
 
 // ONNX TensorProto.DataType codes.
-const CODES = {
-  float32: 1,
-  uint8: 2,
-  int8: 3,
-  uint16: 4,
-  int16: 5,
-  int32: 6,
-  int64: 7,
-  bool: 9,
-  float16: 10,
-  float64: 11,
-  uint32: 12,
-  uint64: 13,
-};
+const CODES = TYPE_CODES;
 
 const SAMPLES = {
   float32: new Float32Array([1.5, -0, Infinity, NaN, -3.25, 1e-40]),

@@ -5,22 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** Element type name (the package's Tensor type) -> ONNX TensorProto.DataType code (tensor/hash.h). */
-export const TYPE_CODES = {
-  float32: 1,
-  uint8: 2,
-  int8: 3,
-  uint16: 4,
-  int16: 5,
-  int32: 6,
-  int64: 7,
-  bool: 9,
-  float16: 10,
-  float64: 11,
-  uint32: 12,
-  uint64: 13,
-  bfloat16: 16,
-};
+import { TYPE_CODES } from './run-case.mjs';
 
 const NPY_TYPES = {
   '<f4': 'float32',

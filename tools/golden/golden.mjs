@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { loadBackendCase, loadRealModelCase, makeInputLoader, readCases } from './cases.mjs';
 import { addonPath, chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
+import { chromiumPath } from '../chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const skippedRows = []; // notes on requested row kinds that could not run here
@@ -126,7 +127,6 @@ async function runRows(args, loaded, notes) {
     }
   }
   if (args.rows.includes('chromium')) {
-    const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
     let playwright = true;
     try {
       await import('playwright-core');
@@ -136,7 +136,7 @@ async function runRows(args, loaded, notes) {
     if (!built) skip('chromium row skipped: dist/ is not built (npm run build)');
     else if (!existsSync(chromiumPath) || !playwright)
       skip(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
-    else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded, chromiumPath)));
+    else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded)));
   }
   return rows;
 }

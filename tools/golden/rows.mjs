@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+import { launchChromium } from '../chromium.mjs';
 import { writeNpy } from './cases.mjs';
 import { CANNOT_RUN_KINDS, CANNOT_RUN_MARKER, runCase, tensorSha256 } from './run-case.mjs';
 
@@ -190,8 +191,7 @@ const PAGE = (entry) => `<!doctype html>
 </script>`;
 
 /** The browser row: the packed package in headless Chromium, served from 127.0.0.1 with the case bytes. */
-export async function chromiumRow(root, cases, chromiumPath) {
-  const { chromium } = await import('playwright-core');
+export async function chromiumRow(root, cases) {
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-browser-'));
   let server;
   let browser;
@@ -247,20 +247,7 @@ export async function chromiumRow(root, cases, chromiumPath) {
       server.once('error', fail);
       server.listen(0, '127.0.0.1', ok);
     });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      timeout: 30_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const tab = await (await browser.newContext()).newPage();
     const log = [];
     tab.on('console', (m) => log.push(`[console.${m.type()}] ${m.text()}`));

@@ -10,7 +10,8 @@ export const CANNOT_RUN_MARKER = '97e7f020799eab0969d6e2f360e25a43c971b337c6e5b7
 // that rows still compare; any other error is a result of its own ("error:<Kind>") and never equals a hash.
 export const CANNOT_RUN_KINDS = new Set(['UnsupportedOperator', 'ExactModeUnavailable', 'Unsupported']);
 
-const TYPE_CODES = {
+/** Element type name (the package's Tensor type) -> ONNX TensorProto.DataType code (tensor/hash.h). */
+export const TYPE_CODES = {
   float32: 1,
   uint8: 2,
   int8: 3,

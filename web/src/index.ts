@@ -7,14 +7,7 @@ import { proxyEngine } from './proxy.js';
 import type { NativeModule } from './native.js';
 import { setPlatform } from './session.js';
 
-export { OneModelError } from './errors.js';
-export { env } from './env.js';
-export type { ImageToTensorOptions, TensorToImageOptions, ImageNormalization, ImageChannels } from './image.js';
-export type { Env, WasmEnv } from './env.js';
-export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
-export { Tensor } from './tensor.js';
-export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
-export { InferenceSession } from './session.js';
+export * from './api.js';
 export type { Profile } from './native.js';
 export type {
   SessionOptions,

@@ -128,18 +128,24 @@ export interface NativeModule {
   version(): string;
 }
 
+/**
+ * What creating a session takes, in the bindings' order: the model (bytes, copied before create returns, or a
+ * file path for engines that read files), its name for messages, the mode, thread, optimization-level and
+ * plan-cache codes, and where external data files are looked up for a model given as bytes ('' = none).
+ */
+export type CreateArgs = [
+  model: Uint8Array | string,
+  sourceName: string,
+  mode: number,
+  threads: number,
+  optimizationLevel: number,
+  maxCachedPlans: number,
+  externalDataDir: string,
+];
+
 /** The Node-API addon (bindings/node/addon.cc). */
 export interface AddonModule {
-  /** model: the bytes (copied before this returns) or a file path the engine reads itself. */
-  create(
-    model: Uint8Array | string,
-    sourceName: string,
-    mode: number,
-    threads: number,
-    optimizationLevel: number,
-    maxCachedPlans: number,
-    externalDataDir: string,
-  ): Promise<NativeSession>;
+  create(...args: CreateArgs): Promise<NativeSession>;
   version(): string;
 }
 
@@ -151,16 +157,7 @@ export interface Engine {
   readonly threaded: boolean;
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
-  /** `externalDataDir`: where external data files are looked up for a model given as bytes ('' = none). */
-  create(
-    model: Uint8Array | string,
-    sourceName: string,
-    mode: number,
-    threads: number,
-    optimizationLevel: number,
-    maxCachedPlans: number,
-    externalDataDir: string,
-  ): NativeSession | Promise<NativeSession>;
+  create(...args: CreateArgs): NativeSession | Promise<NativeSession>;
 }
 
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */

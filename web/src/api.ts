@@ -1,0 +1,10 @@
+// The public API both entries export (web/src/index.ts for browsers, node/src/index.ts for Node): one list, so
+// the two entries cannot drift apart. Each entry adds only how it loads its engines.
+export { OneModelError } from './errors.js';
+export { env } from './env.js';
+export type { ImageToTensorOptions, TensorToImageOptions, ImageNormalization, ImageChannels } from './image.js';
+export type { Env, WasmEnv } from './env.js';
+export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
+export { Tensor } from './tensor.js';
+export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
+export { InferenceSession } from './session.js';
