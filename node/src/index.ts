@@ -17,18 +17,6 @@ import type { AddonModule, Engine, NativeModule } from '../../web/src/native.js'
 import { setPlatform } from '../../web/src/session.js';
 
 export * from '../../web/src/api.js';
-export type { Profile } from '../../web/src/native.js';
-export type {
-  SessionOptions,
-  RunOptions,
-  FetchesType,
-  ExecutionMode,
-  GraphOptimizationLevel,
-  ValueMetadata,
-  TensorValueMetadata,
-  NonTensorValueMetadata,
-  OnnxValue,
-} from '../../web/src/session.js';
 
 // This file runs from dist/node/cjs/node/src/; the builds are in dist/wasm/ and dist/native/.
 const DIST = join(__dirname, '..', '..', '..', '..');

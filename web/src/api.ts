@@ -8,3 +8,15 @@ export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
 export { InferenceSession } from './session.js';
+export type { Profile } from './native.js';
+export type {
+  SessionOptions,
+  RunOptions,
+  FetchesType,
+  ExecutionMode,
+  GraphOptimizationLevel,
+  ValueMetadata,
+  TensorValueMetadata,
+  NonTensorValueMetadata,
+  OnnxValue,
+} from './session.js';

@@ -8,18 +8,6 @@ import type { NativeModule } from './native.js';
 import { setPlatform } from './session.js';
 
 export * from './api.js';
-export type { Profile } from './native.js';
-export type {
-  SessionOptions,
-  RunOptions,
-  FetchesType,
-  ExecutionMode,
-  GraphOptimizationLevel,
-  ValueMetadata,
-  TensorValueMetadata,
-  NonTensorValueMetadata,
-  OnnxValue,
-} from './session.js';
 
 type Factory = (args: Record<string, unknown>) => Promise<NativeModule>;
 
