@@ -57,6 +57,16 @@ void check_output_slot(const ValueInfo& info, const Tensor& slot, DType dtype, c
 
 }  // namespace
 
+namespace {
+// What the importer takes from the session options (both load forms).
+onnx::ImportOptions import_options(const SessionOptions& options) {
+  onnx::ImportOptions io;
+  io.max_nesting = options.max_nesting;
+  io.external_data_dir = options.external_data_dir;
+  return io;
+}
+}  // namespace
+
 Session::Session(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 std::shared_ptr<rt::SessionCore> Session::Impl::core() const {
@@ -90,10 +100,7 @@ Session make_session(std::shared_ptr<const ir::Model> model, const SessionOption
 
 Session Session::load(const std::filesystem::path& path, const SessionOptions& options) {
   rt::validate_options(options);
-  onnx::ImportOptions io;
-  io.max_nesting = options.max_nesting;
-  io.external_data_dir = options.external_data_dir;
-  auto model = std::make_shared<ir::Model>(onnx::import_file(path, io));
+  auto model = std::make_shared<ir::Model>(onnx::import_file(path, import_options(options)));
   return make_session(std::move(model), options);
 }
 
@@ -103,10 +110,8 @@ Session Session::load_bytes(std::span<const std::byte> bytes, const SessionOptio
   // One aligned copy: the importer's tensors may be views into it, and it outlives the caller's buffer.
   Storage copy = allocate_storage(bytes.size());
   if (!bytes.empty()) std::memcpy(copy.data.get(), bytes.data(), bytes.size());
-  onnx::ImportOptions io;
-  io.max_nesting = options.max_nesting;
-  io.external_data_dir = options.external_data_dir;
-  auto model = std::make_shared<ir::Model>(onnx::import_bytes(std::move(copy), std::string(source_name), io));
+  auto model = std::make_shared<ir::Model>(
+      onnx::import_bytes(std::move(copy), std::string(source_name), import_options(options)));
   return make_session(std::move(model), options);
 }
 
