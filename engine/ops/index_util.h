@@ -66,6 +66,11 @@ inline void map_copy(void* dst, const void* src, size_t esz, const Shape& out,
   }
   const std::vector<int64_t>& last = maps[static_cast<size_t>(r - 1)];
   const int64_t inner = out[r - 1];
+  // A last axis that reads consecutive input elements (Transpose keeping the innermost axis, Slice with step 1,
+  // Expand and Tile of whole rows) copies each row with one memcpy: per element, the loop below costs about
+  // 2 ns, which made MiniLM's exact-mode head transposes 10% of its run (4 x 128 x 384 floats per layer).
+  bool contiguous = inner * static_cast<int64_t>(esz) >= 32 && last[0] >= 0;
+  for (int64_t i = 1; i < inner && contiguous; ++i) contiguous = last[static_cast<size_t>(i)] == last[0] + i;
   std::vector<int64_t> idx(static_cast<size_t>(r), 0);
   int64_t base = 0;
   bool base_fill = false;
@@ -80,12 +85,17 @@ inline void map_copy(void* dst, const void* src, size_t esz, const Shape& out,
   };
   recompute();
   for (int64_t done = 0; done < n; done += inner) {
-    for (int64_t i = 0; i < inner; ++i, o += esz) {
-      const int64_t m = last[static_cast<size_t>(i)];
-      if (base_fill || m < 0)
-        copy_elem(o, fill, esz);
-      else
-        copy_elem(o, in + static_cast<size_t>(base + m) * esz, esz);
+    if (contiguous && !base_fill) {
+      std::memcpy(o, in + static_cast<size_t>(base + last[0]) * esz, static_cast<size_t>(inner) * esz);
+      o += static_cast<size_t>(inner) * esz;
+    } else {
+      for (int64_t i = 0; i < inner; ++i, o += esz) {
+        const int64_t m = last[static_cast<size_t>(i)];
+        if (base_fill || m < 0)
+          copy_elem(o, fill, esz);
+        else
+          copy_elem(o, in + static_cast<size_t>(base + m) * esz, esz);
+      }
     }
     for (int d = r - 2; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < out[d]) break;
