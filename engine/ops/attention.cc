@@ -2,9 +2,11 @@
 //   MatMul(Q, Kt) -> [Mul or Div by a constant] -> [Add mask] -> Softmax(last axis) -> MatMul(P, V)
 // into. It never materialises the [b, h, sq, sk] score and probability tensors: blocks of 64 query rows go
 // through the matrix product, scale and mask, the softmax rows and the second product (see blocks() for why
-// not a one-row fused kernel). Fast mode only (the pass changes bits).
+// not a one-row fused kernel). Exact mode computes every score and output with the operations of the unfused
+// graph in their order (kernels-attention.md section 2), so the pass keeps exact bits.
 // Inputs Q, K, V [, mask]; attributes:
-//   scale     multiplies the scores (1/c for a Div by c)
+//   scale, scale_div   the scores are multiplied by scale (scale_div 0) or divided by it (1); fast mode
+//                      multiplies by 1/scale instead of dividing
 //   q_layout, k_layout, v_layout, out_layout   0: [b, h, s, d] (or [h, s, d] at rank 3), 1: [b, s, h, d]
 //     K is given row-wise ([.., sk, d]); layout 1 means the head-split transposes were absorbed (the products
 //     read the strided layout), out_layout 1 that the head-merge transpose was.
@@ -28,7 +30,8 @@ namespace {
 // broadcasts.
 struct AttentionArgs {
   int64_t batch = 0, heads = 0, q_len = 0, k_len = 0, d = 0;
-  float scale = 1.0f;
+  float scale = 1.0f;  // fast: the multiplier; exact: the graph's constant, applied by scale_div's operation
+  bool scale_div = false;
   const float* q = nullptr;
   int64_t q_sb = 0, q_sh = 0, q_sr = 0;
   const float* k = nullptr;
@@ -84,8 +87,8 @@ struct Geometry {
 
 class FusedAttention final : public Kernel {
  public:
-  FusedAttention(float scale, int64_t ql, int64_t kl, int64_t vl, int64_t ol)
-      : Kernel(KernelFlags{}), scale_(scale), ql_(ql), kl_(kl), vl_(vl), ol_(ol) {}
+  FusedAttention(float scale, bool scale_div, int64_t ql, int64_t kl, int64_t vl, int64_t ol)
+      : Kernel(KernelFlags{.exact = true}), scale_(scale), scale_div_(scale_div), ql_(ql), kl_(kl), vl_(vl), ol_(ol) {}
 
   Geometry geometry(const NodeInfo& info, const Shape& q, const Shape& k, const Shape& v) const {
     Geometry g;
@@ -127,7 +130,8 @@ class FusedAttention final : public Kernel {
     a.q_len = g.q.s;
     a.k_len = g.k.s;
     a.d = g.q.d;
-    a.scale = scale_;
+    a.scale_div = scale_div_ && ctx.exact;
+    a.scale = scale_div_ && !ctx.exact ? 1.0f / scale_ : scale_;
     auto bind = [](const Operand& o, int64_t b, int64_t h, int64_t& sb, int64_t& sh, int64_t& sr) {
       sb = b > 1 && o.b == 1 ? 0 : o.sb;
       sh = h > 1 && o.h == 1 ? 0 : o.sh;
@@ -158,7 +162,10 @@ class FusedAttention final : public Kernel {
       a.o_sh = g.q.s * g.v.d;
       a.o_sb = g.h * a.o_sh;
     }
-    blocks(ctx, a, g.v.d);
+    if (ctx.exact)
+      blocks<true>(ctx, a, g.v.d);
+    else
+      blocks<false>(ctx, a, g.v.d);
   }
 
  private:
@@ -190,7 +197,9 @@ class FusedAttention final : public Kernel {
   // (the founding notes' exact attention definition fixes the order of each dot per query row): it has no
   // register blocking over rows; such a kernel took 46 ms on attention_s512 (BERT-base, 1 thread, AVX-512)
   // against 21.6 ms for the unfused graph (kernels-attention.md "Not done"). The product's register tiles are
-  // the fast path.
+  // the fast path. Exact: each score and output is one accumulator over increasing k on either path, so the
+  // exact product gives the unfused MatMul's bits; the scale and mask are two separately rounded steps.
+  template <bool kExact>
   static void blocks(const RunContext& ctx, const AttentionArgs& a, int64_t dv) {
     constexpr int64_t kRows = 64;
     const int64_t qblocks = (a.q_len + kRows - 1) / kRows;
@@ -223,23 +232,26 @@ class FusedAttention final : public Kernel {
         const int64_t rows = std::min(kRows, a.q_len - i0);
         const float* q = a.q + b * a.q_sb + h * a.q_sh + i0 * a.q_sr;
         float* out = a.out + b * a.o_sb + h * a.o_sh + i0 * a.o_sr;
-        kern::gemm_f32_packed(isa, false, rows, {q, a.q_sr, 1}, *kt, s, n, nullptr);
+        kern::gemm_f32_packed(isa, kExact, rows, {q, a.q_sr, 1}, *kt, s, n, nullptr);
         for (int64_t r = 0; r < rows; ++r) {
           float* row = s + r * n;
+          if (kExact && a.scale_div)
+            for (int64_t j = 0; j < n; ++j) row[j] = row[j] / a.scale;
+          else
+            for (int64_t j = 0; j < n; ++j) row[j] = row[j] * a.scale;
           if (a.mask) {
             const float* m = a.mask + b * a.m_sb + h * a.m_sh + (i0 + r) * a.m_si;
-            for (int64_t j = 0; j < n; ++j) row[j] = row[j] * a.scale + m[j * a.m_sj];
-          } else {
-            for (int64_t j = 0; j < n; ++j) row[j] *= a.scale;
+            for (int64_t j = 0; j < n; ++j) row[j] = row[j] + m[j * a.m_sj];
           }
         }
-        kern::softmax_rows(isa, false, s, s, rows, n);
-        kern::gemm_f32_packed(isa, false, rows, {s, n, 1}, *vp, out, a.o_sr, nullptr);
+        kern::softmax_rows(isa, kExact, s, s, rows, n);
+        kern::gemm_f32_packed(isa, kExact, rows, {s, n, 1}, *vp, out, a.o_sr, nullptr);
       }
     });
   }
 
   float scale_;
+  bool scale_div_;
   int64_t ql_, kl_, vl_, ol_;
 };
 
@@ -252,8 +264,10 @@ std::unique_ptr<Kernel> make_fused_attention(const NodeInfo& info) {
       info.fail(ErrorKind::InvalidModel, std::string(name) + " must be 0 or 1, got " + std::to_string(l));
     return l;
   };
-  return std::make_unique<FusedAttention>(info.get_float("scale", 1.0f), layout("q_layout"), layout("k_layout"),
-                                          layout("v_layout"), layout("out_layout"));
+  const int64_t div = info.get_int("scale_div", 0);
+  if (div != 0 && div != 1) info.fail(ErrorKind::InvalidModel, "scale_div must be 0 or 1, got " + std::to_string(div));
+  return std::make_unique<FusedAttention>(info.get_float("scale", 1.0f), div == 1, layout("q_layout"),
+                                          layout("k_layout"), layout("v_layout"), layout("out_layout"));
 }
 
 }  // namespace onemodel::rt

@@ -1,4 +1,4 @@
-// The `attention` pass (graph-passes.md; fast mode only):
+// The `attention` pass (graph-passes.md section 5; both modes: the fused kernel keeps exact bits):
 //   MatMul(Q, Kt) -> [Mul or Div by a constant] -> [Add mask] -> Softmax(last axis) -> MatMul(P, V)
 // becomes one FusedAttention node (ops/attention.cc) on the fused kernel, which never materialises the score
 // and probability tensors (for BERT-base at sequence 512, two 12 MiB tensors per layer). The head-split
@@ -43,6 +43,7 @@ struct ScoreChain {
   int qk = -1;
   int scale_node = -1;
   float scale = 1.0f;
+  bool divides = false;  // the scores are divided by scale (Div), else multiplied (Mul)
 };
 
 ScoreChain match_scores(PassGraph& g, int v, int reader) {
@@ -64,7 +65,8 @@ ScoreChain match_scores(PassGraph& g, int v, int reader) {
       if (!k || mm < 0 || !g.only_reader(x, sc) || g.node(mm).inputs.size() != 2) continue;
       c.qk = mm;
       c.scale_node = sc;
-      c.scale = mul ? *k : 1.0f / *k;
+      c.scale = *k;
+      c.divides = !mul;
       return c;
     }
   }
@@ -106,6 +108,7 @@ int fuse_attention(PassGraph& g) {
     pattern.push_back(chain.scale_node);
     const int qk = chain.qk;
     const float scale = chain.scale;
+    const int64_t scale_div = chain.divides ? 1 : 0;
     pattern.push_back(qk);
 
     int q = g.node(qk).inputs[0], kt = g.node(qk).inputs[1], v = g.node(pv).inputs[1];
@@ -156,9 +159,9 @@ int fuse_attention(PassGraph& g) {
     fused.inputs = {q, k, v};
     if (mask >= 0) fused.inputs.push_back(mask);
     fused.outputs = {out};
-    fused.attributes = {float_attribute("scale", scale), int_attribute("q_layout", q_layout),
-                        int_attribute("k_layout", k_layout), int_attribute("v_layout", v_layout),
-                        int_attribute("out_layout", out_layout)};
+    fused.attributes = {float_attribute("scale", scale),     int_attribute("scale_div", scale_div),
+                        int_attribute("q_layout", q_layout), int_attribute("k_layout", k_layout),
+                        int_attribute("v_layout", v_layout), int_attribute("out_layout", out_layout)};
     for (int n : pattern)
       if (n != last) g.remove(n);
     ++rewrites;

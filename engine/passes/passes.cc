@@ -11,7 +11,7 @@ namespace {
 constexpr std::array kPasses = {
     GraphPass{"conv-batchnorm-fold", OptimizationLevel::All, false, fold_conv_batchnorm},
     GraphPass{"gelu", OptimizationLevel::All, false, fuse_gelu},
-    GraphPass{"attention", OptimizationLevel::All, false, fuse_attention},
+    GraphPass{"attention", OptimizationLevel::All, true, fuse_attention},
     // Last: the patterns above are made of element-wise operators this one would otherwise take.
     GraphPass{"fuse-elementwise", OptimizationLevel::All, true, fuse_elementwise},
 };

@@ -102,10 +102,12 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
   EXPECT_EQ(rewrites(*fast_all, "attention"), 0);
   for (auto level : {OptimizationLevel::None, OptimizationLevel::Basic})
     EXPECT_TRUE(rt::CompiledGraph::create(m, false, &rt::find_op, 1, level)->pass_report().empty());
-  // Exact mode runs only the passes that keep bits: here fuse-elementwise, which takes the Add and the two Muls
-  // around the Erf that the gelu pass would have taken.
+  // Exact mode runs only the passes that keep bits (attention and fuse-elementwise): here fuse-elementwise
+  // takes the Add and the two Muls around the Erf that the gelu pass would have taken.
   auto exact_all = rt::CompiledGraph::create(m, true, &rt::find_op, 1, OptimizationLevel::All);
-  ASSERT_EQ(exact_all->pass_report().size(), 1u);
+  ASSERT_EQ(exact_all->pass_report().size(), 2u);
+  EXPECT_EQ(rewrites(*exact_all, "gelu"), -1);
+  EXPECT_EQ(rewrites(*exact_all, "attention"), 0);
   EXPECT_EQ(rewrites(*exact_all, "fuse-elementwise"), 1);
   EXPECT_EQ(ops(*exact_all), (std::map<std::string, int>{{"Div", 1}, {"Erf", 1}, {"FusedElementwise", 1}}));
 }
@@ -134,9 +136,26 @@ TEST(GraphPasses, ConvBatchNormFold) {
   check_levels("conv_bn", in, 2e-6);
 }
 
+// Exact mode fuses attention too (its kernel repeats the unfused operations), so check_levels' exact comparison
+// of All against None compares the fused node with the imported graph.
+void expect_fused_in_both_modes(const std::string& name) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model(name), exact);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedAttention", 1}})) << name << (exact ? " exact" : " fast");
+  }
+}
+
+// Overwrites every `step`-th value with NaN, +-inf, huge and subnormal values, so the exact comparison covers the
+// special cases of the scale, the mask and the softmax rows.
+Tensor with_specials(Tensor t, size_t step) {
+  static const float kSpecial[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e-40f, -0.0f};
+  auto v = t.mutable_data<float>();
+  for (size_t i = 0, k = 0; i < v.size(); i += step, ++k) v[i] = kSpecial[k % std::size(kSpecial)];
+  return t;
+}
+
 TEST(GraphPasses, AttentionAbsorbsTheHeadTransposes) {
-  auto g = rt::CompiledGraph::create(model("attention_bert"), false);
-  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedAttention", 1}}));
+  expect_fused_in_both_modes("attention_bert");
   // Batch 2, sequence 37 (ragged against the kernel's 32-row and 64-key blocks), 3 heads of 8; the second
   // sequence has its last 11 keys masked with float32's lowest value, as exporters write the mask.
   const int64_t b = 2, s = 37, h = 3, d = 8;
@@ -147,11 +166,18 @@ TEST(GraphPasses, AttentionAbsorbsTheHeadTransposes) {
                               {"v", random(Shape{b, s, h, d}, 5)},
                               {"mask", Tensor::from_values<float>(std::span<const float>(mask), Shape{b, 1, 1, s})}};
   check_levels("attention_bert", in, 1e-5);
+  // Special values in Q, K and the mask: exact bits still equal the imported graph's (Div by the constant).
+  std::vector<NamedTensor> odd{{"q", with_specials(random(Shape{b, s, h, d}, 13), 97)},
+                               {"k", with_specials(random(Shape{b, s, h, d}, 14), 89)},
+                               {"v", with_specials(random(Shape{b, s, h, d}, 15), 211)},
+                               {"mask", with_specials(random(Shape{b, 1, 1, s}, 16), 9)}};
+  for (int threads : {1, 2})
+    EXPECT_TRUE(bit_equal(run("attention_bert", OptimizationLevel::All, Mode::Exact, odd, threads),
+                          run("attention_bert", OptimizationLevel::None, Mode::Exact, odd, threads)));
 }
 
 TEST(GraphPasses, AttentionHeadMajorOperandsAndValueWidth) {
-  auto g = rt::CompiledGraph::create(model("attention_bhsd"), false);
-  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedAttention", 1}}));
+  expect_fused_in_both_modes("attention_bhsd");
   for (int64_t dv : {8, 5}) {  // 5: the value head differs from the query's (the plain loop)
     SCOPED_TRACE(dv);
     std::vector<NamedTensor> in{{"q", random(Shape{2, 3, 70, 8}, 7)},
@@ -162,6 +188,13 @@ TEST(GraphPasses, AttentionHeadMajorOperandsAndValueWidth) {
     const auto two = run("attention_bhsd", OptimizationLevel::All, Mode::Fast, in, 2);
     EXPECT_TRUE(bit_equal(run("attention_bhsd", OptimizationLevel::All, Mode::Fast, in, 8), two));
     EXPECT_TRUE(bit_equal(run("attention_bhsd", OptimizationLevel::All, Mode::Fast, in, 1), two));
+    // Mul by the constant, with special values: exact bits equal the imported graph's at 1 and 8 threads.
+    std::vector<NamedTensor> odd{{"q", with_specials(random(Shape{2, 3, 70, 8}, 17), 101)},
+                                 {"k", with_specials(random(Shape{2, 3, 65, 8}, 18), 67)},
+                                 {"v", with_specials(random(Shape{2, 3, 65, dv}, 19), 151)}};
+    const auto unfused = run("attention_bhsd", OptimizationLevel::None, Mode::Exact, odd, 1);
+    for (int threads : {1, 8})
+      EXPECT_TRUE(bit_equal(run("attention_bhsd", OptimizationLevel::All, Mode::Exact, odd, threads), unfused));
   }
 }
 
