@@ -123,6 +123,7 @@ export function renderReport({
   info,
   command,
   bound,
+  floors = {},
   seconds,
   reps,
   loadStart,
@@ -153,8 +154,13 @@ export function renderReport({
     `Cells: median time per call in ms over ${reps} repetitions of ~${seconds} s, ±spread = (max − min) / median. ` +
       `Ratios below 1 mean OneModel is faster. err = max|ours − ORT| / max|ORT| on the same inputs, **WRONG** above ${bound} ` +
       '(a wrong answer gets no ratio). MMAC = millions of multiply-adds per call.',
-    '',
   );
+  for (const [row, floor] of Object.entries(floors))
+    out.push(
+      `${row}: **WRONG** above ${floor.toExponential(1)} instead, ONNX Runtime's own err when every input value moves ` +
+        'by one ulp (dynamic quantization turns rounding into quantization steps; docs/bench-method.md section 5).',
+    );
+  out.push('');
 
   for (const g of GROUPS) {
     const recs = records.filter((r) => r.group === g.group);
