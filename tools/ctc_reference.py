@@ -1,19 +1,23 @@
 #!/usr/bin/python3
 """A plain double-precision reference for CTC decoding (docs/ctc.md), and the generator of testdata/ctc/cases.json.
 
-Written from the rules of docs/ctc.md sections 2-4, independently of the engine's code: numpy and Python's own
-exp/log (not the deterministic functions of section 5), a dictionary keyed by label tuples for the prefixes,
-and for small sizes the best text found by enumerating every alignment. The tests (tests/cpp/ctc_test.cc,
-tests/js/ctc.test.mjs) require the engine to match it within the tolerances of docs/ctc.md section 6.
+Written from the rules of docs/ctc.md, independently of the engine's code: greedy decoding with numpy's exp;
+a prefix beam search over a dictionary keyed by label tuples that remembers every prefix it ever created (the
+plain form of section 3's creation order), in Python floats with section 5's exp, ln and logadd written out
+(Python floats are IEEE doubles without fused operations, so exact ties come out as exact ties, as in the
+engine); and for small sizes the best text found by enumerating every alignment with numpy's logaddexp, an
+independent check of the beam's accuracy. The tests (tests/cpp/ctc_cases_test.cc, tests/js/ctc.test.mjs)
+require the engine to match within the tolerances of docs/ctc.md section 6.
 
 In the JSON, a score of -inf is written as null (JSON has no infinities).
 
-  /usr/bin/python3 tools/ctc_reference.py [OUT.json]     (default testdata/ctc/cases.json)
+  /usr/bin/python3 tools/ctc_reference.py [OUTDIR]     (default testdata/ctc: cases.json and ties.json)
 """
 import itertools
 import json
 import math
 import os
+import struct
 import sys
 
 import numpy as np
@@ -21,12 +25,67 @@ import numpy as np
 NEG_INF = -math.inf
 
 
-def logadd(a, b):
+def logaddexp(a, b):
     return float(np.logaddexp(a, b))
 
 
+def det_exp(x):
+    """docs/ctc.md section 5, exp."""
+    if not x > -700.0:
+        return 0.0
+    x = min(x, 700.0)
+    k = math.floor(x * 1.4426950408889634 + 0.5)
+    r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10
+    p = 1.0 / math.factorial(13)
+    for n in range(12, -1, -1):
+        p = p * r + 1.0 / math.factorial(n)
+    return p * struct.unpack("<d", struct.pack("<Q", (k + 1023) << 52))[0]
+
+
+def det_ln(x):
+    """docs/ctc.md section 5, ln (for x > 0)."""
+    if x == 0.0:
+        return -math.inf
+    e = 0
+    if x < 2.2250738585072014e-308:
+        x, e = x * 18014398509481984.0, -54
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    e += ((bits >> 52) & 0x7FF) - 1023
+    m = struct.unpack("<d", struct.pack("<Q", (bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000))[0]
+    if m > 1.4142135623730951:
+        m, e = m * 0.5, e + 1
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    q = 1.0 / 19.0
+    for j in range(8, -1, -1):
+        q = q * z + 1.0 / (2 * j + 1)
+    return float(e) * 0.6931471805599453 + (2.0 * s) * q
+
+
+def logadd(a, b):
+    """docs/ctc.md section 5, logadd."""
+    if b > a:
+        a, b = b, a
+    if b == -math.inf or b - a < -40.0:
+        return a
+    return a + det_ln(1.0 + det_exp(b - a))
+
+
 def log_probs(row, kind):
-    """lp(j) of one step in double precision (docs/ctc.md section 4)."""
+    """lp(j) of one step (docs/ctc.md section 4), with section 5's exp and ln."""
+    z = [float(v) for v in row]
+    if kind == "logProbabilities":
+        return z
+    m = max(z)
+    total = 0.0
+    for v in z:
+        total = total + det_exp(v - m)
+    ln_total = det_ln(total)
+    return [(v - m) - ln_total for v in z]
+
+
+def numpy_log_probs(row, kind):
+    """lp(j) with numpy's exp and log, for the enumeration."""
     z = np.asarray(row, dtype=np.float64)
     if kind == "logProbabilities":
         return z
@@ -91,7 +150,7 @@ def beam_search(scores, kind, blank, width, top_n):
     out = []
     for prefix, pb, pnb in beam[:top_n]:
         lp_total = logadd(pb, pnb)
-        conf = math.exp(lp_total / len(prefix)) if prefix else 0.0
+        conf = det_exp(lp_total / len(prefix)) if prefix else 0.0
         out.append({"labels": list(prefix), "logProbability": lp_total, "confidence": conf})
     return out
 
@@ -108,12 +167,12 @@ def collapse(path, blank):
 def exhaustive(scores, kind, blank):
     """The text of largest total probability over every alignment (docs/ctc.md section 3)."""
     steps, classes = scores.shape
-    lps = [log_probs(scores[t], kind) for t in range(steps)]
+    lps = [numpy_log_probs(scores[t], kind) for t in range(steps)]
     totals = {}
     for path in itertools.product(range(classes), repeat=steps):
         lp = sum(lps[t][k] for t, k in enumerate(path))
         text = collapse(path, blank)
-        totals[text] = logadd(totals.get(text, NEG_INF), lp)
+        totals[text] = logaddexp(totals.get(text, NEG_INF), lp)
     best = max(totals.items(), key=lambda kv: kv[1])
     return {"labels": list(best[0]), "logProbability": best[1]}
 
@@ -127,6 +186,7 @@ def make_case(index):
     rng = np.random.default_rng(seed)
     kind = "logits" if index % 2 == 0 else "logProbabilities"
     large = index >= 34  # a few sizes beyond enumeration: the beam against the reference only
+    ties = 26 <= index < 32
     classes = int(rng.integers(20, 40)) if large else int(rng.integers(2, 7))
     # Small cases stay small enough to enumerate (classes^steps <= 20000), except every seventh.
     most = 9 if index % 7 == 5 else min(9, int(math.log(20000) / math.log(classes)))
@@ -140,6 +200,8 @@ def make_case(index):
     items = batch or 1
     z = rng.standard_normal((items, steps, classes)) * scale
     z[:, :, blank] += 1.5  # recognisers emit mostly blanks
+    if ties:  # two score values only: equal prefixes scores abound, so creation order decides rankings
+        z = np.log(rng.integers(1, 3, (items, steps, classes)).astype(np.float64))
     if kind == "logProbabilities":
         m = z.max(axis=2, keepdims=True) if classes > 0 else 0.0
         z = (z - m) - np.log(np.exp(z - m).sum(axis=2, keepdims=True))
@@ -162,7 +224,8 @@ def make_case(index):
         "greedy": [],
         "beam": [],
     }
-    small = classes**steps <= 20000 and distinct_prefix_bound(steps, classes) <= 4096
+    # Enumeration for small sizes, not where best texts may tie.
+    small = not ties and classes**steps <= 20000 and distinct_prefix_bound(steps, classes) <= 4096
     if small:
         case["exhaustive"] = []
     for b in range(items):
@@ -174,14 +237,56 @@ def make_case(index):
     return case
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "testdata", "ctc", "cases.json")
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    cases = [make_case(i) for i in range(40)]
-    with open(out, "w") as f:
+def make_tie_case(index):
+    """A small case whose scores take two or three values, so equal prefix scores are everywhere and the
+    creation order (docs/ctc.md section 3) decides rankings, including prefixes pruned and created again."""
+    seed = 50000 + index
+    rng = np.random.default_rng(seed)
+    classes = int(rng.integers(2, 6))
+    steps = int(rng.integers(1, 9))
+    blank = int(rng.integers(0, classes))
+    width = int(rng.integers(1, 6))
+    top_n = int(rng.integers(1, width + 1))
+    kind = "logits" if index % 2 else "logProbabilities"
+    z = np.log(rng.integers(1, 3 + index % 3, (steps, classes)).astype(np.float64))
+    if kind == "logProbabilities":
+        z = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    z = z.astype(np.float32)
+    if index % 4 == 1:  # probability-0 classes: extensions created later than their parent's first visit
+        mask = rng.random(z.shape) < 0.25
+        mask[:, blank] = False
+        z[mask] = -np.inf
+    return {
+        "name": f"tie{index:03d}",
+        "seed": seed,
+        "scores": kind,
+        "blank": blank,
+        "batch": None,
+        "steps": steps,
+        "classes": classes,
+        "beamWidth": width,
+        "topN": top_n,
+        "data": [None if v == -np.inf else float(v) for v in z.reshape(-1)],
+        "greedy": [greedy(z, kind, blank)],
+        "beam": [beam_search(z, kind, blank, width, top_n)],
+    }
+
+
+def write(path, cases):
+    with open(path, "w") as f:
         json.dump({"generator": "tools/ctc_reference.py", "cases": cases}, f, separators=(",", ":"))
         f.write("\n")
-    print(f"{out}: {len(cases)} cases, {sum('exhaustive' in c for c in cases)} with the enumerated best text")
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "testdata", "ctc")
+    os.makedirs(out, exist_ok=True)
+    cases = [make_case(i) for i in range(40)]
+    write(os.path.join(out, "cases.json"), cases)
+    print(f"cases.json: {len(cases)} cases, {sum('exhaustive' in c for c in cases)} with the enumerated best text")
+    ties = [make_tie_case(i) for i in range(300)]
+    write(os.path.join(out, "ties.json"), ties)
+    print(f"ties.json: {len(ties)} cases of tied scores")
 
 
 if __name__ == "__main__":

@@ -73,98 +73,106 @@ void log_probabilities(const float* row, int64_t classes, Scores kind, std::vect
   for (int64_t j = 0; j < classes; ++j) lp[static_cast<size_t>(j)] = (static_cast<double>(row[j]) - md) - ln_s;
 }
 
-// The prefix tree: node 0 is the empty prefix; a node's id is its creation order (ctc.md section 3). Only
-// nodes that were in a beam have children; theirs are kept sorted by label, so extending a prefix by every
-// class is one merge walk instead of a lookup per class (recognisers have thousands of classes).
-struct Node {
-  int32_t parent;
-  int32_t label;
-  int32_t kids = -1;  // index into Tree::kids_, -1 until the node is first extended
-};
-struct Child {
-  int32_t label, node;
+// Creation order (ctc.md section 3). Within a step prefixes are created in processing order: the extended
+// prefix's place in the beam, then the class; so (step, place, class), compared in that order, is the order
+// of a global creation counter. The empty prefix comes first.
+struct Id {
+  int32_t step, place, label;
+  bool operator<(const Id& o) const {
+    if (step != o.step) return step < o.step;
+    return place != o.place ? place < o.place : label < o.label;
+  }
 };
 
+// One step a prefix was in the beam: its place there and whether `total` and `pb` were above -inf (which
+// decides which of its extensions that step created).
+struct Visit {
+  int32_t step, place;
+  bool total_live, pb_live;
+};
+
+// A prefix that has been in a beam. Prefixes only ever created as extensions and pruned at once are not
+// stored: their creation order follows from the parent's visits (created_at), so memory grows with
+// steps * beam width rather than with every prefix created, which for a recogniser with thousands of classes
+// is millions.
+struct Node {
+  int32_t parent, label;
+  Id id;
+  std::vector<Visit> visits;
+  std::vector<std::pair<int32_t, int32_t>> kids;  // (label, node) of stored children, by label
+  int32_t stamp = -1, slot = 0;                   // its entry in the list of step `stamp`
+};
+
+// A prefix of the next step: a stored node, or (node < 0) the extension `label` of node `parent`.
 struct Entry {
-  int32_t node;
+  int32_t node, parent, label;
+  Id id;
   double pb, pnb, score;
 };
 
-class Tree {
+class Search {
  public:
-  Tree() { nodes_.push_back(Node{-1, -1}); }
-
-  int32_t label(int32_t node) const { return nodes_[static_cast<size_t>(node)].label; }
-
-  // Starts extending `parent`: children are then asked for in increasing label order through child().
-  void begin_extend(int32_t parent) {
-    Node& p = nodes_[static_cast<size_t>(parent)];
-    if (p.kids < 0) {
-      p.kids = static_cast<int32_t>(kids_.size());
-      kids_.emplace_back();
-    }
-    parent_ = parent;
-    walk_ = 0;
-    merged_.clear();
-  }
-  // The child of the parent being extended for `label` (greater than the last one asked for), made when absent.
-  int32_t child(int32_t label) {
-    const std::vector<Child>& old = kids_[static_cast<size_t>(nodes_[static_cast<size_t>(parent_)].kids)];
-    while (walk_ < old.size() && old[walk_].label < label) merged_.push_back(old[walk_++]);
-    if (walk_ < old.size() && old[walk_].label == label) {
-      merged_.push_back(old[walk_++]);
-      return merged_.back().node;
-    }
-    const auto id = static_cast<int32_t>(nodes_.size());
-    nodes_.push_back(Node{parent_, label});
-    merged_.push_back(Child{label, id});
-    return id;
-  }
-  void end_extend() {
-    std::vector<Child>& old = kids_[static_cast<size_t>(nodes_[static_cast<size_t>(parent_)].kids)];
-    merged_.insert(merged_.end(), old.begin() + static_cast<std::ptrdiff_t>(walk_), old.end());
-    old.swap(merged_);
+  Search(std::span<const float> scores, int64_t classes) : scores_(scores), classes_(classes) {
+    nodes_.push_back(Node{-1, -1, Id{-1, 0, 0}, {}, {}});
   }
 
-  // The next step's entry of `node`, made (pb = pnb = -inf) when that step has none yet.
-  Entry& slot(int32_t node, std::vector<Entry>& next, int32_t step) {
-    const auto k = static_cast<size_t>(node);
-    if (k >= slot_.size()) {
-      slot_.resize(nodes_.size(), 0);
-      stamp_.resize(nodes_.size(), -1);
+  const Node& node(int32_t k) const { return nodes_[static_cast<size_t>(k)]; }
+
+  // The next step's entry of stored node `k`, made (pb = pnb = -inf) when that step has none yet.
+  Entry& entry_of(int32_t k, std::vector<Entry>& next, int32_t step) {
+    Node& n = nodes_[static_cast<size_t>(k)];
+    if (n.stamp != step) {
+      n.stamp = step;
+      n.slot = static_cast<int32_t>(next.size());
+      next.push_back(Entry{k, n.parent, n.label, n.id, kNegInf, kNegInf, kNegInf});
     }
-    if (stamp_[k] != step) {
-      stamp_[k] = step;
-      slot_[k] = static_cast<int32_t>(next.size());
-      next.push_back(Entry{node, kNegInf, kNegInf, kNegInf});
-    }
-    return next[static_cast<size_t>(slot_[k])];
+    return next[static_cast<size_t>(n.slot)];
   }
 
-  std::vector<int64_t> labels_of(int32_t node) const {
+  // When the extension `label` of node `p` was first created: at the first visit of `p` whose contribution
+  // for `label` was not -inf (ctc.md section 3: a -inf contribution creates nothing). The current visit is
+  // recorded before its extensions are made, so a visit is always found.
+  Id created_at(const Node& p, int32_t label) const {
+    for (const Visit& v : p.visits) {
+      const bool base_live = label == p.label ? v.pb_live : v.total_live;
+      const float score = scores_[static_cast<size_t>(v.step * classes_ + label)];
+      if (base_live && score > -std::numeric_limits<float>::infinity()) return Id{v.step, v.place, label};
+    }
+    return Id{std::numeric_limits<int32_t>::max(), 0, label};  // unreachable
+  }
+
+  // Stores the kept entries that are not stored yet (their parents are).
+  void store(std::vector<Entry>& kept) {
+    for (Entry& e : kept) {
+      if (e.node >= 0) continue;
+      e.node = static_cast<int32_t>(nodes_.size());
+      nodes_.push_back(Node{e.parent, e.label, e.id, {}, {}});
+      auto& kids = nodes_[static_cast<size_t>(e.parent)].kids;
+      const auto at = std::lower_bound(kids.begin(), kids.end(), std::make_pair(e.label, int32_t{-1}));
+      kids.insert(at, {e.label, e.node});
+    }
+  }
+
+  void visit(int32_t k, Visit v) { nodes_[static_cast<size_t>(k)].visits.push_back(v); }
+
+  std::vector<int64_t> labels_of(int32_t k) const {
     std::vector<int64_t> out;
-    for (; node > 0; node = nodes_[static_cast<size_t>(node)].parent) {
-      out.push_back(nodes_[static_cast<size_t>(node)].label);
-    }
+    for (; k > 0; k = node(k).parent) out.push_back(node(k).label);
     std::reverse(out.begin(), out.end());
     return out;
   }
 
  private:
+  std::span<const float> scores_;
+  int64_t classes_;
   std::vector<Node> nodes_;
-  std::vector<std::vector<Child>> kids_;
-  std::vector<int32_t> slot_;   // per node: its index in the next step's list, valid when stamp_ == step
-  std::vector<int32_t> stamp_;  // per node: the last step that listed it
-  int32_t parent_ = 0;
-  size_t walk_ = 0;
-  std::vector<Child> merged_;
 };
 
 std::vector<Hypothesis> search_one(std::span<const float> scores, int64_t steps, int64_t classes, const BeamOptions& o,
                                    int64_t b) {
   check_values(scores, steps, classes, o.scores, b);
-  Tree tree;
-  std::vector<Entry> beam{Entry{0, 0.0, kNegInf, 0.0}};
+  Search search(scores, classes);
+  std::vector<Entry> beam{Entry{0, -1, -1, Id{-1, 0, 0}, 0.0, kNegInf, 0.0}};
   std::vector<Entry> next;
   std::vector<double> lp(static_cast<size_t>(classes));
   const auto blank = static_cast<size_t>(o.blank);
@@ -173,39 +181,51 @@ std::vector<Hypothesis> search_one(std::span<const float> scores, int64_t steps,
     const auto step = static_cast<int32_t>(t);
     log_probabilities(scores.data() + t * classes, classes, o.scores, lp);
     next.clear();
-    for (const Entry& e : beam) {
+    for (size_t place = 0; place < beam.size(); ++place) {
+      const Entry& e = beam[place];
       const double total = e.score;  // logadd(pb, pnb), computed when the entry was ranked
-      const int32_t c = tree.label(e.node);
+      const int32_t c = e.label;
+      search.visit(e.node, Visit{step, static_cast<int32_t>(place), total > kNegInf, e.pb > kNegInf});
       {
-        Entry& self = tree.slot(e.node, next, step);
+        Entry& self = search.entry_of(e.node, next, step);
         self.pb = det_logadd(self.pb, total + lp[blank]);
         if (c >= 0) self.pnb = det_logadd(self.pnb, e.pnb + lp[static_cast<size_t>(c)]);
       }
-      tree.begin_extend(e.node);
+      // Stored children are found by a merge walk over the increasing classes.
+      const auto& kids = search.node(e.node).kids;
+      size_t kid = 0;
       for (int64_t j = 0; j < classes; ++j) {
         if (j == o.blank) continue;
         const double add = (j == c ? e.pb : total) + lp[static_cast<size_t>(j)];
         if (add == kNegInf) continue;  // probability 0: creates nothing
-        Entry& ext = tree.slot(tree.child(static_cast<int32_t>(j)), next, step);
-        ext.pnb = det_logadd(ext.pnb, add);
+        const auto label = static_cast<int32_t>(j);
+        while (kid < kids.size() && kids[kid].first < label) ++kid;
+        if (kid < kids.size() && kids[kid].first == label) {
+          Entry& ext = search.entry_of(kids[kid].second, next, step);
+          ext.pnb = det_logadd(ext.pnb, add);
+        } else {
+          // Not stored, so not in this step's list yet: only this prefix extends to it.
+          next.push_back(
+              Entry{-1, e.node, label, search.created_at(search.node(e.node), label), kNegInf, add, kNegInf});
+        }
       }
-      tree.end_extend();
     }
     for (Entry& e : next) e.score = det_logadd(e.pb, e.pnb);
-    // Best first, equal scores in creation order. Node ids are distinct, so the order is total and the first
-    // `width` of a partial sort are those of a full sort.
+    // Best first, equal scores in creation order. Creation ids are distinct, so the order is total and the
+    // first `width` of a partial sort are those of a full sort.
     const auto keep = std::min(next.size(), width);
     std::partial_sort(
         next.begin(), next.begin() + static_cast<std::ptrdiff_t>(keep), next.end(),
-        [](const Entry& x, const Entry& y) { return x.score > y.score || (x.score == y.score && x.node < y.node); });
+        [](const Entry& x, const Entry& y) { return x.score > y.score || (x.score == y.score && x.id < y.id); });
     next.resize(keep);
-    beam.swap(next);
+    search.store(next);
+    beam.assign(next.begin(), next.end());  // `next` keeps its capacity: the list has beam * classes entries
   }
   std::vector<Hypothesis> out;
   const size_t n = std::min(beam.size(), static_cast<size_t>(o.top_n));
   for (size_t i = 0; i < n; ++i) {
     Hypothesis h;
-    h.labels = tree.labels_of(beam[i].node);
+    h.labels = search.labels_of(beam[i].node);
     h.log_probability = beam[i].score;
     h.confidence = h.labels.empty() ? 0.0 : det_exp(h.log_probability / static_cast<double>(h.labels.size()));
     out.push_back(std::move(h));

@@ -11,7 +11,10 @@ import { OneModelError, Tensor, ctcBeamSearch, ctcGreedyDecode } from 'onemodel'
 import { ENGINE, ROOT, TESTDATA, bytesHex, rejection } from './helpers.mjs';
 
 const ADDON = join(ROOT, 'dist', 'native', `${process.platform}-${process.arch}`, 'onemodel.node');
-const CASES = JSON.parse(readFileSync(join(TESTDATA, 'ctc', 'cases.json'), 'utf8')).cases;
+const read = (name) => JSON.parse(readFileSync(join(TESTDATA, 'ctc', name), 'utf8')).cases;
+const CASES = read('cases.json');
+// Tied scores: rankings decided by creation order (docs/ctc.md section 3).
+const TIES = read('ties.json');
 const CONFIDENCE_TOL = 2e-6;
 const LOG_PROBABILITY_TOL = 1e-9;
 
@@ -55,7 +58,7 @@ describe(`CTC decoding against the reference (${ENGINE})`, () => {
   });
 
   test('beam search: labels equal, log probabilities within 1e-9; the widest beam finds the enumerated best', async () => {
-    for (const c of CASES) {
+    for (const c of [...CASES, ...TIES]) {
       const got = await ctcBeamSearch(scoresOf(c), beamOptions(c));
       expect(got, c.name).toHaveLength(c.beam.length);
       got.forEach((list, b) => {
@@ -153,7 +156,7 @@ describe('CTC decoding: native addon and wasm agree bit for bit', () => {
 
   test('every case, greedy and beam search', async () => {
     expect(existsSync(ADDON), ADDON).toBe(true); // else 'cpu' would quietly run wasm too
-    for (const c of CASES) {
+    for (const c of [...CASES, ...TIES]) {
       const runs = {};
       for (const ep of ['cpu', 'wasm']) {
         const executionProviders = [ep];
