@@ -52,6 +52,14 @@ TEST(CtcGreedy, NaNIsNeverChosen) {
   EXPECT_TRUE(std::isnan(q.confidence));
 }
 
+TEST(CtcGreedy, LogitRowsTheSoftmaxCannotNormaliseGiveNaN) {
+  // Logits: NaN is skipped by the choice but the exact softmax of the row is NaN; so are +inf and all -inf.
+  const std::vector<float> s{kNaN, 1, 0, 0, kInfF, 2, -kInfF, -kInfF, -kInfF};
+  const GreedyResult r = greedy_decode(s, 3, 3);
+  EXPECT_EQ(r.labels, (std::vector<int64_t>{1}));  // steps 0 and 1 choose 1, step 2 the blank (lowest index)
+  for (float p : r.step_probabilities) EXPECT_TRUE(std::isnan(p)) << p;
+}
+
 TEST(CtcGreedy, RepeatedLabelSplitByBlankIsTwoLabels) {
   // Best classes a a _ a (a = 1) with p 0.9 0.8 0.7 0.6: runs a[0,1] (max 0.9) and a[3,3] (0.6); mean 0.75.
   const std::vector<float> s{lnf(0.1), lnf(0.9), lnf(0.2), lnf(0.8), lnf(0.7), lnf(0.3), lnf(0.4), lnf(0.6)};
