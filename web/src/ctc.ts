@@ -24,7 +24,10 @@ export interface CtcBeamSearchOptions extends CtcGreedyOptions {
   topN?: number;
 }
 
-/** One emitted label of the best path: its class, the steps it spans ([firstStep, lastStep]) and its best step probability. */
+/**
+ * One emitted label of the best path: its class, the steps it spans ([firstStep, lastStep]) and its best step
+ * probability.
+ */
 export interface CtcRun {
   readonly label: number;
   readonly firstStep: number;
