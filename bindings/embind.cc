@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core.h"
+#include "ctc.h"
 #include "onemodel/onemodel.h"
 
 namespace {
@@ -295,6 +296,53 @@ class WasmSession {
 
 std::string engine_version() { return onemodel::version(); }
 
+// A new JS typed array (`type`: its constructor's name) holding a copy of `v`.
+template <class T>
+val typed_copy(const char* type, const std::vector<T>& v) {
+  return val::global(type).new_(val(emscripten::typed_memory_view(v.size(), v.data())));
+}
+
+// CTC decoding (docs/ctc.md; shapes in bindings/ctc.h). `data` holds the float32 scores of `dims`
+// [batch, steps, classes]; returns per batch item {labels, firstSteps, lastSteps, runConfidences,
+// stepProbabilities, confidence}.
+val ctc_greedy(const val& data, const val& dims, int kind, double blank) {
+  return guarded([&]() {
+    const onemodel::Tensor scores = tensor_from_js("scores", val(binding::kCtcScoresCode), dims, data);
+    val out = val::array();
+    for (const binding::CtcGreedyItem& r : binding::ctc_greedy(scores, kind, blank)) {
+      val obj = val::object();
+      obj.set("labels", typed_copy("Int32Array", r.labels));
+      obj.set("firstSteps", typed_copy("Int32Array", r.first_steps));
+      obj.set("lastSteps", typed_copy("Int32Array", r.last_steps));
+      obj.set("runConfidences", typed_copy("Float32Array", r.run_confidences));
+      obj.set("stepProbabilities", typed_copy("Float32Array", r.step_probabilities));
+      obj.set("confidence", r.confidence);
+      out.call<void>("push", obj);
+    }
+    return out;
+  });
+}
+
+// Per batch item the best hypotheses, best first: [[{labels, logProbability, confidence}]].
+val ctc_beam_search(const val& data, const val& dims, int kind, double blank, double beam_width, double top_n) {
+  return guarded([&]() {
+    const onemodel::Tensor scores = tensor_from_js("scores", val(binding::kCtcScoresCode), dims, data);
+    val out = val::array();
+    for (const auto& item : binding::ctc_beam_search(scores, kind, blank, beam_width, top_n)) {
+      val list = val::array();
+      for (const binding::CtcHypothesis& h : item) {
+        val obj = val::object();
+        obj.set("labels", typed_copy("Int32Array", h.labels));
+        obj.set("logProbability", h.log_probability);
+        obj.set("confidence", h.confidence);
+        list.call<void>("push", obj);
+      }
+      out.call<void>("push", list);
+    }
+    return out;
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(onemodel) {
@@ -310,4 +358,6 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("endProfiling", &WasmSession::end_profiling)
       .function("release", &WasmSession::release);
   emscripten::function("version", &engine_version);
+  emscripten::function("ctcGreedy", &ctc_greedy);
+  emscripten::function("ctcBeamSearch", &ctc_beam_search);
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../core.h"
+#include "../ctc.h"
 #include "onemodel/onemodel.h"
 
 namespace {
@@ -212,6 +213,17 @@ struct Js {
       case binding::JsArray::BigUint64: return napi_biguint64_array;
     }
     return napi_uint8_array;
+  }
+
+  // A new typed array of `type` holding a copy of `v` (small results: no external buffer).
+  template <class T>
+  napi_value typed_copy(napi_typedarray_type type, const std::vector<T>& v) const {
+    void* data = nullptr;
+    napi_value buffer, array;
+    check(env, napi_create_arraybuffer(env, v.size() * sizeof(T), &data, &buffer));
+    if (!v.empty()) std::memcpy(data, v.data(), v.size() * sizeof(T));
+    check(env, napi_create_typedarray(env, type, v.size(), buffer, 0, &array));
+    return array;
   }
 
   // {dtype, dims, data} of an engine tensor.
@@ -715,6 +727,87 @@ napi_value create_session(napi_env env, napi_callback_info info) {
   });
 }
 
+// The arguments every CTC call starts with: data, dims, kind, blank.
+struct CtcArgs {
+  Args a;
+  int kind;
+  double blank;
+};
+CtcArgs ctc_args(napi_env env, napi_callback_info info, size_t count) {
+  Args a = args_of(env, info, count);
+  const Js js{env};
+  const int kind = js.int_of(a.argv[2], "the scores kind");
+  const double blank = js.number_of(a.argv[3], "blank");
+  return {std::move(a), kind, blank};
+}
+
+// CTC decoding (docs/ctc.md; shapes in bindings/ctc.h), on a worker like a run. The scores are copied here;
+// `decode` runs on the worker and returns one Item per batch item, which `to_js` turns into a JS value on the
+// JS thread.
+template <class Item, class Decode, class ToJs>
+napi_value start_ctc(napi_env env, const CtcArgs& c, const char* name, Decode decode, ToJs to_js) {
+  const Js js{env};
+  auto scores =
+      std::make_shared<Tensor>(js.tensor_from("scores", js.num(binding::kCtcScoresCode), c.a.argv[1], c.a.argv[0]));
+  auto items = std::make_shared<std::vector<Item>>();
+  auto job = std::make_unique<Job>();
+  job->execute = [scores, items, decode]() { *items = decode(*scores); };
+  job->finish = [items, to_js](napi_env e) {
+    const Js j{e};
+    napi_value out = j.array(items->size());
+    for (size_t b = 0; b < items->size(); ++b) j.set_at(out, static_cast<uint32_t>(b), to_js(j, (*items)[b]));
+    return out;
+  };
+  return start_job(env, std::move(job), name);
+}
+
+// ctcGreedy(data, dims, kind, blank) -> Promise<[{labels, firstSteps, lastSteps, runConfidences,
+// stepProbabilities, confidence}]>.
+napi_value ctc_greedy(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    const CtcArgs c = ctc_args(env, info, 4);
+    return start_ctc<binding::CtcGreedyItem>(
+        env, c, "onemodel.ctcGreedy",
+        [kind = c.kind, blank = c.blank](const Tensor& s) { return binding::ctc_greedy(s, kind, blank); },
+        [](const Js& j, const binding::CtcGreedyItem& r) {
+          napi_value obj = j.object();
+          j.set(obj, "labels", j.typed_copy(napi_int32_array, r.labels));
+          j.set(obj, "firstSteps", j.typed_copy(napi_int32_array, r.first_steps));
+          j.set(obj, "lastSteps", j.typed_copy(napi_int32_array, r.last_steps));
+          j.set(obj, "runConfidences", j.typed_copy(napi_float32_array, r.run_confidences));
+          j.set(obj, "stepProbabilities", j.typed_copy(napi_float32_array, r.step_probabilities));
+          j.set(obj, "confidence", j.num(static_cast<double>(r.confidence)));
+          return obj;
+        });
+  });
+}
+
+// ctcBeamSearch(data, dims, kind, blank, beamWidth, topN) -> Promise<[[{labels, logProbability, confidence}]]>.
+napi_value ctc_beam_search(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    const CtcArgs c = ctc_args(env, info, 6);
+    const Js js{env};
+    const double width = js.number_of(c.a.argv[4], "beam width");
+    const double top_n = js.number_of(c.a.argv[5], "top N");
+    return start_ctc<std::vector<binding::CtcHypothesis>>(
+        env, c, "onemodel.ctcBeamSearch",
+        [kind = c.kind, blank = c.blank, width, top_n](const Tensor& s) {
+          return binding::ctc_beam_search(s, kind, blank, width, top_n);
+        },
+        [](const Js& j, const std::vector<binding::CtcHypothesis>& item) {
+          napi_value list = j.array(item.size());
+          for (size_t i = 0; i < item.size(); ++i) {
+            napi_value obj = j.object();
+            j.set(obj, "labels", j.typed_copy(napi_int32_array, item[i].labels));
+            j.set(obj, "logProbability", j.num(item[i].log_probability));
+            j.set(obj, "confidence", j.num(item[i].confidence));
+            j.set_at(list, static_cast<uint32_t>(i), obj);
+          }
+          return list;
+        });
+  });
+}
+
 napi_value engine_version(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() { return Js{env}.str(onemodel::version()); });
 }
@@ -739,11 +832,15 @@ napi_value init(napi_env env, napi_value exports) {
                                  sizeof(methods) / sizeof(methods[0]), methods, &session_class));
     check(env, napi_create_reference(env, session_class, 1, &addon->session_class));
     const Js js{env};
-    napi_value create, version;
+    napi_value create, version, greedy, beam;
     check(env, napi_create_function(env, "create", NAPI_AUTO_LENGTH, create_session, addon.get(), &create));
     check(env, napi_create_function(env, "version", NAPI_AUTO_LENGTH, engine_version, nullptr, &version));
+    check(env, napi_create_function(env, "ctcGreedy", NAPI_AUTO_LENGTH, ctc_greedy, nullptr, &greedy));
+    check(env, napi_create_function(env, "ctcBeamSearch", NAPI_AUTO_LENGTH, ctc_beam_search, nullptr, &beam));
     js.set(exports, "create", create);
     js.set(exports, "version", version);
+    js.set(exports, "ctcGreedy", greedy);
+    js.set(exports, "ctcBeamSearch", beam);
     check(env, napi_set_instance_data(
                    env, addon.get(),
                    [](napi_env e, void* data, void*) {

@@ -46,6 +46,8 @@ function loadAddon(): Engine {
     readsFiles: true,
     create: (model, sourceName, mode, threads, level, plans, dataDir) =>
       addon.create(model, sourceName, mode, threads, level, plans, dataDir),
+    ctcGreedy: (data, dims, kind, blank) => addon.ctcGreedy(data, dims, kind, blank),
+    ctcBeamSearch: (data, dims, kind, blank, width, topN) => addon.ctcBeamSearch(data, dims, kind, blank, width, topN),
   };
 }
 

