@@ -8,6 +8,7 @@ export type { OneModelErrorKind, OneModelErrorDetails } from './errors.js';
 export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
 export { InferenceSession } from './session.js';
+export type { OneInputValues } from './happy.js';
 export type { Profile } from './native.js';
 export type {
   SessionOptions,
