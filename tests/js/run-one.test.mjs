@@ -1,7 +1,13 @@
 // InferenceSession.runOne, the JS form of the C++ Model::run (docs/graph-runtime.md section 4): on a text
 // encoder the token ids come in alone, attention_mask is filled with ones and token_type_ids with zeros. The
 // probe model concatenates its three inputs (mask, ids, segment ids, in that order), so the output shows each
-// fill as it was fed; expected values by hand. The classifier case checks the one-input form.
+// fill as it was fed; expected values by hand. The classifier case checks the one-input form; the MiniLM-shaped
+// encoder of tools/models (where tools/models/fetch.sh filled the cache) checks runOne against run() fed the
+// mask and segment ids explicitly.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
 import { describe, expect, test } from 'vitest';
 
 import { InferenceSession, OneModelError, Tensor } from 'onemodel';
@@ -13,6 +19,11 @@ import { oneNodeModel } from './onnx-writer.mjs';
 const INT32 = 6;
 const INT64 = 7;
 const DOUBLE = 11;
+const MINILM = join(
+  process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel'),
+  'models',
+  'minilm_l6_like.onnx',
+);
 const seq = (name, elemType) => ({ name, elemType, dims: ['batch', 'sequence'] });
 
 function probe(elemType, extra = []) {
@@ -67,5 +78,21 @@ describe('runOne', () => {
     expect(f.kind).toBe('InvalidInput');
     expect(f.message).toContain("fills input 'attention_mask' only as int64, int32 or float32");
     await floats.release();
+  });
+
+  test.skipIf(!existsSync(MINILM))('the MiniLM-shaped encoder: runOne equals run() fed ones and zeros', async () => {
+    const session = await InferenceSession.create(MINILM, { mode: 'exact', intraOpNumThreads: 1 });
+    const ids = [101, 7592, 2088, 2003, 1037, 3231, 102];
+    const n = ids.length;
+    const y = await session.runOne(ids);
+    const { last_hidden_state: want } = await session.run({
+      input_ids: new Tensor('int64', ids, [1, n]),
+      attention_mask: new Tensor('int64', new Array(n).fill(1), [1, n]),
+      token_type_ids: new Tensor('int64', new Array(n).fill(0), [1, n]),
+    });
+    expect(y.dims).toEqual(want.dims);
+    const bytes = (t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+    expect(bytes(y).equals(bytes(want))).toBe(true);
+    await session.release();
   });
 });
