@@ -180,6 +180,32 @@ def lstm_models():
         outs, inits)
     save(after_if, 'lstm_after_if.onnx')
 
+    # Silero VAD legacy's shape (issue 13): the LSTM inside an If inside an If, reading x and its initial
+    # states from the outer graph two levels up, and the weights as outer initializers. cond true runs it on x,
+    # false on -x; tests/cpp/ctrlflow_test.cc holds numpy's Y_h and Y_c.
+    states = [h.make_tensor_value_info('h0', TP.FLOAT, [1, 1, 2]), h.make_tensor_value_info('c0', TP.FLOAT, [1, 1, 2])]
+    state_outs = [h.make_tensor_value_info('Y_h', TP.FLOAT, [1, 1, 2]), h.make_tensor_value_info('Y_c', TP.FLOAT, [1, 1, 2])]
+
+    def lstm_on(x, suffix):
+        return h.make_node('LSTM', [x, 'W', 'R', 'B', '', 'h0', 'c0'], ['', 'Y_h' + suffix, 'Y_c' + suffix],
+                           name='lstm' + suffix, hidden_size=2)
+
+    def body(nodes, suffix):
+        return h.make_graph(nodes, 'body' + suffix, [], [h.make_tensor_value_info(o.name + suffix, TP.FLOAT, [1, 1, 2])
+                                                          for o in state_outs])
+
+    inner_then = body([lstm_on('x', '_a')], '_a')
+    inner_else = body([h.make_node('Neg', ['x'], ['nx']), lstm_on('nx', '_b')], '_b')
+    outer_then = body([h.make_node('If', ['cond'], ['Y_h_c', 'Y_c_c'], name='inner_if', then_branch=inner_then,
+                                   else_branch=inner_else)], '_c')
+    outer_else = body([h.make_node('Neg', ['x'], ['mx']), lstm_on('mx', '_d')], '_d')
+    nested = h.make_graph(
+        [h.make_node('If', ['cond'], ['Y_h', 'Y_c'], name='outer_if', then_branch=outer_then, else_branch=outer_else)],
+        'lstm_in_nested_if',
+        [h.make_tensor_value_info('cond', TP.BOOL, []), h.make_tensor_value_info('x', TP.FLOAT, ['seq', 1, 3])] + states,
+        state_outs, inits)
+    save(nested, 'lstm_in_nested_if.onnx')
+
 
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)

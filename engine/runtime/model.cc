@@ -1,5 +1,6 @@
-// The happy path (getting-started.md): one input, one output, shapes taken from the model. A single
-// symbolic or unknown dimension absorbs the element count, so four values for [batch, 4] are one row.
+// The happy path (graph-runtime.md section 4, getting-started.md): one input, one output, shapes taken from the
+// model. A single symbolic or unknown dimension absorbs the element count, so four values for [batch, 4] are
+// one row. A text encoder's attention_mask and token_type_ids are filled in by Model::run itself.
 #include "onemodel/model.h"
 
 #include <string>
@@ -13,17 +14,41 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& message) { throw Error(ErrorKind::InvalidInput, message); }
 
-const ValueInfo& single_input(const Session& s) {
-  if (s.inputs().size() != 1 || s.outputs().size() != 1)
-    invalid("Model::run needs a model with one input and one output; this one has " +
-            std::to_string(s.inputs().size()) + " inputs and " + std::to_string(s.outputs().size()) +
-            " outputs (use session() for named inputs and outputs)");
-  return s.inputs()[0];
+// The inputs Model::run feeds: the values passed, plus a text encoder's mask (ones) and segment ids (zeros) in
+// their shape when the model declares them (graph-runtime.md section 4, "The happy path").
+struct HappyInputs {
+  const ValueInfo* values = nullptr;
+  const ValueInfo* mask = nullptr;      // attention_mask
+  const ValueInfo* segments = nullptr;  // token_type_ids
+};
+
+HappyInputs happy_inputs(const Session& s) {
+  HappyInputs h;
+  int others = 0;
+  for (const ValueInfo& in : s.inputs()) {
+    if (in.name == "attention_mask") {
+      h.mask = &in;
+    } else if (in.name == "token_type_ids") {
+      h.segments = &in;
+    } else {
+      h.values = &in;
+      ++others;
+    }
+  }
+  if (s.outputs().size() != 1 || others != 1)
+    invalid(
+        "Model::run needs a model with one output and one input (a text encoder's attention_mask and "
+        "token_type_ids are filled in); this one has " +
+        std::to_string(s.inputs().size()) + " inputs and " + std::to_string(s.outputs().size()) +
+        " outputs (use session() for named inputs and outputs)");
+  return h;
 }
 
 std::vector<int64_t> infer_shape(const ValueInfo& info, size_t count) {
   const auto n = static_cast<int64_t>(count);
   if (!info.has_shape) return {n};  // unknown rank: a flat vector
+  // [batch, sequence] with neither extent fixed: one sequence (one row).
+  if (info.dims.size() == 2 && !info.dims[0].is_fixed() && !info.dims[1].is_fixed()) return {1, n};
   std::vector<int64_t> dims(info.dims.size());
   int64_t fixed = 1;
   int free_dim = -1;
@@ -85,9 +110,29 @@ std::vector<float> to_float(const Tensor& t) {
   return out;
 }
 
+// A tensor of `shape` whose every element is `value`: one element broadcast by a stride-0 view (the session
+// copies it into the run's arena).
+template <class T>
+Tensor constant(T value, const Shape& shape) {
+  return Tensor::from_values<T>({value}, Shape()).expand(shape);
+}
+
+// Ones or zeros in `info`'s declared element type.
+Tensor filled(const ValueInfo& info, bool one, const Shape& shape) {
+  switch (info.dtype) {
+    case DType::I64: return constant<int64_t>(one, shape);
+    case DType::I32: return constant<int32_t>(one, shape);
+    case DType::F32: return constant<float>(one, shape);
+    default:
+      invalid("Model::run fills input '" + info.name + "' only as int64, int32 or float32, not " +
+              std::string(dtype_name(info.dtype)) + " (use session() with named tensors)");
+  }
+}
+
 template <class T>
 std::vector<float> run_values(const Session& s, std::span<const T> input, std::span<const int64_t> shape) {
-  const ValueInfo& info = single_input(s);
+  const HappyInputs h = happy_inputs(s);
+  const ValueInfo& info = *h.values;
   std::vector<int64_t> dims =
       shape.empty() ? infer_shape(info, input.size()) : std::vector<int64_t>(shape.begin(), shape.end());
   if (!Shape::valid(dims)) invalid("input '" + info.name + "': invalid shape");
@@ -97,6 +142,8 @@ std::vector<float> run_values(const Session& s, std::span<const T> input, std::s
             " values, got " + std::to_string(input.size()));
   std::vector<NamedTensor> in;
   in.push_back({info.name, Tensor::from_values<T>(input, sh)});
+  if (h.mask) in.push_back({h.mask->name, filled(*h.mask, true, sh)});
+  if (h.segments) in.push_back({h.segments->name, filled(*h.segments, false, sh)});
   std::vector<Tensor> out = s.run(in);
   return to_float(out.at(0));
 }

@@ -136,6 +136,32 @@ TEST(ControlFlowTest, ExactModeRefusesANonExactBody) {
   EXPECT_EQ(floats(fast.run_values(in)[0].tensor()), (std::vector<float>{0.5f}));
 }
 
+// Silero VAD legacy's shape (issue 13): an LSTM two If levels down reads x, h0 and c0 from the outer graph and
+// its weights from outer initializers. Expected Y_h and Y_c: numpy in float64 (ONNX LSTM, gates i o f c, the
+// generator's weights rounded to float32), on x for cond true and on -x for cond false; both modes.
+TEST(ControlFlowTest, LstmInNestedIfReadsOuterValues) {
+  const Tensor x = Tensor::from_values<float>({0.5f, -1, 2, 1.5f, 0.25f, -0.75f}, Shape{2, 1, 3});
+  const Tensor h0 = Tensor::from_values<float>({0.3f, -0.2f}, Shape{1, 1, 2});
+  const Tensor c0 = Tensor::from_values<float>({-0.5f, 0.8f}, Shape{1, 1, 2});
+  const std::vector<double> want_h[2] = {{-0.016540087, -0.034992666}, {-0.12924484, 0.0204936348}};
+  const std::vector<double> want_c[2] = {{-0.0701041261, -0.0957481177}, {-0.192233137, 0.0289699674}};
+  for (Mode mode : {Mode::Fast, Mode::Exact}) {
+    Session s = load("lstm_in_nested_if.onnx", mode);
+    for (int cond = 0; cond < 2; ++cond) {
+      const std::vector<NamedTensor> in{{"cond", flag(cond == 1)}, {"x", x}, {"h0", h0}, {"c0", c0}};
+      std::vector<Tensor> out = s.run(in);
+      ASSERT_EQ(out.size(), 2u);
+      const std::vector<float> y_h = floats(out[0]), y_c = floats(out[1]);
+      ASSERT_EQ(y_h.size(), 2u);
+      ASSERT_EQ(y_c.size(), 2u);
+      for (size_t i = 0; i < 2; ++i) {
+        EXPECT_NEAR(y_h[i], want_h[cond][i], 1e-6) << "cond " << cond << " Y_h " << i;
+        EXPECT_NEAR(y_c[i], want_c[cond][i], 1e-6) << "cond " << cond << " Y_c " << i;
+      }
+    }
+  }
+}
+
 TEST(SequenceTest, InfoDescribesSequencesAndOptionals) {
   Session s = load("sequence_optional.onnx");
   ASSERT_EQ(s.inputs().size(), 3u);

@@ -17,6 +17,7 @@ export type {
   CtcGreedyResult,
   CtcHypothesis,
 } from './ctc.js';
+export type { OneInputValues } from './happy.js';
 export type { Profile } from './native.js';
 export type {
   SessionOptions,

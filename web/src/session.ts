@@ -4,6 +4,7 @@
 import { noticesEnabled, wasmEnvNotices } from './env.js';
 import { OneModelError, fromNative } from './errors.js';
 import { checkFeeds } from './feeds.js';
+import { type OneInputValues, oneInputFeeds } from './happy.js';
 import type { Engine, NativeSession, NativeValueInfo, Platform, Profile } from './native.js';
 import { Tensor, type TensorType, isTensorType, typeName } from './tensor.js';
 
@@ -527,6 +528,17 @@ export class InferenceSession {
       out[r.name] = target;
     }
     return out;
+  }
+
+  /**
+   * The one-line happy path (docs/graph-runtime.md section 4, as the C++ Model::run): `values` feed the model's
+   * one input, or a text encoder's token ids with `attention_mask` filled with ones and `token_type_ids` with
+   * zeros in the same dims. Without `dims` the declared dims are used: one symbolic or unknown extent absorbs
+   * the count, and [batch, sequence] with neither fixed is one sequence. Resolves to the single output.
+   */
+  async runOne(values: OneInputValues, dims?: readonly number[]): Promise<Tensor> {
+    const out = await this.run(oneInputFeeds(this.inputMetadata, this.outputNames.length, values, dims));
+    return out[this.outputNames[0]!]!;
   }
 
   /**
