@@ -61,13 +61,17 @@ describe('packed package', () => {
       'dist/wasm/onemodel.wasm',
       `dist/native/${process.platform}-${process.arch}/onemodel.node`,
       'dist/README.md',
+      'LICENSE',
+      'THIRD_PARTY_NOTICES',
     ]) {
       expect(files).toContain(f);
     }
-    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && f !== 'README.md')).toEqual([]);
+    const top = ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES'];
+    expect(files.filter((f) => !f.startsWith('dist/') && !top.includes(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/wasm/onemodel.wasm']); // one copy
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules', 'onemodel', 'package.json'), 'utf8'));
     expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.license).toBe('MIT');
   });
 
   test('node ESM application (import)', () => {
