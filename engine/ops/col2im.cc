@@ -101,6 +101,8 @@ class Col2ImKernel final : public Kernel {
       g.stride[a] = str[d];
       g.dilation[a] = dil[d];
       g.pad_before[a] = pads[d];
+      // Each factor is at most 2^31 before it multiplies a product of at most 2^31: no overflow.
+      if (g.in[a] > kMaxElements) info.fail(kind, "block grid too large");
       taps *= block[d];
       blocks *= g.in[a];
       if (taps > kMaxElements || blocks > kMaxElements) info.fail(kind, "block_shape or block grid too large");

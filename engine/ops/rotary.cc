@@ -44,6 +44,7 @@ class RotaryEmbeddingKernel final : public Kernel {
     const RopeGeom g = check(ctx.info, x.shape(), ctx.input(1).shape(), ctx.input(2).shape(),
                              ids ? &ctx.input(3).shape() : nullptr, ErrorKind::InvalidInput);
     if (y.shape() != x.shape()) ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output");
+    if (x.numel() == 0) return;  // (a 3-D input of hidden size 0 could otherwise loop over num_heads empty heads)
     const float* px = x.data<float>().data();
     const float* pc = ctx.input(1).data<float>().data();
     const float* ps = ctx.input(2).data<float>().data();

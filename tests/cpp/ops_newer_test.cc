@@ -222,6 +222,11 @@ TEST(OpsNewer, Col2ImRefusals) {
   // An image of 2^31 - 1 per axis over two axes is beyond the element limit, not an allocation.
   const int64_t m = (int64_t{1} << 31) - 1;
   expect_refused(c2i(f32({1}, Shape{1, 1, 1}), {m, m}, {m, m}), ErrorKind::InvalidModel, "huge image");
+  // A grid of 2^31 - 1 positions on one axis and about 3 * 2^31 on the other (pads of 2^31): refused before the
+  // product of the two could overflow.
+  const int64_t p = int64_t{1} << 31;
+  expect_refused(c2i(f32({1}, Shape{1, 1, 1}), {m, m}, {1, 1}, {attr_ints("pads", {0, p, 0, p})}),
+                 ErrorKind::InvalidModel, "grid beyond 2^31");
   // Exact mode stores NaN canonically.
   OpCase nan = c2i(f32({from_fbits(0xFFC00001u), 0}, Shape{1, 1, 2}), {2}, {1});
   nan.exact = true;
