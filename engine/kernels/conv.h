@@ -110,6 +110,11 @@ void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float*
 // are +0. `x` points at the group's first input channel. Built in chunks of 16 rows.
 void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool);
 
+// Adds the col rows (c, kd, kh, kw) x input positions of `channels` channels into their output planes (g.out): every
+// output starts at +0 and receives its taps in increasing (kd, kh, kw) order; exact mode rewrites NaN as 0x7FC00000.
+// ConvTranspose's second step and the Col2Im operator (ops-newer.md section 6). One chunk per channel.
+void col2im_f32(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool);
+
 // --- the depthwise vector kernel (depthwise-inl.h, one copy per target) ---
 
 // One output plane's geometry for the 2-D depthwise kernel (1-D runs with height 1).

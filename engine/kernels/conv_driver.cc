@@ -226,9 +226,20 @@ void depthwise_direct(bool exact, const ConvGeometry& g, const float* x, const f
   });
 }
 
-// Adds one image-group's col rows (c, kd, kh, kw) x input positions into the output planes of its channels:
-// every output starts at +0 and receives its taps in increasing (kd, kh, kw) order. One chunk per channel.
-void col2im(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool) {
+// The vector depthwise path copies each plane into a zero-padded buffer spanning every tap of every output.
+// Hostile pads and dilations (each up to 2^31, ops/window.h) can give a one-element output whose taps span
+// 2^31 rows and columns; such a plane is refused for the vector path (the direct loop needs no buffer). Real
+// convolutions pad by less than a kernel, so the bound never binds on them.
+bool padded_plane_fits(const ConvGeometry& g) {
+  const int64_t ph = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  const int64_t pw = (g.out[2] - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
+  const int64_t limit = 4 * (g.in[1] * g.in[2] + g.out[1] * g.out[2]) + (int64_t{1} << 16);
+  return ph <= limit && pw <= limit && ph * pw <= limit;
+}
+
+}  // namespace
+
+void col2im_f32(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool) {
   const int64_t taps = g.taps(), is = g.in_size(), os = g.out_size();
   const double work = double(channels * taps * is) / 2.0 + double(channels * os) / 2.0;
   parallel_for(pool, channels, work, [&](int64_t c) {
@@ -260,19 +271,6 @@ void col2im(bool exact, const ConvGeometry& g, int64_t channels, const float* co
       for (int64_t i = 0; i < os; ++i) plane[i] = canon(plane[i]);
   });
 }
-
-// The vector depthwise path copies each plane into a zero-padded buffer spanning every tap of every output.
-// Hostile pads and dilations (each up to 2^31, ops/window.h) can give a one-element output whose taps span
-// 2^31 rows and columns; such a plane is refused for the vector path (the direct loop needs no buffer). Real
-// convolutions pad by less than a kernel, so the bound never binds on them.
-bool padded_plane_fits(const ConvGeometry& g) {
-  const int64_t ph = (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
-  const int64_t pw = (g.out[2] - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1;
-  const int64_t limit = 4 * (g.in[1] * g.in[2] + g.out[1] * g.out[2]) + (int64_t{1} << 16);
-  return ph <= limit && pw <= limit && ph * pw <= limit;
-}
-
-}  // namespace
 
 ConvPath conv_path(const ConvGeometry& g) {
   if (depthwise_shape(g)) {
@@ -758,7 +756,7 @@ void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float*
       // A = W_g^T: element (row, c) is w[(gi * cg + c) * rows + row].
       gemm_f32(isa, exact, rows, is, cg, MatrixView{w + gi * cg * rows, 1, rows},
                MatrixView{x + (n * g.in_channels + gi * cg) * is, is, 1}, scratch, is, pool);
-      col2im(exact, g, mg, scratch, y + (n * g.out_channels + gi * mg) * g.out_size(), pool);
+      col2im_f32(exact, g, mg, scratch, y + (n * g.out_channels + gi * mg) * g.out_size(), pool);
     }
 }
 

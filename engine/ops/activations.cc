@@ -1,7 +1,8 @@
 // Activation functions (ops-elementwise.md "Function definitions"): Relu, Gelu, LeakyRelu, HardSigmoid,
 // HardSwish, Softsign, ThresholdedRelu, Shrink and PRelu are compares, selects and rounded IEEE operations in
 // a fixed order (Gelu on the vector kernels of kernels/transcendental.h), hence exact. Elu, Selu, Celu and Softplus use
-// the exact exponential and logarithm and are exact too (float32 only). Attribute defaults are the ONNX ones.
+// the exact exponential and logarithm and are exact too (float32 only); so are Mish and Swish (ops-newer.md section
+// 2). Attribute defaults are the ONNX ones.
 #include "kernels/exact_math.h"
 #include "kernels/transcendental.h"
 #include "ops/array_unary.h"
@@ -103,14 +104,32 @@ std::unique_ptr<Kernel> make_celu(const NodeInfo& info) {
 // softplus(x) = max(x, 0) + log1p(exp(-|x|)): neither overflows. log1p(t) is computed as
 // log(u) * t / (u - 1) with u = 1 + t rounded (u - 1 is exact, and the quotient corrects the rounding of u),
 // which keeps small results that log(1 + t) alone would lose; u == 1 means t < 2^-24 and log1p(t) = t.
+namespace {
+float softplus_value(float x) {
+  if (x != x) return x;
+  const float t = kern::exact_exp(x > 0.0f ? -x : x);
+  const float u = 1.0f + t;
+  const float l = u == 1.0f ? t : kern::exact_log(u) * t / (u - 1.0f);
+  return (x > 0.0f ? x : 0.0f) + l;
+}
+}  // namespace
+
 std::unique_ptr<Kernel> make_softplus(const NodeInfo&) {
-  return unary<kF32>([](float x) {
-    if (x != x) return x;
-    const float t = kern::exact_exp(x > 0.0f ? -x : x);
-    const float u = 1.0f + t;
-    const float l = u == 1.0f ? t : kern::exact_log(u) * t / (u - 1.0f);
-    return (x > 0.0f ? x : 0.0f) + l;
-  });
+  return unary<kF32>([](float x) { return softplus_value(x); });
+}
+
+// ---- newer activations (ops-newer.md section 2): float32, and float16 computed in float and rounded once ----
+
+// Mish (opset 18): the ONNX function body Softplus, Tanh, Mul, in that order, on the exact functions above.
+// Mish(-inf) is -inf * tanh(+0) = NaN, as the body gives.
+std::unique_ptr<Kernel> make_mish(const NodeInfo&) {
+  return unary<kF32 | bit(DType::F16)>([](float x) { return x * kern::exact_tanh(softplus_value(x)); });
+}
+
+// Swish (opset 24): the ONNX function body Mul(alpha, X), Sigmoid, Mul(X, that), each rounded once.
+std::unique_ptr<Kernel> make_swish(const NodeInfo& info) {
+  const float alpha = info.get_float("alpha", 1.0f);
+  return unary<kF32 | bit(DType::F16)>([alpha](float x) { return x * kern::exact_sigmoid(alpha * x); });
 }
 
 }  // namespace onemodel::rt

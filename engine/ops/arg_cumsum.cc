@@ -1,10 +1,11 @@
-// ArgMax, ArgMin and CumSum (ops-norms.md "ArgMax, ArgMin", "CumSum"): scans along one axis, viewed as
-// [outer, n, inner]. Nothing is rounded except CumSum's additions, which run in the fixed direction of
-// accumulation, so fast and exact agree.
+// ArgMax, ArgMin, CumSum and CumProd (ops-norms.md "ArgMax, ArgMin", "CumSum"; ops-newer.md section 3): scans
+// along one axis, viewed as [outer, n, inner]. Nothing is rounded except the scans' additions or products, which
+// run in the fixed direction of accumulation, so fast and exact agree.
 //   ArgMax/ArgMin: from index 0 a later element wins when strictly greater (smaller), or greater (smaller) or
 //     equal with select_last_index; NaN never wins unless first. int64 output; an axis of extent 0 gives 0.
 //   CumSum: inclusive y[i] = y[i-1] + x[i]; exclusive shifts by one from 0; reverse runs from the end.
 //     Integers wrap around. The axis is an input read at run time.
+//   CumProd (opset 26): the same scan with products; the exclusive scan starts from 1.
 #include "ops/common.h"
 #include "ops/ops.h"
 #include "ops/reduce_walk.h"
@@ -83,10 +84,10 @@ bool cumsum_type(DType t) {
   return t == DType::F32 || t == DType::F64 || t == DType::I32 || t == DType::I64 || t == DType::U32 || t == DType::U64;
 }
 
-class CumSumKernel final : public Kernel {
+class CumScanKernel final : public Kernel {
  public:
-  CumSumKernel(bool exclusive, bool reverse)
-      : Kernel(KernelFlags{.exact = true}), exclusive_(exclusive), reverse_(reverse) {}
+  CumScanKernel(bool exclusive, bool reverse, bool product)
+      : Kernel(KernelFlags{.exact = true}), exclusive_(exclusive), reverse_(reverse), product_(product) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs x and axis");
@@ -118,14 +119,15 @@ class CumSumKernel final : public Kernel {
       for (int64_t o = 0; o < v.outer; ++o)
         for (int64_t i = 0; i < v.inner; ++i) {
           const int64_t base = o * v.n * v.inner + i;
-          T acc = T(0);
+          T acc = product_ ? T(1) : T(0);
+          auto step = [this](T a, T b) { return product_ ? mul_wrap(a, b) : add_wrap(a, b); };
           for (int64_t s = 0; s < v.n; ++s) {
             const int64_t at = base + (reverse_ ? v.n - 1 - s : s) * v.inner;
             if (exclusive_) {
               py[at] = canon_any(acc);
-              acc = add_wrap(acc, px[at]);
+              acc = step(acc, px[at]);
             } else {
-              acc = s == 0 ? px[at] : add_wrap(acc, px[at]);
+              acc = s == 0 ? px[at] : step(acc, px[at]);
               py[at] = canon_any(acc);
             }
           }
@@ -134,7 +136,7 @@ class CumSumKernel final : public Kernel {
   }
 
  private:
-  bool exclusive_, reverse_;
+  bool exclusive_, reverse_, product_;
 };
 
 }  // namespace
@@ -148,7 +150,10 @@ std::unique_ptr<Kernel> make_argmin(const NodeInfo& info) {
                                      info.opset() >= 12 && info.get_int("select_last_index", 0) != 0);
 }
 std::unique_ptr<Kernel> make_cumsum(const NodeInfo& info) {
-  return std::make_unique<CumSumKernel>(info.get_int("exclusive", 0) != 0, info.get_int("reverse", 0) != 0);
+  return std::make_unique<CumScanKernel>(info.get_int("exclusive", 0) != 0, info.get_int("reverse", 0) != 0, false);
+}
+std::unique_ptr<Kernel> make_cumprod(const NodeInfo& info) {
+  return std::make_unique<CumScanKernel>(info.get_int("exclusive", 0) != 0, info.get_int("reverse", 0) != 0, true);
 }
 
 }  // namespace onemodel::rt

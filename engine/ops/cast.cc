@@ -192,17 +192,58 @@ class CastKernel final : public Kernel {
   DType to_;
 };
 
-}  // namespace
+// BitCast (opset 26, ops-newer.md section 4): the bytes of each element reread as the type `to` of the same width,
+// little-endian as stored. A byte other than 0 or 1 is not a bool, so a cast to bool refuses it (InvalidInput).
+class BitCastKernel final : public Kernel {
+ public:
+  explicit BitCastKernel(DType to) : Kernel(KernelFlags{.exact = true}), to_(to) {}
 
-std::unique_ptr<Kernel> make_cast(const NodeInfo& info) {
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
+    const DType from = ctx.input(0).dtype;
+    if (!dtype_is_stored(from)) ctx.fail(ErrorKind::Unsupported, "cast from " + type_str(from) + " is not supported");
+    if (dtype_size(from) != dtype_size(to_))
+      ctx.fail(ErrorKind::InvalidModel,
+               "cannot reinterpret " + type_str(from) + " as " + type_str(to_) + ": their bit widths differ");
+    ctx.set_output(0, to_, ctx.input(0).shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (x.shape() != y.shape() || x.nbytes() != y.nbytes())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    const auto* src = static_cast<const uint8_t*>(x.raw());
+    if (to_ == DType::Bool)
+      for (size_t i = 0; i < x.nbytes(); ++i)
+        if (src[i] > 1)
+          ctx.fail(ErrorKind::InvalidInput, "element " + std::to_string(i) + " holds " + std::to_string(src[i]) +
+                                                ", which is not a bool (0 or 1)");
+    if (x.nbytes() > 0) std::memcpy(y.raw_mut(), src, x.nbytes());
+  }
+
+ private:
+  DType to_;
+};
+
+// The element type named by attribute `to`: InvalidModel when absent or no type code, Unsupported when not stored.
+DType target_type(const NodeInfo& info) {
   if (!info.has("to")) info.fail(ErrorKind::InvalidModel, "attribute 'to' is required");
   const int64_t code = info.get_int("to", 0);
   if (code < 0 || code > 1000)
     info.fail(ErrorKind::InvalidModel, "attribute 'to' holds no element type: " + std::to_string(code));
   const auto to = static_cast<DType>(code);
   if (!dtype_is_stored(to)) info.fail(ErrorKind::Unsupported, "cast to " + type_str(to) + " is not supported");
-  return std::make_unique<CastKernel>(to);
+  return to;
 }
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_bit_cast(const NodeInfo& info) {
+  return std::make_unique<BitCastKernel>(target_type(info));
+}
+
+std::unique_ptr<Kernel> make_cast(const NodeInfo& info) { return std::make_unique<CastKernel>(target_type(info)); }
 
 std::unique_ptr<Kernel> make_cast_like(const NodeInfo&) { return std::make_unique<CastKernel>(DType::Undefined); }
 

@@ -20,6 +20,7 @@ constexpr std::array kTable = {
     // ---- convolution family (ops-conv.md, kernels-gemm.md, kernels-depthwise.md): keep this family's lines here ----
     OpDef{"", "Conv", 1, kLatest, make_conv},                     // float32, 1-3 spatial axes
     OpDef{"", "ConvTranspose", 1, kLatest, make_conv_transpose},  // float32, 1-3 spatial axes
+    OpDef{"", "Col2Im", 18, kLatest, make_col2im},                // float32, 1-3 spatial axes
 
     // ---- element-wise family (ops-elementwise.md): keep this family's lines inside this block ----
     OpDef{"", "Add", 7, kLatest, make_add},
@@ -77,6 +78,8 @@ constexpr std::array kTable = {
     OpDef{"", "Selu", 6, kLatest, make_selu},
     OpDef{"", "Celu", 12, kLatest, make_celu},
     OpDef{"", "Softplus", 1, kLatest, make_softplus},
+    OpDef{"", "Mish", 18, kLatest, make_mish},  // ops-newer.md: float32, float16 (also Swish)
+    OpDef{"", "Swish", 24, kLatest, make_swish},
     OpDef{"", "Equal", 7, kLatest, make_equal},
     OpDef{"", "Less", 7, kLatest, make_less},
     OpDef{"", "Greater", 7, kLatest, make_greater},
@@ -90,6 +93,8 @@ constexpr std::array kTable = {
     OpDef{"", "Clip", 6, kLatest, make_clip},
     OpDef{"", "Cast", 6, kLatest, make_cast},  // opset 19: saturate (float8 only; those types are Unsupported)
     OpDef{"", "CastLike", 15, kLatest, make_cast_like},
+    // opset 26 (after kLatest: a model importing 26 is refused as a whole, ops-newer.md section 1); also CumProd
+    OpDef{"", "BitCast", 26, 26, make_bit_cast},
     // ---- end of element-wise family ----
 
     // ---- normalisation, softmax and reduction family (ops-norms.md): keep its lines inside this block ----
@@ -112,6 +117,7 @@ constexpr std::array kTable = {
     OpDef{"", "ArgMax", 1, kLatest, make_argmax},   // opset 12: select_last_index
     OpDef{"", "ArgMin", 1, kLatest, make_argmin},   // opset 12: select_last_index
     OpDef{"", "CumSum", 11, kLatest, make_cumsum},  // exclusive, reverse; axis input
+    OpDef{"", "CumProd", 26, 26, make_cumprod},
     OpDef{"", "LayerNormalization", 17, kLatest, make_layer_normalization},
     OpDef{"", "RMSNormalization", 23, kLatest, make_rms_normalization},
     OpDef{"", "InstanceNormalization", 6, kLatest, make_instance_normalization},
@@ -159,6 +165,7 @@ constexpr std::array kTable = {
     OpDef{"", "Slice", 1, kLatest, make_slice},  // opset 1: attributes; 10: inputs, steps
     // opset 1: attributes; 11: pads / constant_value inputs; 18: axes input; wrap from 19
     OpDef{"", "Pad", 1, kLatest, make_pad},
+    OpDef{"", "CenterCropPad", 18, kLatest, make_center_crop_pad},
     OpDef{"", "Gather", 1, kLatest, make_gather},  // opset 11: negative indices
     OpDef{"", "GatherElements", 11, kLatest, make_gather_elements},
     OpDef{"", "GatherND", 11, kLatest, make_gather_nd},  // opset 12: batch_dims
@@ -166,6 +173,7 @@ constexpr std::array kTable = {
     // opset 16: reduction add/mul; 18: reduction max/min
     OpDef{"", "ScatterElements", 11, kLatest, make_scatter_elements},
     OpDef{"", "ScatterND", 11, kLatest, make_scatter_nd},  // opset 16: reduction add/mul; 18: reduction max/min
+    OpDef{"", "TensorScatter", 24, kLatest, make_tensor_scatter},
     OpDef{"", "ConstantOfShape", 9, kLatest, make_constant_of_shape},
     OpDef{"", "Range", 11, kLatest, make_range},
     OpDef{"", "EyeLike", 9, kLatest, make_eye_like},
@@ -203,6 +211,11 @@ constexpr std::array kTable = {
     OpDef{"", "RoiAlign", 10, kLatest, make_roi_align},
     OpDef{"", "NonMaxSuppression", 10, kLatest, make_non_max_suppression},
     // ---- end of spatial family ----
+
+    // ---- attention operators (ops-newer.md sections 7 and 9) ----
+    OpDef{"", "RotaryEmbedding", 23, kLatest, make_rotary_embedding},  // float32
+    OpDef{"", "Attention", 23, kLatest, make_attention},               // float32; opset 24: nonpad_kv_seqlen
+    // ---- end of attention operators ----
 
     // ---- losses, Det and signal operators (ops-coverage.md) ----
     OpDef{"", "NegativeLogLikelihoodLoss", 12, kLatest, make_negative_log_likelihood_loss},

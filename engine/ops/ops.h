@@ -18,6 +18,8 @@ std::unique_ptr<Kernel> make_fused_matmul(const NodeInfo& info);  // the `fuse-e
 // conv.cc
 std::unique_ptr<Kernel> make_conv(const NodeInfo& info);
 std::unique_ptr<Kernel> make_conv_transpose(const NodeInfo& info);
+// col2im.cc
+std::unique_ptr<Kernel> make_col2im(const NodeInfo& info);
 std::unique_ptr<Kernel> make_fused_conv(const NodeInfo& info);  // the `fuse-elementwise` pass
 
 // ---- element-wise family (docs/ops-elementwise.md) ----
@@ -80,6 +82,8 @@ std::unique_ptr<Kernel> make_elu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_selu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_celu(const NodeInfo& info);
 std::unique_ptr<Kernel> make_softplus(const NodeInfo& info);
+std::unique_ptr<Kernel> make_mish(const NodeInfo& info);
+std::unique_ptr<Kernel> make_swish(const NodeInfo& info);
 // compare_select.cc
 std::unique_ptr<Kernel> make_equal(const NodeInfo& info);
 std::unique_ptr<Kernel> make_less(const NodeInfo& info);
@@ -95,6 +99,7 @@ std::unique_ptr<Kernel> make_clip(const NodeInfo& info);
 // cast.cc
 std::unique_ptr<Kernel> make_cast(const NodeInfo& info);
 std::unique_ptr<Kernel> make_cast_like(const NodeInfo& info);
+std::unique_ptr<Kernel> make_bit_cast(const NodeInfo& info);
 
 // ---- normalisation, softmax and reductions (docs/ops-norms.md) ----
 // reduce.cc
@@ -116,6 +121,7 @@ std::unique_ptr<Kernel> make_hardmax(const NodeInfo& info);
 std::unique_ptr<Kernel> make_argmax(const NodeInfo& info);
 std::unique_ptr<Kernel> make_argmin(const NodeInfo& info);
 std::unique_ptr<Kernel> make_cumsum(const NodeInfo& info);
+std::unique_ptr<Kernel> make_cumprod(const NodeInfo& info);
 // norms.cc
 std::unique_ptr<Kernel> make_layer_normalization(const NodeInfo& info);
 std::unique_ptr<Kernel> make_rms_normalization(const NodeInfo& info);
@@ -150,6 +156,7 @@ std::unique_ptr<Kernel> make_split(const NodeInfo& info);
 // slice_pad.cc
 std::unique_ptr<Kernel> make_slice(const NodeInfo& info);
 std::unique_ptr<Kernel> make_pad(const NodeInfo& info);
+std::unique_ptr<Kernel> make_center_crop_pad(const NodeInfo& info);
 // gather.cc
 std::unique_ptr<Kernel> make_gather(const NodeInfo& info);
 std::unique_ptr<Kernel> make_gather_elements(const NodeInfo& info);
@@ -157,6 +164,7 @@ std::unique_ptr<Kernel> make_gather_nd(const NodeInfo& info);
 // scatter.cc
 std::unique_ptr<Kernel> make_scatter_elements(const NodeInfo& info);
 std::unique_ptr<Kernel> make_scatter_nd(const NodeInfo& info);
+std::unique_ptr<Kernel> make_tensor_scatter(const NodeInfo& info);
 // generators.cc
 std::unique_ptr<Kernel> make_constant_of_shape(const NodeInfo& info);
 std::unique_ptr<Kernel> make_range(const NodeInfo& info);
@@ -207,6 +215,12 @@ std::unique_ptr<Kernel> make_matmul_integer(const NodeInfo& info);
 std::unique_ptr<Kernel> make_qlinear_matmul(const NodeInfo& info);
 std::unique_ptr<Kernel> make_conv_integer(const NodeInfo& info);
 std::unique_ptr<Kernel> make_qlinear_conv(const NodeInfo& info);
+
+// ---- attention operators (docs/ops-newer.md) ----
+// attention_onnx.cc
+std::unique_ptr<Kernel> make_attention(const NodeInfo& info);
+// rotary.cc
+std::unique_ptr<Kernel> make_rotary_embedding(const NodeInfo& info);
 
 // ---- losses, Det, signal (docs/ops-coverage.md) and the fused nodes of graph passes (docs/graph-passes.md) ----
 // loss.cc

@@ -2,6 +2,7 @@
 // copy of the data, then the updates are applied in index order. Without a reduction this is a byte move
 // for every element type (duplicates: the last write wins); with one (add, mul from 16, max, min from 18) it
 // folds typed values in index order. max/min follow ONNX Runtime: `u < o ? o : u` and `o < u ? o : u`.
+// TensorScatter (24, ops-newer.md section 8) writes whole rows of the update into a copy of the cache.
 #include <cstring>
 #include <type_traits>
 
@@ -144,7 +145,86 @@ Reduction reduction_of(const NodeInfo& info) {
   info.fail(ErrorKind::InvalidModel, "unknown reduction '" + r + "' for opset " + std::to_string(info.opset()));
 }
 
+// TensorScatter: present = past_cache with, for every index prefix (b, ...) before `axis`, update row s written at
+// row write_indices[b] + s of the cache's axis (modulo its extent in circular mode, the non-negative remainder).
+// A linear write beyond the extent or before row 0 is InvalidInput; axis 0 (the batch axis) is InvalidModel.
+class TensorScatterKernel final : public Kernel {
+ public:
+  TensorScatterKernel(int64_t axis, bool circular)
+      : Kernel(KernelFlags{.exact = true}), axis_(axis), circular_(circular) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects past_cache and update");
+    const InputMeta& past = ctx.input(0);
+    if (!dtype_is_stored(past.dtype))
+      ctx.fail(ErrorKind::Unsupported, "element type " + type_str(past.dtype) + " is not supported");
+    if (ctx.input(1).dtype != past.dtype) ctx.fail(ErrorKind::InvalidModel, "update type differs from past_cache");
+    if (ctx.has_input(2) && ctx.input(2).dtype != DType::I64)
+      ctx.fail(ErrorKind::InvalidModel, "write_indices must be int64");
+    check_shapes(ctx.info, past.shape, ctx.input(1).shape, ErrorKind::InvalidModel);
+    ctx.set_output(0, past.dtype, past.shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& past = ctx.input(0);
+    const Tensor& upd = ctx.input(1);
+    Tensor& out = ctx.output(0);
+    const int axis = check_shapes(ctx.info, past.shape(), upd.shape(), ErrorKind::InvalidInput);
+    if (out.shape() != past.shape())
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
+    const Shape& s = past.shape();
+    const int64_t batch = s[0], max_len = s[axis], len = upd.shape()[axis];
+    int64_t prefix = 1, row = 1;  // index prefixes per batch entry, elements per row of the axis
+    for (int d = 1; d < axis; ++d) prefix *= s[d];
+    for (int d = axis + 1; d < s.rank(); ++d) row *= s[d];
+    if (ctx.has_input(2) && ctx.input(2).shape() != Shape{batch})
+      ctx.fail(ErrorKind::InvalidInput, "write_indices must have shape [" + std::to_string(batch) + "], got " +
+                                            ctx.input(2).shape().to_string());
+    const size_t esz = dtype_size(past.dtype()), row_bytes = static_cast<size_t>(row) * esz;
+    if (past.nbytes() > 0) std::memcpy(out.raw_mut(), past.raw(), past.nbytes());
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t w = ctx.has_input(2) ? ctx.input(2).data<int64_t>()[static_cast<size_t>(b)] : 0;
+      if (len == 0) continue;  // nothing to write, whatever the index
+      if (!circular_ && (w < 0 || w > max_len - len))
+        ctx.fail(ErrorKind::InvalidInput, "write index " + std::to_string(w) + " of batch entry " + std::to_string(b) +
+                                              " does not fit " + std::to_string(len) + " rows in " +
+                                              std::to_string(max_len));
+      for (int64_t p = 0; p < prefix; ++p) {
+        const int64_t q = b * prefix + p;
+        for (int64_t r = 0; r < len; ++r) {
+          int64_t at = circular_ ? (w % max_len + r) % max_len : w + r;
+          if (at < 0) at += max_len;
+          std::memcpy(out_bytes(ctx, 0) + static_cast<size_t>(q * max_len + at) * row_bytes,
+                      static_cast<const std::byte*>(upd.raw()) + static_cast<size_t>(q * len + r) * row_bytes,
+                      row_bytes);
+        }
+      }
+    }
+  }
+
+ private:
+  // The normalised axis; the shapes must agree except on it, where the update is not longer than the cache.
+  int check_shapes(const NodeInfo& info, const Shape& past, const Shape& upd, ErrorKind kind) const {
+    const int axis = normalize_axis(info, axis_, past.rank());
+    if (axis == 0) info.fail(ErrorKind::InvalidModel, "axis must not be the batch axis 0");
+    bool ok = upd.rank() == past.rank();
+    for (int d = 0; ok && d < past.rank(); ++d) ok = d == axis ? upd[d] <= past[d] : upd[d] == past[d];
+    if (!ok)
+      info.fail(kind, "update of shape " + upd.to_string() + " does not fit past_cache of shape " + past.to_string() +
+                          " on axis " + std::to_string(axis));
+    return axis;
+  }
+  int64_t axis_;
+  bool circular_;
+};
+
 }  // namespace
+
+std::unique_ptr<Kernel> make_tensor_scatter(const NodeInfo& info) {
+  const std::string mode = info.get_string("mode", "linear");
+  if (mode != "linear" && mode != "circular") info.fail(ErrorKind::InvalidModel, "unknown mode '" + mode + "'");
+  return std::make_unique<TensorScatterKernel>(info.get_int("axis", -2), mode == "circular");
+}
 
 std::unique_ptr<Kernel> make_scatter_elements(const NodeInfo& info) {
   return std::make_unique<ScatterElementsKernel>(info.get_int("axis", 0), reduction_of(info));

@@ -1,5 +1,6 @@
-// Slice and Pad (ops-shape-indexing.md sections 3 and 4). Both become per-axis offset maps for map_copy: a
-// slice reads start + i*step, a pad reads the mirrored, clamped or wrapped index (or the fill value).
+// Slice, Pad (ops-shape-indexing.md sections 3 and 4) and CenterCropPad (ops-newer.md section 5). All become per-axis
+// offset maps for map_copy: a slice reads start + i*step, a pad reads the mirrored, clamped or wrapped index (or the
+// fill value), a centred crop or pad reads i shifted by the crop start minus the pad start (or zero).
 #include <algorithm>
 #include <climits>
 
@@ -215,7 +216,77 @@ class PadKernel final : public Kernel {
   double value_;
 };
 
+// CenterCropPad (opset 18): per listed axis, the target extent t of input extent n keeps the input window starting at
+// floor((n - t) / 2) when t < n, and puts the input at floor((t - n) / 2) in zeros when t > n (the odd pixel goes to
+// the end either way).
+class CenterCropPadKernel final : public Kernel {
+ public:
+  explicit CenterCropPadKernel(std::vector<int64_t> axes)
+      : Kernel(KernelFlags{.exact = true}), axes_(std::move(axes)) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects input_data and shape");
+    check_index_type(ctx, 1, "shape");
+    if (ctx.input(1).shape.rank() != 1)
+      ctx.fail(ErrorKind::InvalidModel, "shape must be 1-D, got " + ctx.input(1).shape.to_string());
+    if (!have_values(ctx, {1})) return;
+    const std::vector<int64_t> dims =
+        target(ctx.info, ctx.input(0).shape, ints_of(ctx, 1, "shape"), ErrorKind::InvalidModel);
+    ctx.set_output(0, ctx.input(0).dtype, checked_shape(ctx, dims));
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Shape& s = x.shape();
+    const Shape& out = ctx.output(0).shape();
+    const std::vector<int64_t> dims =
+        target(ctx.info, s, read_int_tensor(ctx.info, ctx.input(1), "shape"), ErrorKind::InvalidInput);
+    if (shape_of(dims) != out)
+      ctx.fail(ErrorKind::InvalidInput, "shape value does not match the planned output " + out.to_string());
+    const std::vector<int64_t> st = row_strides(s);
+    std::vector<std::vector<int64_t>> maps(static_cast<size_t>(s.rank()));
+    for (int d = 0; d < s.rank(); ++d) {
+      const int64_t n = s[d], t = out[d];
+      const int64_t shift = n > t ? (n - t) / 2 : -((t - n) / 2);  // source index of output index 0
+      for (int64_t i = 0; i < t; ++i) {
+        const int64_t j = i + shift;
+        maps[static_cast<size_t>(d)].push_back(j < 0 || j >= n ? INT64_MIN / 16 : j * st[static_cast<size_t>(d)]);
+      }
+    }
+    const ElemBytes zero;
+    map_copy(ctx.output(0).raw_mut(), x.raw(), dtype_size(x.dtype()), out, maps, zero.b);
+  }
+
+ private:
+  // The output extents: `shape` entries on the listed axes (all axes when none are listed), the rest kept.
+  std::vector<int64_t> target(const NodeInfo& info, const Shape& s, const std::vector<int64_t>& shape,
+                              ErrorKind kind) const {
+    std::vector<int64_t> axes = axes_;
+    if (axes.empty())
+      for (int d = 0; d < s.rank(); ++d) axes.push_back(d);
+    if (shape.size() != axes.size())
+      info.fail(kind,
+                "shape has " + std::to_string(shape.size()) + " entries for " + std::to_string(axes.size()) + " axes");
+    std::vector<int64_t> dims(s.dims().begin(), s.dims().end());
+    std::vector<bool> seen(static_cast<size_t>(s.rank()), false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const auto d = static_cast<size_t>(normalize_axis(info, axes[i], s.rank()));
+      if (seen[d]) info.fail(ErrorKind::InvalidModel, "axis " + std::to_string(axes[i]) + " is repeated");
+      seen[d] = true;
+      if (shape[i] < 0 || shape[i] > kMaxElements)
+        info.fail(kind, "target extent " + std::to_string(shape[i]) + " is out of range");
+      dims[d] = shape[i];
+    }
+    return dims;
+  }
+  std::vector<int64_t> axes_;
+};
+
 }  // namespace
+
+std::unique_ptr<Kernel> make_center_crop_pad(const NodeInfo& info) {
+  return std::make_unique<CenterCropPadKernel>(info.get_ints("axes"));
+}
 
 std::unique_ptr<Kernel> make_slice(const NodeInfo& info) {
   if (info.opset() >= 10)

@@ -9,13 +9,14 @@
 #include "base/int_div.h"
 
 namespace onemodel::rt {
-namespace {
 
 std::string list_str(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
+
+namespace {
 
 // Every value of attribute `name` lies in [lo, kMaxWindowAttr].
 void check_range(const NodeInfo& info, const std::vector<int64_t>& v, const char* name, int64_t lo) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ops/common.h"
@@ -74,5 +75,8 @@ struct AxisWindow {
 
 // All windows of axis j (the same for every plane).
 std::vector<AxisWindow> axis_windows(const WindowGeom& g, size_t j);
+
+// "[a,b,c]": an attribute's values in a message (also Col2Im's, col2im.cc).
+std::string list_str(const std::vector<int64_t>& v);
 
 }  // namespace onemodel::rt

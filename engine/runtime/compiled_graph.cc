@@ -1,7 +1,9 @@
 // Building a CompiledGraph: drop dead nodes, resolve every operator (reporting all missing ones at once),
-// create kernels, check exact mode, and make the weights usable by kernels (aligned, stored types only).
+// create kernels, check exact mode, and make the weights usable by kernels (aligned, stored types only; narrow
+// initializers that are only cast are widened first, ops-newer.md section 10).
 #include "runtime/compiled_graph.h"
 
+#include "base/narrow_types.h"
 #include "passes/passes.h"
 #include "runtime/inputs.h"
 
@@ -208,6 +210,36 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
         .with_operators(not_exact);
 }
 
+// A float8, float4, e8m0 or 4-bit integer initializer that is only ever the input of a Cast or CastLike, widened
+// exactly to the stored type of its values (float32, int8 or uint8; base/narrow_types.h): the Cast of the widened
+// value is the Cast of the narrow one (ops-newer.md section 10). Empty when the initializer is used otherwise (a
+// graph output, a subgraph's capture, any other operator or input position) or its type is not narrow.
+Tensor CompiledGraph::widen_for_cast(int v, const ir::TensorValue& tv) const {
+  const ir::Graph& gr = graph();
+  const DType wide = narrow_widened_type(tv.dtype);
+  if (wide == DType::Undefined || !Shape::valid(tv.dims)) return {};
+  for (int o : gr.outputs)
+    if (o == v) return {};
+  bool read = false;
+  for (int i : live_) {
+    const ir::Node& n = gr.nodes[static_cast<size_t>(i)];
+    for (int r : n.subgraph_reads)
+      if (r == v) return {};
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (n.inputs[k] != v) continue;
+      const bool cast = n.domain.empty() || n.domain == "ai.onnx";
+      if (!cast || k != 0 || (n.op_type != "Cast" && n.op_type != "CastLike")) return {};
+      read = true;
+    }
+  }
+  if (!read) return {};
+  const Shape shape{std::span<const int64_t>(tv.dims)};
+  Tensor t = Tensor::zeros(wide, shape);
+  const std::span<const std::byte> bytes(static_cast<const std::byte*>(tv.raw.data.get()), tv.raw.bytes);
+  if (!decode_narrow(tv.dtype, bytes, shape.numel(), t.raw_mut())) return {};
+  return t;
+}
+
 // Weights stay where the importer put them (a mapped file, the caller's copied bytes) when they are usable
 // in place; shared ownership keeps that memory alive. A tensor whose data is not aligned to its element size
 // (possible inside a protobuf) is copied, because kernels read elements with typed loads.
@@ -235,9 +267,14 @@ void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
       throw Error(ErrorKind::Unsupported, "sparse initializer '" + val.name + "' is not supported");
     if (!val.initializer) continue;
     const ir::TensorValue& tv = *val.initializer;
-    if (!dtype_is_stored(tv.dtype))
-      throw Error(ErrorKind::Unsupported, "initializer '" + val.name + "' has element type " +
-                                              std::string(dtype_name(tv.dtype)) + ", which is not supported");
+    if (!dtype_is_stored(tv.dtype)) {
+      Tensor widened = widen_for_cast(static_cast<int>(v), tv);
+      if (widened.empty())
+        throw Error(ErrorKind::Unsupported, "initializer '" + val.name + "' has element type " +
+                                                std::string(dtype_name(tv.dtype)) + ", which is not supported");
+      weights_[v] = widened;
+      continue;
+    }
     Shape shape{std::span<const int64_t>(tv.dims)};
     Tensor t = tv.data;
     if (t.empty()) {

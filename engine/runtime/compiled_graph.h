@@ -64,6 +64,7 @@ class CompiledGraph {
   void collect_live_nodes();
   void resolve_operators(OpLookup lookup);
   void load_weights(std::vector<Tensor> capture_weights);
+  Tensor widen_for_cast(int v, const ir::TensorValue& tv) const;
   void check_sources() const;
   void note_constant_outputs(const CompiledNode& cn);
   void describe_io();
