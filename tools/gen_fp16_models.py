@@ -120,9 +120,30 @@ def unwrapped():
          [nh.from_array(np.array([3, 4], np.int64), 'shape')])
 
 
+def body_f16():
+    """An If whose branches declare no types and read a float16 value of the enclosing graph that has no
+    declared type either (a Cast's output): their Softmax (a float32-only kernel) is wrapped because the
+    enclosing graph stores float16 (docs/fp16.md section 1)."""
+    def branch(name, node, out):
+        untyped = onnx.ValueInfoProto()
+        untyped.name = out
+        return h.make_graph([node], name, [], [untyped])
+    then = branch('then', h.make_node('Softmax', ['xh'], ['sm'], axis=-1), 'sm')
+    other = branch('else', h.make_node('Neg', ['xh'], ['ng']), 'ng')
+    save([h.make_node('Cast', ['x'], ['xh'], to=TP.FLOAT16),
+          h.make_node('If', ['c'], ['y'], then_branch=then, else_branch=other)], 'if_f16',
+         [h.make_tensor_value_info('x', TP.FLOAT, [2, 5]), h.make_tensor_value_info('c', TP.BOOL, [])],
+         [h.make_tensor_value_info('y', TP.FLOAT16, [2, 5])])
+    x = grid((2, 5), 1 / 8, -3, 3).astype(np.float16)
+    e = np.exp(x.astype(np.float64) - x.astype(np.float64).max(axis=1, keepdims=True))
+    np.save(os.path.join(OUT, 'if_f16_x.npy'), x.astype(np.float32))
+    np.save(os.path.join(OUT, 'if_f16_y.npy'), (e / e.sum(axis=1, keepdims=True)).astype(np.float32).astype(np.float16))
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     conv_f16()
     mlp('f16')
     mlp('bf16')
     unwrapped()
+    body_f16()

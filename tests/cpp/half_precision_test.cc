@@ -1,7 +1,8 @@
 // Half-precision storage (docs/fp16.md): the models of testdata/fp16 (tools/gen_fp16_models.py) against the
 // outputs numpy computed for them (half-precision values widened, float32 arithmetic, each operator's result
 // rounded to the storage type), in fast and exact mode at 1 and 2 threads; exact-mode bits equal across thread
-// counts; what the adapter never wraps (views, Shape, Size, Cast) sees the real element type.
+// counts; what the adapter never wraps (views, Shape, Size, Cast) sees the real element type; control-flow
+// bodies of a half-precision graph are wrapped too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +157,22 @@ TEST(HalfPrecision, ANewInputShapeGivesTheSameBitsPerRow) {
   const std::vector<Tensor> part = run_one(s, two);
   ASSERT_EQ(part[0].shape(), (Shape{2, 32}));
   EXPECT_EQ(0, std::memcmp(static_cast<const float*>(four[0].raw()) + 2 * 32, part[0].raw(), part[0].nbytes()));
+}
+
+TEST(HalfPrecision, BodiesOfAHalfPrecisionGraphAreWrappedToo) {
+  // The branches declare no types; their Softmax (float32 only) reads the float16 output of a Cast of the
+  // enclosing graph, which declares no type either: only the enclosing graph's scan makes them wrap.
+  const Tensor x = cli::read_npy(path("if_f16_x.npy"));
+  const Tensor want = cli::read_npy(path("if_f16_y.npy"));
+  Tensor yes = Tensor::zeros(DType::Bool, Shape{});
+  *static_cast<uint8_t*>(yes.raw_mut()) = 1;
+  for (Mode mode : {Mode::Exact, Mode::Fast}) {
+    std::vector<NamedTensor> in{{"x", x}, {"c", yes}};
+    const std::vector<Tensor> out = load("if_f16", mode, 1).run(in);
+    ASSERT_EQ(out[0].dtype(), DType::F16);
+    const std::vector<uint16_t> got = bits16(out[0]), ref = bits16(want);
+    for (size_t i = 0; i < ref.size(); ++i) EXPECT_LE(ulps(got[i], ref[i]), 1) << i;
+  }
 }
 
 }  // namespace
