@@ -68,6 +68,14 @@ Tensor narrowed(const Tensor& src, DType to) {
   return out;
 }
 
+// Float32 scratch of one adapted call, from the heap and freed when the call ends. Not from the run's arena: the
+// arena is only rewound between runs, so widened copies of every activation of a large model would pile up in it
+// (ISNet medium at 1024 x 1024 exceeded wasm's 4 GiB heap). The kernel writes all of it before reading.
+Tensor scratch32(const Shape& shape) {
+  const Storage storage = allocate_storage(static_cast<size_t>(shape.numel()) * sizeof(float));
+  return Tensor::view_of(storage, 0, DType::F32, shape);
+}
+
 // What prepare() hands to run() when the node is adapted: the float32 form of each constant half-precision
 // input (empty for the others) and the inner kernel's own prepared state.
 struct Adapted {
@@ -144,14 +152,14 @@ class HalfAdapter final : public Kernel {
         in32[i] = state->widened[i];
         continue;
       }
-      in32[i] = ctx.workspace(DType::F32, ctx.inputs[i].shape());
+      in32[i] = scratch32(ctx.inputs[i].shape());
       widen_into(ctx.inputs[i], in32[i], ctx.pool);
     }
     std::vector<Tensor> out32(ctx.outputs.begin(), ctx.outputs.end());
     std::vector<char> narrow(out32.size(), 0);
     for (size_t o = 0; o < out32.size(); ++o) {
       if (out32[o].empty() || out32[o].dtype() != st) continue;
-      out32[o] = ctx.workspace(DType::F32, out32[o].shape());  // the kernel writes all of its outputs
+      out32[o] = scratch32(out32[o].shape());  // the kernel writes all of its outputs
       narrow[o] = 1;
     }
     RunContext c32{ctx.info, in32, out32, ctx.exact, state->inner.get(), ctx.arena, ctx.pool, ctx.isa};
