@@ -5,6 +5,7 @@
 
 #include "base/narrow_types.h"
 #include "passes/passes.h"
+#include "runtime/half_adapter.h"
 #include "runtime/inputs.h"
 
 #include <algorithm>
@@ -56,13 +57,17 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   g->model_ = std::move(model);
   g->graph_ = std::shared_ptr<const ir::Graph>(g->model_, g->model_->graph.get());
   std::vector<passes::PassReport> report;
+  g->half_ = graph_has_half(*g->graph_);
+  // The passes preserve bits for float32 values only: in a half-precision graph they would fuse across the
+  // roundings to the storage type, so exact mode runs it unfused (docs/fp16.md section 4).
+  if (g->half_ && exact) level = OptimizationLevel::None;
   if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report)) g->graph_ = std::move(rewritten);
   for (const auto& r : report) g->pass_report_.emplace_back(r.name, r.rewrites);
   g->exact_ = exact;
   g->isa_ = kern::session_isa();
   g->own_pool_ = std::make_unique<ThreadPool>(threads);
   g->pool_ = g->own_pool_.get();
-  g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_, &g->known_constants_};
+  g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_, &g->known_constants_, g->half_};
   g->collect_live_nodes();
   g->load_weights({});
   g->describe_io();
@@ -73,7 +78,7 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
 
 std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<const ir::Graph> body, bool exact,
                                                                 OpLookup lookup, kern::Isa isa, ThreadPool* pool,
-                                                                std::vector<Tensor> capture_weights) {
+                                                                std::vector<Tensor> capture_weights, bool half) {
   if (!body) throw Error(ErrorKind::InvalidModel, "a subgraph attribute holds no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->graph_ = std::move(body);
@@ -85,7 +90,8 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<
     pool = g->own_pool_.get();
   }
   g->pool_ = pool;
-  g->scope_ = CompileScope{g->graph_.get(), lookup, isa, pool, &g->known_constants_};
+  g->half_ = half || graph_has_half(*g->graph_);
+  g->scope_ = CompileScope{g->graph_.get(), lookup, isa, pool, &g->known_constants_, g->half_};
   g->collect_live_nodes();
   g->load_weights(std::move(capture_weights));
   g->describe_io();
@@ -195,6 +201,8 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
     cn.kernel = defs[k]->factory(cn.info);
     if (!cn.kernel)
       throw Error(ErrorKind::Internal, "the factory of " + op_label(n) + " returned no kernel").with_node(n.name);
+    if (half_ && half_wrappable(n, cn.kernel->flags()))
+      cn.kernel = wrap_half(std::move(cn.kernel), n, n.inputs.size() + n.subgraph_reads.size());
     if (exact_ && !cn.kernel->flags().exact &&
         std::find(not_exact.begin(), not_exact.end(), n.op_type) == not_exact.end())
       not_exact.push_back(n.op_type);

@@ -34,9 +34,11 @@ class CompiledGraph {
   // become weights of the body and are not among its inputs.
   static std::shared_ptr<const CompiledGraph> create_body(std::shared_ptr<const ir::Graph> body, bool exact,
                                                           OpLookup lookup, kern::Isa isa, ThreadPool* pool,
-                                                          std::vector<Tensor> capture_weights = {});
+                                                          std::vector<Tensor> capture_weights = {}, bool half = false);
 
   bool exact() const { return exact_; }
+  // Kernels are wrapped in the half-precision adapter (docs/fp16.md section 1).
+  bool half() const { return half_; }
   // The instruction-set target every kernel of this session runs on (chosen once, at creation).
   kern::Isa isa() const { return isa_; }
   // The intra-op pool every run of this session shares (never null; threads() == 1 means no workers).
@@ -73,6 +75,7 @@ class CompiledGraph {
   std::shared_ptr<const ir::Graph> graph_;  // model_->graph, or a body
   bool body_ = false;
   bool exact_ = false;
+  bool half_ = false;
   kern::Isa isa_ = kern::Isa::Scalar;
   std::unique_ptr<ThreadPool> own_pool_;
   ThreadPool* pool_ = nullptr;

@@ -39,6 +39,9 @@ struct CompileScope {
   // once instead of receiving it as a run-time input (graph-runtime.md). Filled in graph order, so a node's
   // factory sees every constant defined before it.
   const std::vector<Tensor>* constants = nullptr;
+  // The graph stores values in half precision (docs/fp16.md section 1): its bodies wrap their kernels too,
+  // since what they capture or are fed may be float16 or bfloat16 even when they declare nothing.
+  bool half = false;
 };
 
 // What a factory sees: the node, its opset and typed attribute readers. Readers throw Error(InvalidModel)
@@ -81,6 +84,9 @@ struct InputMeta {
   DType dtype = DType::Undefined;
   Shape shape;
   const Tensor* value = nullptr;  // known constant value, or null
+  // `value` is a plan constant (lives as long as the plan), not a run-time value a dynamic step sees: the
+  // half-precision adapter keeps the float32 form of such values only (docs/fp16.md section 3).
+  bool constant = false;
 };
 
 // What Infer states about one output.

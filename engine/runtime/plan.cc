@@ -98,9 +98,10 @@ void ExecutionPlan::infer_all() {
       }
       metas[i].dtype = dtype_[vi];
       metas[i].shape = shape_[vi];
-      if (source_[vi] == ValueSource::Constant)
+      if (source_[vi] == ValueSource::Constant) {
         metas[i].value = &constants_[vi];
-      else
+        metas[i].constant = true;
+      } else
         all_constant = false;
     }
 

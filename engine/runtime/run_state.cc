@@ -214,6 +214,7 @@ void RunState::execute_step(const ExecutionPlan& plan, const PlanStep& step) {
       m.dtype = t.dtype();
       m.shape = t.shape();
       m.value = &t;
+      m.constant = plan.source(cn.inputs[i]) == ValueSource::Constant;
     }
     step_outputs.assign(nout, Tensor());
     const KernelFlags& flags = cn.kernel->flags();

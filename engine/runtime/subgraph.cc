@@ -60,7 +60,7 @@ Subgraph::Subgraph(const NodeInfo& info, std::string_view attr) : attr_(attr), i
     if (capture_weights[ci].empty()) capture_slots_.push_back(slot);
   }
   graph_ = CompiledGraph::create_body(a->g, info.exact(), scope->lookup, scope->isa, scope->pool,
-                                      std::move(capture_weights));
+                                      std::move(capture_weights), scope->half);
   cache_ = std::make_unique<PlanCache>(16);
 }
 

