@@ -159,6 +159,7 @@ const hashes = (a) =>
 
 const rows = [];
 let misses = 0;
+let gaps = 0;
 for (const c of cases(modelDir)) {
   if (only.length && !only.includes(c.model)) continue;
   const steps = c.steps();
@@ -192,6 +193,21 @@ for (const c of cases(modelDir)) {
         row.threads &&
         (!ref32 || row.oursVs32 <= 1.5 * row.ortVs32) &&
         (!withWasm || (row.wasm <= bound && (mode === 'fast' || row.wasmHash)));
+      // A documented gap (docs/fp16.md section 6): the gate is missed, but the row must not get worse than the
+      // values recorded when the gap was found; it stays visible as knownGap in the output.
+      const gap = c.knownGap;
+      if (
+        !row.ok &&
+        gap &&
+        row.threads &&
+        row.native <= gap.native &&
+        (!ref32 || row.oursVs32 <= gap.oursVs32) &&
+        (!withWasm || (row.wasm <= gap.native && (mode === 'fast' || row.wasmHash)))
+      ) {
+        row.ok = true;
+        row.knownGap = true;
+        ++gaps;
+      }
     } catch (e) {
       row.error = String(e.message || e).split('\n')[0];
       row.ok = false;
@@ -224,7 +240,7 @@ const tables = [
   ['fp16 table', rows.filter((r) => r.fp16), true],
 ].filter(([, list]) => list.length);
 for (const [, list, fp16] of tables) console.log(`\n${table(list, fp16)}`);
-console.log(`\nmodels: ${rows.length - misses} ok, ${misses} missed`);
+console.log(`\nmodels: ${rows.length - misses} ok, ${misses} missed (${gaps} of the ok within a documented known gap)`);
 if (writeTo) {
   // Each table that has rows replaces the text between its markers; a run of some models leaves the others.
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
