@@ -284,9 +284,45 @@ HWY_INLINE hn::Vec<D> GeluSpecials(D d, hn::Vec<D> x, hn::Vec<D> r) {
   return CanonicalNaN(d, hn::IfThenElse(hn::IsNaN(x), x, r));
 }
 
-// (0.5 x)(1 + erf(x * 0.70710677)).
+// Fast flavour of the erf form (exact-transcendentals.md section 8): with a = |y| (at most 10, where erfc is 0
+// in fp32), erfc(a) = exp(-a^2) * erfcx(a), erfcx a rational function of a/10 of degrees 5 and 6 fitted on
+// [0, 10] (tools/fit_gelu_erfcx.py: relative error 3.8e-9 in double), the exponent's rounding corrected as in
+// ErfcLarge; then 1 + erf(y) is erfc(a) for y < 0 and 2 - erfc(a) otherwise. One exponential and one division
+// instead of both branches of OnePlusErf (a 17-term polynomial, a division and an exponential on every lane):
+// Zen 3, AVX2, one thread, 1.5M values: 2.38 -> 1.49 ns per element; 14 ulp on [-3, 10] (13 for the exact flavour;
+// full sweeps: AVX2 12.8, SSE4 13.2).
+template <class D>
+HWY_INLINE hn::Vec<D> GeluErfFast(D d, hn::Vec<D> x) {
+  const auto y = hn::Mul(x, F(d, 0.70710677f));
+  const auto a = hn::Min(AbsBits(d, y), F(d, 10.0f));
+  const auto z = hn::Mul(a, a);
+  const auto split = hn::Mul(a, F(d, 4097.0f));
+  const auto hi = hn::Sub(split, hn::Sub(split, a));
+  const auto lo = hn::Sub(a, hi);
+  const auto z_lo =
+      hn::Add(hn::Add(hn::Sub(hn::Mul(hi, hi), z), hn::Mul(F(d, 2.0f), hn::Mul(hi, lo))), hn::Mul(lo, lo));
+  const auto e = hn::Mul(ExpFast(d, hn::Neg(z)), hn::Sub(F(d, 1.0f), z_lo));
+  const auto t = hn::Mul(a, F(d, 0.1f));
+  auto p = hn::MulAdd(F(d, -159.359344f), t, F(d, 190.817581f));
+  p = hn::MulAdd(p, t, F(d, 180.855911f));
+  p = hn::MulAdd(p, t, F(d, 64.38134f));
+  p = hn::MulAdd(p, t, F(d, 11.6239109f));
+  p = hn::MulAdd(p, t, F(d, 1.0f));
+  auto q = hn::MulAdd(F(d, -2824.48706f), t, F(d, 3381.77173f));
+  q = hn::MulAdd(q, t, F(d, 3192.2251f));
+  q = hn::MulAdd(q, t, F(d, 1157.15869f));
+  q = hn::MulAdd(q, t, F(d, 222.866486f));
+  q = hn::MulAdd(q, t, F(d, 22.9077072f));
+  q = hn::MulAdd(q, t, F(d, 1.0f));
+  const auto erfc = hn::Mul(e, hn::Div(p, q));
+  const auto s = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), erfc, hn::Sub(F(d, 2.0f), erfc));
+  return GeluSpecials(d, x, hn::Mul(hn::Mul(F(d, 0.5f), x), s));
+}
+
+// (0.5 x)(1 + erf(x * 0.70710677)); the fast flavour is GeluErfFast.
 template <bool kExact, class D>
 HWY_INLINE hn::Vec<D> GeluErf(D d, hn::Vec<D> x) {
+  if constexpr (!kExact) return GeluErfFast(d, x);
   const auto y = hn::Mul(x, F(d, 0.70710677f));
   return GeluSpecials(d, x, hn::Mul(hn::Mul(F(d, 0.5f), x), OnePlusErf<kExact>(d, y)));
 }
