@@ -479,6 +479,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
         const float* astrip = ablk + (i0 + ii) * kc;
         float* crow = c + (i0 + ii) * ldc + j0;
+        if (last && epilogue && epilogue->prefetch) epilogue->prefetch(epilogue->ctx, i0 + ii, rows, j0, nc);
         if (off) {
           const MicroInPlaceFn fo = micro_in_place[static_cast<size_t>(rows - 1)];
           for (int64_t jj = 0; jj < full; jj += kNR)
@@ -501,6 +502,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
       const int64_t rows = std::min<int64_t>(kMR, mc - ii);
       const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
       const float* astrip = ablk + (i0 + ii) * kc;
+      if (last && epilogue && epilogue->prefetch) epilogue->prefetch(epilogue->ctx, i0 + ii, rows, j0, nc);
       int64_t jj = 0;
       if (rows == 1)
         for (; jj + kRowStrips * kNR <= nc; jj += kRowStrips * kNR)
