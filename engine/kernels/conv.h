@@ -144,6 +144,14 @@ struct DepthwiseFns {
   // is computed into `tmp` ((out_h - 1) * row_stride + out_w floats), then its rows are copied into y.
   void (*compute_plane)(bool exact, const DepthwisePlane& p, const float* src, int64_t row_stride,
                         const int64_t* tap_off, const float* w, float* y, float* tmp);
+  // A channel-blocked plane (kernels-depthwise.md section 8): `tile` holds the zero-padded planes of as many
+  // channels as the target has float lanes, channels-last (padded_h x padded_w x lanes), `wt` their taps
+  // (taps x lanes); writes out_h x out_w x lanes outputs to `out`.
+  void (*compute_blocked)(bool exact, const DepthwisePlane& p, const float* tile, const float* wt, float* out);
+  // dst[j * lanes + l] = src[l][at + j] for j < count and every lane l (src holds lanes pointers).
+  void (*to_channels_last)(const float* const* src, int64_t at, int64_t count, float* dst);
+  // dst[l * stride + j] = src[j * lanes + l] for j < count and l < used.
+  void (*from_channels_last)(const float* src, int64_t count, int64_t used, float* dst, int64_t stride);
 };
 const DepthwiseFns& depthwise_fns(Isa isa);  // depthwise.cc
 

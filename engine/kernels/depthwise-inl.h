@@ -312,7 +312,122 @@ inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src
   }
 }
 
-inline constexpr DepthwiseFns kDepthwiseFns{&DwBuildPhases, &DwComputePlane};
+// Channel-blocked planes (kernels-depthwise.md section 8): lanes are neighbouring channels at one position,
+// the tile and the outputs channels-last. Four outputs of a row share each tap's weight vector; every output is
+// still one accumulator from +0 over the taps in (kh, kw) order.
+template <bool kExact, int kBatch>
+HWY_INLINE void DwBlockedRun(const DepthwisePlane& p, const float* tile, const float* wt, int64_t oy, int64_t ox,
+                             float* out) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  using VF = hn::Vec<decltype(d)>;
+  VF acc[kBatch];
+  for (int i = 0; i < kBatch; ++i) acc[i] = hn::Zero(d);
+  const int64_t step = p.s_w * lanes;
+  for (int64_t ky = 0; ky < p.k_h; ++ky) {
+    const float* row = tile + ((oy * p.s_h + ky * p.d_h) * p.padded_w + ox * p.s_w) * lanes;
+    for (int64_t kx = 0; kx < p.k_w; ++kx) {
+      const VF w = hn::LoadU(d, wt + (ky * p.k_w + kx) * lanes);
+      const float* at = row + kx * p.d_w * lanes;
+      for (int i = 0; i < kBatch; ++i) {
+        const VF v = hn::LoadU(d, at + i * step);
+        acc[i] = kExact ? hn::Add(acc[i], hn::Mul(w, v)) : hn::MulAdd(w, v, acc[i]);
+      }
+    }
+  }
+  for (int i = 0; i < kBatch; ++i)
+    hn::StoreU(kExact ? CanonicalNaN(d, acc[i]) : acc[i], d, out + (oy * p.out_w + ox + i) * lanes);
+}
+
+template <bool kExact>
+void DwBlockedT(const DepthwisePlane& p, const float* tile, const float* wt, float* out) {
+  for (int64_t oy = 0; oy < p.out_h; ++oy) {
+    int64_t ox = 0;
+    for (; ox + 4 <= p.out_w; ox += 4) DwBlockedRun<kExact, 4>(p, tile, wt, oy, ox, out);
+    for (; ox < p.out_w; ++ox) DwBlockedRun<kExact, 1>(p, tile, wt, oy, ox, out);
+  }
+}
+
+inline void DwComputeBlocked(bool exact, const DepthwisePlane& p, const float* tile, const float* wt, float* out) {
+  if (exact) {
+    DwBlockedT<true>(p, tile, wt, out);
+  } else {
+    DwBlockedT<false>(p, tile, wt, out);
+  }
+}
+
+#if HWY_TARGET == HWY_SCALAR  // one lane: never blocked (conv_driver.cc), but the table needs entries
+inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst) {
+  std::memcpy(dst, src[0] + at, sizeof(float) * static_cast<size_t>(count));
+}
+inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, float* dst, int64_t) {
+  if (used > 0) std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(count));
+}
+#else
+// Between planes and channels-last rows: lanes = 4 * groups channels. StoreInterleaved4 puts the 4 channels of
+// a group side by side per position, then each position's groups are joined 4 floats at a time.
+inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst) {
+  const hn::ScalableTag<float> d;
+  const hn::FixedTag<float, 4> d4;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), groups = lanes / 4;
+  HWY_ALIGN float quad[4][4 * 64];  // a group's positions, 4 channels each, for up to 64 positions
+  for (int64_t j0 = 0; j0 < count; j0 += 64) {
+    const int64_t m = std::min<int64_t>(64, count - j0);
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const float* s0 = src[4 * gi] + at + j0;
+      const float* s1 = src[4 * gi + 1] + at + j0;
+      const float* s2 = src[4 * gi + 2] + at + j0;
+      const float* s3 = src[4 * gi + 3] + at + j0;
+      int64_t j = 0;
+      for (; j + lanes <= m; j += lanes)
+        hn::StoreInterleaved4(hn::LoadU(d, s0 + j), hn::LoadU(d, s1 + j), hn::LoadU(d, s2 + j), hn::LoadU(d, s3 + j), d,
+                              quad[gi] + 4 * j);
+      for (; j < m; ++j) {
+        quad[gi][4 * j] = s0[j];
+        quad[gi][4 * j + 1] = s1[j];
+        quad[gi][4 * j + 2] = s2[j];
+        quad[gi][4 * j + 3] = s3[j];
+      }
+    }
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t gi = 0; gi < groups; ++gi)
+        hn::StoreU(hn::Load(d4, quad[gi] + 4 * j), d4, dst + (j0 + j) * lanes + 4 * gi);
+  }
+}
+
+inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, float* dst, int64_t stride) {
+  const hn::ScalableTag<float> d;
+  const hn::FixedTag<float, 4> d4;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), groups = lanes / 4;
+  HWY_ALIGN float quad[4][4 * 64];
+  for (int64_t j0 = 0; j0 < count; j0 += 64) {
+    const int64_t m = std::min<int64_t>(64, count - j0);
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t gi = 0; gi < groups; ++gi)
+        hn::Store(hn::LoadU(d4, src + (j0 + j) * lanes + 4 * gi), d4, quad[gi] + 4 * j);
+    for (int64_t gi = 0; gi < groups && 4 * gi < used; ++gi) {
+      float* o[4];
+      HWY_ALIGN float sink[64];
+      for (int64_t b = 0; b < 4; ++b) o[b] = 4 * gi + b < used ? dst + (4 * gi + b) * stride + j0 : sink;
+      int64_t j = 0;
+      for (; j + lanes <= m; j += lanes) {
+        hn::Vec<decltype(d)> v0, v1, v2, v3;
+        hn::LoadInterleaved4(d, quad[gi] + 4 * j, v0, v1, v2, v3);
+        hn::StoreU(v0, d, o[0] + j);
+        hn::StoreU(v1, d, o[1] + j);
+        hn::StoreU(v2, d, o[2] + j);
+        hn::StoreU(v3, d, o[3] + j);
+      }
+      for (; j < m; ++j)
+        for (int64_t b = 0; b < 4; ++b) o[b][j] = quad[gi][4 * j + b];
+    }
+  }
+}
+
+#endif
+
+inline constexpr DepthwiseFns kDepthwiseFns{&DwBuildPhases, &DwComputePlane, &DwComputeBlocked, &DwToChannelsLast,
+                                            &DwFromChannelsLast};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -253,6 +253,19 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 4, 2, {{22, 3, 2, 1, 1, 1}, {70, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 2, 2, 2, {{23, 5, 2, 1, 2, 2}, {75, 5, 2, 1, 2, 2}}));
   v.push_back(make_conv(1, 3, 3, 3, {{10, 3, 1, 1, 1, 1}, {30, 3, 1, 2, 2, 2}}));
+  // Strided planes of at most 4096 padded positions and planes of at most 64 outputs go channel-blocked on AVX2
+  // and AVX-512 (one block of 8 or 16 channels, channels-last): channels not a multiple of the lanes, a last
+  // block of fewer channels, multiplier 2, batch 2, dilation with stride, width stride 3, padding past what any
+  // output reads, input columns past the last tap, and a tiny plane at stride 1. The walks keep planes past the
+  // limit: flat (rows narrower than 8 over 303 padded rows), four rows at stride 2, and flat at stride 1.
+  v.push_back(make_conv(1, 20, 20, 20, {{14, 5, 2, 1, 2, 2}, {14, 5, 2, 1, 2, 2}}));
+  v.push_back(make_conv(2, 5, 10, 5, {{9, 3, 2, 1, 1, 0}, {11, 3, 2, 1, 0, 2}}));
+  v.push_back(make_conv(1, 33, 33, 33, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 17, 17, 17, {{13, 3, 2, 2, 2, 2}, {10, 3, 3, 1, 1, 1}}));
+  v.push_back(make_conv(1, 9, 9, 9, {{3, 3, 2, 1, 3, 3}, {10, 3, 2, 1, 0, 0}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{300, 5, 2, 1, 2, 2}, {12, 5, 2, 1, 2, 2}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{40, 3, 2, 1, 1, 1}, {150, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{20, 5, 1, 1, 2, 2}, {7, 5, 1, 1, 2, 2}}));
   // Depthwise through the direct loop: 3-D, more than 64 taps, width stride above 8.
   v.push_back(make_conv(1, 2, 4, 2, {{4, 2, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 1}, {6, 3, 1, 2, 0, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{10, 9, 1, 1, 4, 4}, {10, 9, 1, 1, 4, 4}}));
