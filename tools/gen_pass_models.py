@@ -214,6 +214,34 @@ def linear():
          [f32('y', ['a0', 'a1', 'a2']), f32('y3', ['b0', 'b1', 'b2'])], inits)
 
 
+def register_epilogue():
+    r = np.random.default_rng(31)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # Convolution epilogues the matrix product applies in registers (kernels-gemm.md section 7), each on another
+    # path: a 1x1 with the bias, a residual and Relu (B read in place); the residual first and no tail; 200
+    # output channels (packed panels) with LeakyRelu; a 3x1 convolution read in place over padded planes with
+    # Clip; a strided 3x3 (panels filled from im2col) with Relu; no bias and HardSwish; the bias alone.
+    inits = [arr('w1', (40, 8, 1, 1)), arr('b1', (40,)), arr('w3', (200, 8, 1, 1)), arr('b3', (200,)),
+             arr('w4', (40, 8, 3, 1)), arr('b4', (40,)), arr('w5', (40, 8, 3, 3)), arr('b5', (40,)),
+             scalar('lo', 0.0), scalar('hi', 0.5)]
+    nodes = [h.make_node('Conv', ['x', 'w1', 'b1'], ['c1']), h.make_node('Add', ['c1', 'res'], ['a1']),
+             h.make_node('Relu', ['a1'], ['y1']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c2']), h.make_node('Add', ['res', 'c2'], ['y2']),
+             h.make_node('Conv', ['x', 'w3', 'b3'], ['c3']), h.make_node('LeakyRelu', ['c3'], ['y3'], alpha=0.1),
+             h.make_node('Conv', ['x', 'w4', 'b4'], ['c4'], pads=[1, 0, 1, 0]),
+             h.make_node('Clip', ['c4', 'lo', 'hi'], ['y4']),
+             h.make_node('Conv', ['x', 'w5', 'b5'], ['c5'], pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node('Relu', ['c5'], ['y5']),
+             h.make_node('Conv', ['x', 'w1'], ['c6']), h.make_node('HardSwish', ['c6'], ['y6']),
+             h.make_node('Conv', ['x', 'w4', 'b4'], ['y7'], pads=[1, 0, 1, 0])]
+    outs = [f32(f'y{i}', [f'o{i}0', f'o{i}1', f'o{i}2', f'o{i}3']) for i in range(1, 8)]
+    save(nodes, 'conv_register_epilogue', [f32('x', ['n', 8, 'h', 'w']), f32('res', ['n', 40, 'h', 'w'])], outs,
+         inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -222,3 +250,4 @@ if __name__ == '__main__':
     fuse_elementwise()
     squeeze_excitation()
     linear()
+    register_epilogue()

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "base/thread_pool.h"
+#include "kernels/gemm.h"
 #include "kernels/isa.h"
 
 namespace onemodel::kern {
@@ -91,6 +92,12 @@ struct ConvEpilogue {
   void (*prefetch)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count) = nullptr;
   // Optional: apply(ctx, n, oc0 + p, 0, size, y + p * size) for p in [0, planes), in fewer calls.
   void (*apply_planes)(const void* ctx, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y) = nullptr;
+  // Optional: what `apply` does, when it is a bias (per output channel), a residual (output (n, oc, j) reads
+  // res[n * res_n + oc * res_c + j]) and a tail, as a register epilogue (gemm.h RegEpilogue; its bias and res
+  // are those of channel 0 of image 0). The matrix-product panels then apply it to their full register tiles
+  // and call `apply` only for the rest (kernels-gemm.md section 7).
+  const RegEpilogue* reg = nullptr;
+  int64_t reg_res_n = 0;
 };
 // `planes` whole consecutive output planes of image n through the epilogue (apply_planes when it has one).
 void apply_epilogue_planes(const ConvEpilogue& ep, int64_t n, int64_t oc0, int64_t planes, int64_t size, float* y);

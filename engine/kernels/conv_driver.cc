@@ -774,8 +774,15 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       }
       const PanelCtx pc{&g, xg};
       const GroupEpilogue ge{epilogue, n, gi * mg, os};
+      RegEpilogue reg;  // the register epilogue at this image and group's first channel
+      if (epilogue && epilogue->reg) {
+        reg = *epilogue->reg;
+        if (reg.bias) reg.bias += gi * mg;
+        if (reg.res) reg.res += n * epilogue->reg_res_n + gi * mg * reg.res_ld;
+      }
       const TileEpilogue te{&apply_tile_epilogue, &ge,
-                            epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr};
+                            epilogue && epilogue->prefetch ? &prefetch_tile_epilogue : nullptr,
+                            epilogue && epilogue->reg ? &reg : nullptr};
       PanelSource src{&fill_panel, &pc};
       if (direct_b) {
         src.direct = xg;

@@ -70,22 +70,6 @@ HWY_INLINE void Map2(const Src& a, const Src& b, float* out, int64_t n, F f) {
   }
 }
 
-// clamp(v, 0, 1), NaN passing through (ops/elementwise_common.h clamp01).
-HWY_INLINE VF Clamp01(DF d, VF v) {
-  const VF zero = hn::Zero(d), one = hn::Set(d, 1.0f);
-  return hn::IfThenElse(hn::Lt(v, zero), zero, hn::IfThenElse(hn::Gt(v, one), one, v));
-}
-// The unary formulas that fused steps share with single instructions.
-HWY_INLINE VF VRelu(DF d, VF x) { return hn::IfThenElse(hn::Le(x, hn::Zero(d)), hn::Zero(d), x); }
-HWY_INLINE VF VClip(VF x, VF lo, VF hi) {
-  const VF v = hn::IfThenElse(hn::Lt(x, lo), lo, x);
-  return hn::IfThenElse(hn::Gt(v, hi), hi, v);
-}
-HWY_INLINE VF VLeakyRelu(DF d, VF x, VF alpha) { return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(alpha, x), x); }
-HWY_INLINE VF VHardSwish(DF d, VF x) {
-  return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
-}
-
 // What one block's program reads and writes: its registers, inputs and output.
 struct Frame {
   const ir::EwProgram& prog;

@@ -99,9 +99,26 @@ struct OffsetRows {
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
 // kExact: separate multiply and add (both rounded), canonical NaN on the last k-block; otherwise MulAdd (fused
 // on targets with FMA, multiply then add elsewhere). Where B's rows come from changes no arithmetic.
+// The register epilogue (gemm.h RegEpilogue) on row r of a finished tile: v = canonical acc of that row.
+template <bool kExact>
+HWY_INLINE VF RegEpilogueRow(DF d, const RegEpilogue& e, VF v, VF bias, const float* res) {
+  if (e.bias) v = hn::Add(v, bias);
+  if (e.res) v = e.res_first ? hn::Add(hn::LoadU(d, res), v) : hn::Add(v, hn::LoadU(d, res));
+  switch (e.tail) {
+    case RegTail::None: break;
+    case RegTail::Relu: v = VRelu(d, v); break;
+    case RegTail::Clip: v = VClip(v, hn::Set(d, e.lo), hn::Set(d, e.hi)); break;
+    case RegTail::LeakyRelu: v = VLeakyRelu(d, v, hn::Set(d, e.lo)); break;
+    case RegTail::HardSwish: v = VHardSwish(d, v); break;
+  }
+  return kExact ? CanonicalNaN(d, v) : v;
+}
+
+// `epi` (only on the last k-block): the register epilogue of this tile, bias and res at its first row and
+// column.
 template <int R, bool kExact, class Rows, int NV = kNV>
 HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& rows, float* HWY_RESTRICT c,
-                          int64_t ldc, bool first, bool last) {
+                          int64_t ldc, bool first, bool last, const RegEpilogue* epi = nullptr) {
   const DF d;
   VF acc[R][NV];
   if (first) {
@@ -143,6 +160,16 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
       for (int v = 0; v < NV; ++v) acc[r][v] = CanonicalNaN(d, acc[r][v]);
     }
   }
+  if (epi) {
+    const RegEpilogue& e = *epi;
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      const VF bias = e.bias ? hn::Set(d, e.bias[r]) : hn::Zero(d);
+      HWY_UNROLL(4)
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = RegEpilogueRow<kExact>(d, e, acc[r][v], bias, e.res + r * e.res_ld + v * kLanes);
+    }
+  }
   HWY_UNROLL(12)
   for (int r = 0; r < R; ++r) {
     HWY_UNROLL(4)
@@ -152,31 +179,33 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
 
 template <int R, bool kExact>
 HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, float* HWY_RESTRICT c,
-                        int64_t ldc, bool first, bool last) {
-  MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last);
+                        int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
+  MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last, epi);
 }
 
 // The left half of a B strip only (NV = kNV / 2 vectors): a ragged last strip of at most NR / 2 columns.
 template <int R, bool kExact>
 HWY_NOINLINE void MicroHalf(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                            float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
+                            float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue*) {
   MicroBody<R, kExact, PackedRows, kNV / 2>(kc, ap, PackedRows{bp}, c, ldc, first, last);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroStrided(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, int64_t ldb,
-                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
-  MicroBody<R, kExact>(kc, ap, StridedRows{bp, ldb}, c, ldc, first, last);
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
+  MicroBody<R, kExact>(kc, ap, StridedRows{bp, ldb}, c, ldc, first, last, epi);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroInPlace(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, const int64_t* off,
-                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last) {
-  MicroBody<R, kExact>(kc, ap, OffsetRows{bp, off}, c, ldc, first, last);
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
+  MicroBody<R, kExact>(kc, ap, OffsetRows{bp, off}, c, ldc, first, last, epi);
 }
 
-using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool);
-using MicroInPlaceFn = void (*)(int64_t, const float*, const float*, const int64_t*, float*, int64_t, bool, bool);
+using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool,
+                                const RegEpilogue*);
+using MicroInPlaceFn = void (*)(int64_t, const float*, const float*, const int64_t*, float*, int64_t, bool, bool,
+                                const RegEpilogue*);
 template <bool kExact, size_t... Rs>
 constexpr std::array<MicroStridedFn, kMR> MicroStridedTable(std::index_sequence<Rs...>) {
   return {&MicroStrided<static_cast<int>(Rs) + 1, kExact>...};
@@ -192,7 +221,7 @@ template <bool kExact>
 inline constexpr std::array<MicroInPlaceFn, kMR> kMicroInPlace =
     MicroInPlaceTable<kExact>(std::make_index_sequence<kMR>());
 
-using MicroFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool);
+using MicroFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool, const RegEpilogue*);
 
 template <bool kExact, size_t... Rs>
 constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
@@ -255,15 +284,17 @@ HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float
 // columns out (loaded in first when later k-blocks accumulate onto them).
 // A ragged strip of at most NR / 2 columns runs the half-width microkernel (`half`): a 14 x 14 plane (196
 // columns, 6 strips and 4 columns) spent a sixth of its products on the ragged strip's zero columns.
+// `epi`: the register epilogue of a full-width tile (a ragged one is left to TileEpilogue::apply).
 HWY_INLINE void MicroInto(MicroFn fn, MicroFn half, int64_t kc, const float* astrip, const float* bstrip, float* cp,
-                          int64_t ldc, int64_t rows, int64_t cols, bool first, bool last, float* edge) {
+                          int64_t ldc, int64_t rows, int64_t cols, bool first, bool last, float* edge,
+                          const RegEpilogue* epi = nullptr) {
   if (cols == kNR) {
-    fn(kc, astrip, bstrip, cp, ldc, first, last);
+    fn(kc, astrip, bstrip, cp, ldc, first, last, epi);
     return;
   }
   if (!first)
     for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
-  (2 * cols <= kNR && kNV % 2 == 0 ? half : fn)(kc, astrip, bstrip, edge, kNR, first, last);
+  (2 * cols <= kNR && kNV % 2 == 0 ? half : fn)(kc, astrip, bstrip, edge, kNR, first, last, nullptr);
   for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
 }
 
@@ -461,6 +492,20 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   const auto& micro_strided = kMicroStrided<kExact>;
   const auto& micro_in_place = kMicroInPlace<kExact>;
   HWY_ALIGN float edge[kMR * kNR];
+  // The register epilogue of the tile at rows i0 + ii, columns j0 + jj (gemm.h TileEpilogue::reg), and the
+  // strip's epilogue call for whatever the register epilogue did not cover (columns from `done` on).
+  RegEpilogue tile_epi;
+  auto reg_at = [&](const RegEpilogue* reg, int64_t ii, int64_t jj) -> const RegEpilogue* {
+    if (!reg) return nullptr;
+    tile_epi = *reg;
+    if (reg->bias) tile_epi.bias = reg->bias + i0 + ii;
+    if (reg->res) tile_epi.res = reg->res + (i0 + ii) * reg->res_ld + j0 + jj;
+    return &tile_epi;
+  };
+  auto finish_strip = [&](const RegEpilogue* reg, int64_t ii, int64_t rows, float* crow) {
+    const int64_t done = reg ? nc / kNR * kNR : 0;
+    if (done < nc) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0 + done, nc - done, crow + done, ldc);
+  };
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     const int64_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
@@ -480,19 +525,21 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const float* astrip = ablk + (i0 + ii) * kc;
         float* crow = c + (i0 + ii) * ldc + j0;
         if (last && epilogue && epilogue->prefetch) epilogue->prefetch(epilogue->ctx, i0 + ii, rows, j0, nc);
+        const RegEpilogue* reg = last && epilogue ? epilogue->reg : nullptr;
         if (off) {
           const MicroInPlaceFn fo = micro_in_place[static_cast<size_t>(rows - 1)];
           for (int64_t jj = 0; jj < full; jj += kNR)
-            fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last);
+            fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last, reg_at(reg, ii, jj));
         } else {
           const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
           for (int64_t jj = 0; jj < full; jj += kNR)
-            fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last);
+            fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last,
+               reg_at(reg, ii, jj));
         }
         if (full < nc)
           MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, scratch, crow + full, ldc, rows,
                     nc - full, first, last, edge);
-        if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, crow, ldc);
+        if (last && epilogue) finish_strip(reg, ii, rows, crow);
       }
       continue;
     }
@@ -503,6 +550,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
       const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
       const float* astrip = ablk + (i0 + ii) * kc;
       if (last && epilogue && epilogue->prefetch) epilogue->prefetch(epilogue->ctx, i0 + ii, rows, j0, nc);
+      // One-row strips run MicroRow, which has no register epilogue: the whole strip goes through apply.
+      const RegEpilogue* reg = last && epilogue && rows > 1 ? epilogue->reg : nullptr;
       int64_t jj = 0;
       if (rows == 1)
         for (; jj + kRowStrips * kNR <= nc; jj += kRowStrips * kNR)
@@ -513,10 +562,10 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
         MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols, first,
-                  last, edge);
+                  last, edge, cols == kNR ? reg_at(reg, ii, jj) : nullptr);
       }
       // A finished strip of MR rows x NC columns (a few KB, still in L1).
-      if (last && epilogue) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0, nc, c + (i0 + ii) * ldc + j0, ldc);
+      if (last && epilogue) finish_strip(reg, ii, rows, c + (i0 + ii) * ldc + j0);
     }
   }
 }

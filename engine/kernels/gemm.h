@@ -69,12 +69,30 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // `epilogue` (optional) is called once for every finished block of C, rows [i0, i0 + rows) and columns
 // [j0, j0 + cols) at c (row stride ldc), after its last k-block and on the thread that computed it, while the
 // block is still in cache (convolution's bias and fused element-wise chains, kernels/conv.h).
+// An epilogue the microkernel applies in registers to a finished register tile on its last k-block
+// (kernels-gemm.md section 7): C[i][j] = tail((acc + bias[i]) + res[i * res_ld + j]) for the parts that are
+// set, each step one rounded operation, NaN canonical in exact mode: the operations, in their order, of the
+// element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the program's.
+enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish };
+struct RegEpilogue {
+  const float* bias = nullptr;  // one value per row of C
+  const float* res = nullptr;   // rows of res_ld floats, one per row of C
+  int64_t res_ld = 0;
+  bool res_first = false;  // res + v rather than v + res (which operand a NaN result keeps, in fast mode)
+  RegTail tail = RegTail::None;
+  float lo = 0, hi = 0;  // Clip's bounds; lo is LeakyRelu's alpha
+};
+
 struct TileEpilogue {
   void (*apply)(const void* ctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols, float* c, int64_t ldc);
   const void* ctx;
   // Optional: called before the products of that block's last k-block, so that what `apply` will read besides C
   // (a residual) is on its way into the cache while they run.
   void (*prefetch)(const void* ctx, int64_t i0, int64_t rows, int64_t j0, int64_t cols) = nullptr;
+  // Optional: the same epilogue in registers (C's rows and columns from (0, 0)). The panels then apply it to
+  // every full-width register tile of a strip of at least two rows and call `apply` only for the rest of the
+  // strip's columns; `apply` must do exactly what `reg` describes.
+  const RegEpilogue* reg = nullptr;
 };
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue = nullptr);

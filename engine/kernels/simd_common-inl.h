@@ -48,6 +48,32 @@ HWY_INLINE void MapArray(const float* x, float* y, int64_t n, Op op) {
   }
 }
 
+// clamp(v, 0, 1), NaN passing through (ops/elementwise_common.h clamp01).
+template <class D>
+HWY_INLINE hn::Vec<D> Clamp01(D d, hn::Vec<D> v) {
+  const auto zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+  return hn::IfThenElse(hn::Lt(v, zero), zero, hn::IfThenElse(hn::Gt(v, one), one, v));
+}
+// The unary formulas that fused element-wise steps (ew_program-inl.h) and the matrix product's register
+// epilogue (gemm-inl.h) share, so both give the same bits.
+template <class D>
+HWY_INLINE hn::Vec<D> VRelu(D d, hn::Vec<D> x) {
+  return hn::IfThenElse(hn::Le(x, hn::Zero(d)), hn::Zero(d), x);
+}
+template <class V>
+HWY_INLINE V VClip(V x, V lo, V hi) {
+  const V v = hn::IfThenElse(hn::Lt(x, lo), lo, x);
+  return hn::IfThenElse(hn::Gt(v, hi), hi, v);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> VLeakyRelu(D d, hn::Vec<D> x, hn::Vec<D> alpha) {
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(alpha, x), x);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> VHardSwish(D d, hn::Vec<D> x) {
+  return hn::Mul(x, Clamp01(d, hn::Add(hn::Mul(x, hn::Set(d, 0.16666667f)), hn::Set(d, 0.5f))));
+}
+
 // Every NaN lane becomes the canonical quiet NaN 0x7FC00000 (exact-mode.md: payloads and signs of NaN differ
 // between instruction sets, so exact outputs never carry them).
 template <class D>

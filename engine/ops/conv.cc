@@ -186,6 +186,63 @@ bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
   return true;
 }
 
+// The epilogue as a register epilogue (kern::RegEpilogue, kernels-gemm.md section 7) when it is the bias, then
+// at most an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip,
+// LeakyRelu or HardSwish, each reading the previous result; nothing for any other program. The operand order
+// of the Add is the one the element-wise steps use (ew_program-inl.h RunChain): an Add after the program's
+// bias instruction and followed by a tail runs as a pair, conv result first; otherwise as written.
+std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_n) {
+  kern::RegEpilogue r;
+  r.bias = ep.bias ? ep.bias : ep.bias_input;
+  if (!ep.prog) return r.bias ? std::optional(r) : std::nullopt;
+  const ir::EwProgram& p = ep.prog->prog;
+  using Kind = ir::EwRef::Kind;
+  auto is = [](const ir::EwRef& x, Kind k, int i) { return x.kind == k && x.index == i; };
+  ir::EwRef cur{Kind::Input, 0};
+  size_t i = 0;
+  if (ep.bias_input) {
+    if (p.code.empty() || p.code[0].op != ir::EwOp::Add || !is(p.code[0].a, Kind::Input, 0) ||
+        !is(p.code[0].b, Kind::Input, p.inputs - 1))
+      return std::nullopt;
+    cur = {Kind::Reg, p.code[0].dst};
+    i = 1;
+  }
+  const size_t add_at = i;
+  bool res_is_a = false;
+  if (i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
+    const ir::EwInstr& add = p.code[i];
+    res_is_a = is(add.b, cur.kind, cur.index);
+    const ir::EwRef& other = res_is_a ? add.a : add.b;
+    if (!is(res_is_a ? add.b : add.a, cur.kind, cur.index) || other.kind != Kind::Input || other.index < 1 ||
+        static_cast<size_t>(other.index) > ep.extras)
+      return std::nullopt;
+    const Epilogue::Extra& x = ep.extra[static_cast<size_t>(other.index - 1)];
+    if (x.scalar) return std::nullopt;
+    r.res = x.base;
+    r.res_ld = x.stride_c;
+    res_n = x.stride_n;
+    cur = {Kind::Reg, add.dst};
+    ++i;
+  }
+  if (i < p.code.size() && is(p.code[i].a, cur.kind, cur.index)) {
+    const ir::EwInstr& t = p.code[i];
+    const auto tail = t.op == ir::EwOp::Relu        ? kern::RegTail::Relu
+                      : t.op == ir::EwOp::Clip      ? kern::RegTail::Clip
+                      : t.op == ir::EwOp::LeakyRelu ? kern::RegTail::LeakyRelu
+                      : t.op == ir::EwOp::HardSwish ? kern::RegTail::HardSwish
+                                                    : kern::RegTail::None;
+    if (tail != kern::RegTail::None) {
+      r.tail = tail;
+      r.lo = t.p0;
+      r.hi = t.p1;
+      ++i;
+    }
+  }
+  if (i != p.code.size() || i == 0) return std::nullopt;
+  r.res_first = r.res && res_is_a && !(add_at > 0 && r.tail != kern::RegTail::None);
+  return r;
+}
+
 class ConvKernel final : public Kernel {
  public:
   ConvKernel(WindowAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
@@ -286,8 +343,15 @@ class ConvKernel final : public Kernel {
       // convolutions 0.90-0.91x the time; the 28 x 28 and smaller ones, whose residual is still in cache,
       // 1.01-1.05x).
       const bool large = g.out_size() >= 2048;
-      const kern::ConvEpilogue ce{&Epilogue::apply, &ep, &Epilogue::apply_points, large ? &Epilogue::prefetch : nullptr,
-                                  &Epilogue::apply_planes};
+      int64_t res_n = 0;
+      const std::optional<kern::RegEpilogue> reg = register_form(ep, res_n);
+      const kern::ConvEpilogue ce{&Epilogue::apply,
+                                  &ep,
+                                  &Epilogue::apply_points,
+                                  large ? &Epilogue::prefetch : nullptr,
+                                  &Epilogue::apply_planes,
+                                  reg ? &*reg : nullptr,
+                                  res_n};
       kern::conv_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, packed, (pb || prog_) ? &ce : nullptr);
       return;
     }

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "isa_env.h"
 #include "onemodel/session.h"
 #include "onnx/import.h"
 #include "runtime/compiled_graph.h"
@@ -297,6 +298,23 @@ TEST(GraphPasses, FuseElementwiseLinearLayers) {
     check_fused_bits("linear_epilogue", {{"x", specials(Shape{n, 5, 40}, 40 + static_cast<uint32_t>(n))},
                                          {"res", specials(Shape{n, 5, 150}, 50)},
                                          {"v", random(Shape{9, 150}, 51, -1, 1)}});
+  }
+}
+
+// Convolution epilogues the matrix product applies in registers (kernels-gemm.md section 7): the bias, a
+// residual in either operand order, each tail, on the in-place, packed-panel, padded-plane and im2col paths, on
+// every target: the unfused graph's bits. 9 x 21 = 189 positions leave a ragged strip against every register
+// tile and 40 rows a strip of 4; 40 x 37 makes several column tiles.
+TEST(GraphPasses, ConvRegisterEpilogueOnEveryTarget) {
+  auto g = rt::CompiledGraph::create(model("conv_register_epilogue"), false);
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"Conv", 1}, {"FusedConv", 6}}));
+  for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    SCOPED_TRACE(isa);
+    IsaEnv env(isa);
+    check_fused_bits("conv_register_epilogue",
+                     {{"x", specials(Shape{2, 8, 9, 21}, 60)}, {"res", specials(Shape{2, 40, 9, 21}, 61)}});
+    check_fused_bits("conv_register_epilogue",
+                     {{"x", specials(Shape{1, 8, 40, 37}, 62)}, {"res", specials(Shape{1, 40, 40, 37}, 63)}});
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "onemodel/model.h"
 #include "onemodel/session.h"
+#include "isa_env.h"
 #include "base/bits.h"
 #include "onnx/import.h"
 #include "onnx_test_util.h"
@@ -288,26 +289,6 @@ TEST(Session, WaveRunsFastAndRefusesExactNamingCos) {
 
 // ONEMODEL_ISA caps the target per session: "scalar" always gives the scalar path natively, and an unknown
 // value fails session creation with InvalidArgument naming the value.
-class IsaEnv {
- public:
-  explicit IsaEnv(const char* v) {
-    const char* old = std::getenv("ONEMODEL_ISA");
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv("ONEMODEL_ISA", v, 1);
-  }
-  ~IsaEnv() {
-    if (had_)
-      setenv("ONEMODEL_ISA", old_.c_str(), 1);
-    else
-      unsetenv("ONEMODEL_ISA");
-  }
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
-
 TEST(SessionIsa, ScalarCapAndUnknownValue) {
   {
     IsaEnv env("scalar");
