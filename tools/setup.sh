@@ -11,8 +11,10 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # --- Debian packages -----------------------------------------------------------------------------------
 # Each one is named, with the reason, in docs/dependencies.md.
+# g++-aarch64-linux-gnu and qemu-user: the arm64 cross build and its runs under emulation (docs/arm64.md).
 apt_packages=(cmake ninja-build g++ pkg-config libgtest-dev libhwy-dev nlohmann-json3-dev
-              python3 python3-onnx python3-numpy emscripten node-acorn chromium espeak-ng clang-format-14)
+              python3 python3-onnx python3-numpy emscripten node-acorn chromium espeak-ng clang-format-14
+              g++-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi

@@ -14,6 +14,10 @@
 #      written for onnxruntime-node run unmodified on this package, native addon and wasm (tests/clients/)
 #   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
 #      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
+#   7. arm64 under qemu-aarch64 (tools/arm64/run.sh, docs/arm64.md section 5): the aarch64 cross build, the
+#      golden rows arm64-{scalar,neon}-t{1,2} on every golden case except the real models, the C++ kernel
+#      tests (with and without SDOT) and the conformance runner against step 2's x86 results;
+#      ONEMODEL_TEST_ARM64_FULL=1 adds the real models and the whole C++ suite
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -154,6 +158,13 @@ tally demo build/demo.log demo
 note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
 ./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
 tally golden build/golden.log golden
+
+# 7. arm64 under qemu-aarch64 ------------------------------------------------------------------------------
+note "arm64 (tools/arm64/run.sh; ONEMODEL_TEST_ARM64_FULL=${ONEMODEL_TEST_ARM64_FULL:-0})"
+ONEMODEL_ARM64_JOBS=$(nproc) ./tools/arm64/run.sh | tee build/arm64.log
+tally "arm64 golden" build/arm64.log arm64-golden
+tally "arm64 C++" build/arm64.log arm64-kernels
+tally "arm64 conformance" build/arm64.log arm64-conformance
 
 note "Summary ($(( $(date +%s) - start )) s)"
 if ((${#suite_failed[@]})); then echo "failing suites: ${suite_failed[*]}"; fi

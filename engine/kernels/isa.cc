@@ -15,6 +15,9 @@
 #include <cpuid.h>
 #define ONEMODEL_X86 1
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 namespace onemodel::kern {
 namespace {
@@ -110,6 +113,15 @@ std::span<const Isa> available_isas() noexcept {
 
 Isa best_isa() noexcept { return available_isas().back(); }
 
+bool arm_dot_product() noexcept {
+#if defined(__aarch64__) && defined(__linux__) && defined(HWCAP_ASIMDDP)
+  static const bool has = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+  return has;
+#else
+  return false;
+#endif
+}
+
 Isa isa_for_cap(std::string_view cap) {
   if (cap.empty()) return best_isa();
   std::string lower;
@@ -123,10 +135,14 @@ Isa isa_for_cap(std::string_view cap) {
     want = Isa::Avx2;
   else if (lower == "avx512")
     want = Isa::Avx512;
+  else if (lower == "neon")
+    want = Isa::Neon;
   else
     throw Error(ErrorKind::InvalidArgument,
-                "ONEMODEL_ISA='" + std::string(cap) + "' is not one of scalar, sse4, avx2, avx512");
+                "ONEMODEL_ISA='" + std::string(cap) + "' is not one of scalar, sse4, avx2, avx512, neon");
   if (available(want)) return want;
+  // Another architecture's name (neon on x86 or wasm; an x86 name on Arm, below) is accepted and ignored.
+  if (want == Isa::Neon) return best_isa();
   // A ceiling: the best available target not above it (x86 entries are ordered by capability).
   Isa pick = available_isas().front();
   for (Isa i : available_isas())

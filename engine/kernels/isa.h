@@ -20,11 +20,15 @@ std::span<const Isa> available_isas() noexcept;
 // The best available target.
 Isa best_isa() noexcept;
 
+// Whether this CPU runs Arm's int8 dot-product instructions (SDOT; HWCAP_ASIMDDP on aarch64 Linux). The NEON
+// target uses them for the integer product when present (docs/arm64.md section 4); false elsewhere.
+bool arm_dot_product() noexcept;
+
 // The target a new session uses: best_isa(), capped by the environment variable ONEMODEL_ISA
-// (scalar | sse4 | avx2 | avx512; case-insensitive). Unknown values throw Error(InvalidArgument). A cap above
-// what the machine offers falls back to the best available target (the cap is a ceiling, not a demand).
-// On wasm and Arm the variable is accepted and ignored except "scalar", which selects the scalar target when
-// that target is compiled in.
+// (scalar | sse4 | avx2 | avx512 | neon; case-insensitive). Unknown values throw Error(InvalidArgument). A cap
+// above what the machine offers falls back to the best available target (the cap is a ceiling, not a demand).
+// Another architecture's names are accepted and ignored: on wasm and Arm only "scalar" changes anything (it
+// selects the scalar target when that target is compiled in), and "neon" on x86 or wasm gives the best target.
 Isa session_isa();
 
 // The same rule for a given value (empty = no cap); exposed for tests.

@@ -31,8 +31,16 @@
                                           : &ONEMODEL_SCALAR_NS::name)
 #elif HWY_ARCH_WASM
 #define ONEMODEL_PER_TARGET(name, isa) (static_cast<void>(isa), &N_WASM::name)
+#elif HWY_ARCH_ARM_A64
+// The aarch64 build compiles exactly NEON and the fallback (CMake: SVE disabled; docs/arm64.md).
+#if (HWY_TARGETS & (HWY_NEON | HWY_BASELINE_SCALAR)) != (HWY_NEON | HWY_BASELINE_SCALAR) || \
+    (HWY_TARGETS & ~(HWY_NEON | HWY_BASELINE_SCALAR)) != 0
+#error "aarch64 kernels must be compiled for NEON and the scalar fallback only (see engine/CMakeLists.txt)"
+#endif
+#define ONEMODEL_PER_TARGET(name, isa) \
+  ((isa) == ::onemodel::kern::Isa::Neon ? &N_NEON::name : &ONEMODEL_SCALAR_NS::name)
 #else
-// Other architectures (Arm NEON...): the static target, plus the fallback for Isa::Scalar.
+// Other architectures: the static target, plus the fallback for Isa::Scalar.
 #define ONEMODEL_PER_TARGET(name, isa) \
   ((isa) == ::onemodel::kern::Isa::Scalar ? &ONEMODEL_SCALAR_NS::name : &HWY_NAMESPACE::name)
 #endif

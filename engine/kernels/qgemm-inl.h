@@ -17,9 +17,11 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "base/thread_pool.h"
 #include "hwy/highway.h"
+#include "kernels/isa.h"
 #include "kernels/qgemm.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -98,37 +100,39 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 }
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable(std::make_index_sequence<kMR>());
 
-inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
-                    int64_t ldc, ThreadPool* pool) {
+// The driver shared by the microkernel families: C = A * packed B with `Micro` (element type T, G k values per
+// int32 lane of a packed row, strips of NR columns), over chunks of kMC rows x kStripsPerChunk strips. k is
+// summed in blocks of `qblock` lane groups, blocks after the first added into C with wrap-around.
+template <typename T, int64_t G, int64_t NR, size_t MR>
+void ComputeWith(const std::array<void (*)(int64_t, const T*, int64_t, const T*, int32_t*, int64_t), MR>& micro,
+                 int64_t qblock, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed_b,
+                 int32_t* c, int64_t ldc, ThreadPool* pool) {
   if (m <= 0 || n <= 0) return;
-  const int64_t kq = (k + kPair - 1) / kPair, strips = (n + kNR - 1) / kNR;
+  const int64_t kq = (k + G - 1) / G, strips = (n + NR - 1) / NR;
   const int64_t col_chunks = (strips + kStripsPerChunk - 1) / kStripsPerChunk, row_chunks = (m + kMC - 1) / kMC;
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / kMacsPerNs;
   parallel_for(pool, row_chunks * col_chunks, work, [&](int64_t chunk) {
     const int64_t i0 = (chunk / col_chunks) * kMC, s0 = (chunk % col_chunks) * kStripsPerChunk;
     const int64_t i1 = std::min(m, i0 + kMC), s1 = std::min(strips, s0 + kStripsPerChunk);
-    HWY_ALIGN int32_t edge[kMR * kNR];
+    HWY_ALIGN int32_t edge[MR * NR];
     for (int64_t s = s0; s < s1; ++s) {
-      const int16_t* bs = packed_b + s * kq * kNR * kPair;
-      const int64_t j0 = s * kNR, cols = std::min(kNR, n - j0);
-      for (int64_t i = i0; i < i1; i += kMR) {
-        const int64_t rows = std::min<int64_t>(kMR, i1 - i);
-        const MicroFn fn = kMicro[static_cast<size_t>(rows - 1)];
-        // k in blocks of kQBlock pairs: within one, |sum| <= 2 * kQBlock * 255 * 255 < 2^31 (no lane can
-        // overflow, which the scalar fallback's signed arithmetic must never do); blocks after the first are
-        // added with two's-complement wrap-around, the operators' int32 rule.
-        for (int64_t q0 = 0; q0 < kq; q0 += kQBlock) {
-          const int64_t qn = std::min(kQBlock, kq - q0);
-          const int16_t* aq = a + i * lda + q0 * kPair;
-          const int16_t* bq = bs + q0 * kNR * kPair;
-          if (q0 == 0 && cols == kNR) {
+      const T* bs = packed_b + s * kq * NR * G;
+      const int64_t j0 = s * NR, cols = std::min(NR, n - j0);
+      for (int64_t i = i0; i < i1; i += static_cast<int64_t>(MR)) {
+        const int64_t rows = std::min<int64_t>(static_cast<int64_t>(MR), i1 - i);
+        const auto fn = micro[static_cast<size_t>(rows - 1)];
+        for (int64_t q0 = 0; q0 < kq; q0 += qblock) {
+          const int64_t qn = std::min(qblock, kq - q0);
+          const T* aq = a + i * lda + q0 * G;
+          const T* bq = bs + q0 * NR * G;
+          if (q0 == 0 && cols == NR) {
             fn(qn, aq, lda, bq, c + i * ldc + j0, ldc);
             continue;
           }
-          fn(qn, aq, lda, bq, edge, kNR);
+          fn(qn, aq, lda, bq, edge, NR);
           for (int64_t r = 0; r < rows; ++r) {
             int32_t* dst = c + (i + r) * ldc + j0;
-            const int32_t* src = edge + r * kNR;
+            const int32_t* src = edge + r * NR;
             if (q0 == 0) {
               std::memcpy(dst, src, sizeof(int32_t) * static_cast<size_t>(cols));
             } else {
@@ -142,10 +146,126 @@ inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t l
   });
 }
 
+// k in blocks of kQBlock pairs: within one, |sum| <= 2 * kQBlock * 255 * 255 < 2^31 (no lane can overflow,
+// which the scalar fallback's signed arithmetic must never do); blocks after the first are added with
+// two's-complement wrap-around, the operators' int32 rule.
+inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
+                    int64_t ldc, ThreadPool* pool) {
+  ComputeWith<int16_t, kPair, kNR>(kMicro, kQBlock, m, n, k, a, lda, packed_b, c, ldc, pool);
+}
+
+#if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
+// The Arm dot-product path (docs/arm64.md section 4): SDOT multiplies four int8 pairs and adds them to an
+// int32 lane. Operands are int16, so each row of A and each column of B is shifted by an offset that brings it
+// into int8 (possible when its values span at most 255, which every 8-bit value less a zero point does):
+// a = a' + oa[i], b = b' + ob[j], and sum_p a*b = sum_p a'b' + oa[i] * sum_p b' + ob[j] * sum_p a' + k*oa[i]*ob[j],
+// all modulo 2^32 (SDOT's lanes wrap; the corrections are computed in uint64 and truncated). Highway 1.0.3 has
+// no dot-product op and no runtime choice of it, so the microkernel carries the instruction set itself
+// (Armv8.2-A, where the instructions may first appear, plus dotprod: GCC 12 inlines vdotq_s32 only there) and
+// runs only when the CPU reports it (kern::arm_dot_product, HWCAP_ASIMDDP).
+namespace dot {
+constexpr int64_t kQuad = 4;                    // k values per int32 lane
+constexpr int kDotNV = 4;                       // int32x4 vectors per strip
+constexpr int64_t kDotNR = kDotNV * 4;          // columns per strip
+constexpr int64_t kNoBlock = int64_t{1} << 62;  // the hardware's lanes wrap: k needs no blocks
+
+template <int R>
+__attribute__((target("arch=armv8.2-a+crypto+dotprod"))) HWY_NOINLINE void Micro(int64_t kq,
+                                                                                 const int8_t* HWY_RESTRICT a,
+                                                                                 int64_t lda,
+                                                                                 const int8_t* HWY_RESTRICT bp,
+                                                                                 int32_t* HWY_RESTRICT c, int64_t ldc) {
+  int32x4_t acc[R][kDotNV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kDotNV; ++v) acc[r][v] = vdupq_n_s32(0);
+  for (int64_t q = 0; q < kq; ++q) {
+    const int8_t* HWY_RESTRICT bq = bp + q * kDotNR * kQuad;
+    int8x16_t b[kDotNV];
+    for (int v = 0; v < kDotNV; ++v) b[v] = vld1q_s8(bq + v * 16);
+    for (int r = 0; r < R; ++r) {
+      int32_t bits;
+      std::memcpy(&bits, a + r * lda + q * kQuad, sizeof bits);
+      const int8x16_t av = vreinterpretq_s8_s32(vdupq_n_s32(bits));
+      for (int v = 0; v < kDotNV; ++v) acc[r][v] = vdotq_s32(acc[r][v], b[v], av);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kDotNV; ++v) vst1q_s32(c + r * ldc + v * 4, acc[r][v]);
+}
+
+using DotMicroFn = void (*)(int64_t, const int8_t*, int64_t, const int8_t*, int32_t*, int64_t);
+inline constexpr std::array<DotMicroFn, kMR> kDotMicro = {&Micro<1>, &Micro<2>, &Micro<3>, &Micro<4>};
+
+// The offset of `count` values read with `step` that brings them into [-128, 127] (their minimum + 128), or
+// false when they span more than 255.
+inline bool Offset(const int16_t* v, int64_t count, int64_t step, int32_t& offset) {
+  int32_t lo = v[0], hi = v[0];
+  for (int64_t p = 1; p < count; ++p) {
+    lo = std::min<int32_t>(lo, v[p * step]);
+    hi = std::max<int32_t>(hi, v[p * step]);
+  }
+  offset = lo + 128;
+  return hi - lo <= 255;
+}
+
+// C = A * B through SDOT; false (C untouched) when the CPU lacks the instructions or an operand row or column
+// spans more than 255. k >= 1, m, n >= 1.
+inline bool Product(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb,
+                    int32_t* c, int64_t ldc, ThreadPool* pool) {
+  if (!arm_dot_product()) return false;
+  thread_local std::vector<int32_t> oa, ob;
+  thread_local std::vector<int64_t> sa, sb;
+  oa.resize(static_cast<size_t>(m));
+  ob.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i)
+    if (!Offset(a + i * lda, k, 1, oa[static_cast<size_t>(i)])) return false;
+  for (int64_t j = 0; j < n; ++j)
+    if (!Offset(b + j, k, ldb, ob[static_cast<size_t>(j)])) return false;
+  const int64_t kq = (k + kQuad - 1) / kQuad, kp = kq * kQuad, strips = (n + kDotNR - 1) / kDotNR;
+  // A' row-major with rows of kp (zero padded), B' in strips: element (p, j) at
+  // ((j / NR * kq + p / 4) * NR + j % NR) * 4 + p % 4, padding 0 (padding adds nothing to sum a'b').
+  thread_local std::vector<int8_t> pa, pb;
+  pa.assign(static_cast<size_t>(m * kp), 0);
+  pb.assign(static_cast<size_t>(strips * kq * kDotNR * kQuad), 0);
+  sa.assign(static_cast<size_t>(m), 0);
+  sb.assign(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      const int32_t v = a[i * lda + p] - oa[static_cast<size_t>(i)];
+      pa[static_cast<size_t>(i * kp + p)] = static_cast<int8_t>(v);
+      sa[static_cast<size_t>(i)] += v;
+    }
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t v = b[p * ldb + j] - ob[static_cast<size_t>(j)];
+      pb[static_cast<size_t>(((j / kDotNR * kq + p / kQuad) * kDotNR + j % kDotNR) * kQuad + p % kQuad)] =
+          static_cast<int8_t>(v);
+      sb[static_cast<size_t>(j)] += v;
+    }
+  ComputeWith<int8_t, kQuad, kDotNR>(kDotMicro, kNoBlock, m, n, k, pa.data(), kp, pb.data(), c, ldc, pool);
+  for (int64_t i = 0; i < m; ++i) {
+    const uint64_t oi = static_cast<uint64_t>(int64_t{oa[static_cast<size_t>(i)]});
+    const uint64_t si = static_cast<uint64_t>(sa[static_cast<size_t>(i)]);
+    for (int64_t j = 0; j < n; ++j) {
+      const uint64_t oj = static_cast<uint64_t>(int64_t{ob[static_cast<size_t>(j)]});
+      const uint64_t fix =
+          oi * static_cast<uint64_t>(sb[static_cast<size_t>(j)]) + oj * si + static_cast<uint64_t>(k) * oi * oj;
+      int32_t& out = c[i * ldc + j];
+      out = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(static_cast<uint32_t>(out)) + fix));
+    }
+  }
+  return true;
+}
+}  // namespace dot
+inline constexpr auto kDotProduct = &dot::Product;
+#else
+inline constexpr QGemmFns::DotFn kDotProduct = nullptr;
+#endif
+
 }  // namespace qgemm_detail
 
 inline constexpr QGemmFns kQGemmFns{qgemm_detail::kNR, qgemm_detail::kPair, &qgemm_detail::PackB,
-                                    &qgemm_detail::Compute};
+                                    &qgemm_detail::Compute, qgemm_detail::kDotProduct};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

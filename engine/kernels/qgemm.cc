@@ -28,6 +28,7 @@ void qgemm_s16(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64
     return;
   }
   const QGemmFns& fns = *ONEMODEL_PER_TARGET(kQGemmFns, isa);
+  if (fns.dot && fns.dot(m, n, k, a, lda, b, ldb, c, ldc, pool)) return;
   const int64_t kq = (k + fns.pair - 1) / fns.pair, strips = (n + fns.nr - 1) / fns.nr;
   thread_local std::vector<int16_t> packed, padded_a;
   packed.resize(static_cast<size_t>(strips * kq * fns.nr * fns.pair));

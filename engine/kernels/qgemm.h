@@ -2,8 +2,9 @@
 // operands (8-bit values less their zero points, so within [-255, 255]) with int32 sums. Integer sums are
 // exact in any order (two's-complement wrap-around is associative), so every target, tile and thread count
 // gives the same bits as the plain loop. Pairs of k are multiplied and added in one instruction where the
-// target has it (x86 pmaddwd, wasm i32x4.dot_i16x8; a product of two values of magnitude <= 255 and a sum of
-// two such products cannot overflow int32).
+// target has it (x86 pmaddwd, wasm i32x4.dot_i16x8, NEON smlal; a product of two values of magnitude <= 255
+// and a sum of two such products cannot overflow int32); NEON CPUs with SDOT take four int8 pairs at once
+// (QGemmFns::dot).
 #pragma once
 #include <cstdint>
 
@@ -46,6 +47,12 @@ struct QGemmFns {
   // `a` has at least kq * pair readable columns per row).
   void (*compute)(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
                   int64_t ldc, ThreadPool* pool);
+  // The whole product on an int8 dot-product instruction (NEON SDOT, docs/arm64.md section 4), or nullptr on
+  // targets without one. Returns false, leaving C untouched, when it cannot run: the CPU lacks the
+  // instruction, or a row of A or a column of B spans more than 255 (k >= 1, m, n >= 1).
+  using DotFn = bool (*)(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb,
+                         int32_t* c, int64_t ldc, ThreadPool* pool);
+  DotFn dot;
 };
 
 }  // namespace onemodel::kern

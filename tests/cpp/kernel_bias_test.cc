@@ -80,6 +80,18 @@ TEST(KernelIsa, CapRules) {
   }
   EXPECT_LE(static_cast<int>(isa_for_cap("sse4")), static_cast<int>(Isa::Sse4));
   EXPECT_LE(static_cast<int>(isa_for_cap("avx2")), static_cast<int>(Isa::Avx2));
+  EXPECT_EQ(isa_for_cap("neon"), best_isa());  // another architecture's name: accepted, ignored
+#endif
+#if defined(__aarch64__)
+  // The aarch64 build runs NEON and the scalar fallback (docs/arm64.md); x86 names change nothing there.
+  ASSERT_EQ(available_isas().size(), 2u);
+  EXPECT_EQ(available_isas()[0], Isa::Scalar);
+  EXPECT_EQ(available_isas()[1], Isa::Neon);
+  EXPECT_EQ(isa_for_cap(""), Isa::Neon);
+  EXPECT_EQ(isa_for_cap("NEON"), Isa::Neon);
+  EXPECT_EQ(isa_for_cap("scalar"), Isa::Scalar);
+  for (const char* cap : {"sse4", "avx2", "avx512"}) EXPECT_EQ(isa_for_cap(cap), Isa::Neon) << cap;
+  EXPECT_EQ(isa_name(isa_for_cap("")), "Neon");
 #endif
 }
 

@@ -1,6 +1,9 @@
 // qgemm_s16 (kernels/qgemm.h) on every target this machine runs and at 1, 2 and 7 threads, against a plain
 // triple loop summing in int64 and wrapping to int32 (the int8 operators' rule): integer sums are exact, so
-// every target, tile and thread count must give exactly the reference's values, including wrap-around.
+// every target, tile and thread count must give exactly the reference's values, including wrap-around. On
+// aarch64 with the dot-product instructions, operands whose rows (A) and columns (B) span at most 255 -- fill 2,
+// what the operators pass, and fill 1 -- take the SDOT path (docs/arm64.md section 4), the others the widening
+// one; tools/arm64/run.sh runs this test on CPUs with and without SDOT.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,7 +20,9 @@ namespace {
 
 struct Case {
   int64_t m, n, k;
-  int fill;  // 0 random in [-255, 255], 1 all -255 (the largest products: sums wrap for large k)
+  // 0 random in [-255, 255]; 1 all -255 (the largest products: sums wrap for large k); 2 8-bit values less
+  // zero points: A[i][p] = x - za[i] with x, za[i] uint8, B[p][j] = w - zb[j] with w, zb[j] int8
+  int fill;
 };
 
 std::vector<int32_t> reference(const Case& c, const std::vector<int16_t>& a, int64_t lda, const std::vector<int16_t>& b,
@@ -48,22 +53,36 @@ TEST(KernelQGemm, EveryTargetAndThreadCountMatchesPlainLoop) {
                              // k past one register block (16384 pairs): sums added in blocks, and wrapped.
                              {2, 3, 40001, 0},
                              {3, 2, 40000, 1},
-                             {1, 33, 33025, 1}};
+                             {1, 33, 33025, 1},
+                             {1, 1, 1, 2},
+                             {4, 16, 4, 2},
+                             {5, 17, 33, 2},
+                             {65, 70, 27, 2},
+                             {7, 300, 11, 2},
+                             {3, 40, 40001, 2}};
   std::mt19937 rng(11);
   auto pick = [&](int lo, int hi) { return int64_t(std::uniform_int_distribution<int>(lo, hi)(rng)); };
   for (int i = 0; i < 30; ++i) cases.push_back({pick(1, 40), pick(1, 80), pick(0, 90), 0});
+  for (int i = 0; i < 30; ++i) cases.push_back({pick(1, 40), pick(1, 80), pick(0, 90), 2});
   ThreadPool pool2(2), pool7(7);
   std::uniform_int_distribution<int> val(-255, 255);
   for (const Case& c : cases) {
     // Strided operands: row strides larger than the rows, so packing must honour them.
     const int64_t lda = c.k + 3, ldb = c.n + 2, ldc = c.n + 1;
     std::vector<int16_t> a(static_cast<size_t>(c.m * lda + 1), 7777), b(static_cast<size_t>(c.k * ldb + 1), 7777);
+    std::vector<int> za(static_cast<size_t>(c.m)), zb(static_cast<size_t>(c.n));
+    if (c.fill == 2) {
+      for (int& z : za) z = static_cast<int>(pick(0, 255));
+      for (int& z : zb) z = static_cast<int>(pick(-128, 127));
+    }
+    auto value = [&](int zero, int lo, int hi) {
+      return static_cast<int16_t>(c.fill == 0 ? val(rng) : c.fill == 1 ? -255 : static_cast<int>(pick(lo, hi)) - zero);
+    };
     for (int64_t i = 0; i < c.m; ++i)
-      for (int64_t p = 0; p < c.k; ++p)
-        a[static_cast<size_t>(i * lda + p)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
+      for (int64_t p = 0; p < c.k; ++p) a[static_cast<size_t>(i * lda + p)] = value(za[static_cast<size_t>(i)], 0, 255);
     for (int64_t p = 0; p < c.k; ++p)
       for (int64_t j = 0; j < c.n; ++j)
-        b[static_cast<size_t>(p * ldb + j)] = static_cast<int16_t>(c.fill ? -255 : val(rng));
+        b[static_cast<size_t>(p * ldb + j)] = value(zb[static_cast<size_t>(j)], -128, 127);
     const std::vector<int32_t> want = reference(c, a, lda, b, ldb);
     for (Isa isa : available_isas())
       for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2, &pool7}) {

@@ -2,15 +2,27 @@
 // testdata/golden/cases.txt in exact mode on every row this machine offers (rows.mjs), compares the rows line
 // by line and prints a table <case>/<output> x row of `equal` / `UNEQUAL`. Exit status 1 on any difference.
 //
-//   node tools/golden/golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE]
-//                                [--save FILE] [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]
+//   node tools/golden/golden.mjs [--rows native,node,node-native,chromium,arm64] [--filter SUBSTR]...
+//                                [--exclude SUBSTR]... [--cases FILE] [--save FILE] [--check EXPECTED]
+//                                [--write-expected FILE] [--strict] [--merge FILE...]
+// The arm64 rows (the aarch64 CLI under qemu-aarch64, docs/arm64.md) run only when asked for with --rows.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadBackendCase, loadRealModelCase, makeInputLoader, readCases } from './cases.mjs';
-import { addonPath, chromiumRow, findCli, nativeIsas, nativeRows, nodeRow, packageBuilt } from './rows.mjs';
+import {
+  ARM64_ISAS,
+  addonPath,
+  chromiumRow,
+  findArm64Cli,
+  findCli,
+  nativeIsas,
+  nativeRows,
+  nodeRow,
+  packageBuilt,
+} from './rows.mjs';
 import { CANNOT_RUN_MARKER } from './run-case.mjs';
 import { chromiumPath } from '../chromium.mjs';
 
@@ -20,8 +32,9 @@ const skippedRows = []; // notes on requested row kinds that could not run here
 function usage(msg) {
   if (msg) console.error(`golden: ${msg}`);
   console.error(
-    'usage: golden.mjs [--rows native,node,node-native,chromium] [--filter SUBSTR]... [--cases FILE] [--save FILE]\n' +
-      '                  [--check EXPECTED] [--write-expected FILE] [--strict] [--merge FILE...]',
+    'usage: golden.mjs [--rows native,node,node-native,chromium,arm64] [--filter SUBSTR]... [--exclude SUBSTR]...\n' +
+      '                  [--cases FILE] [--save FILE] [--check EXPECTED] [--write-expected FILE] [--strict]\n' +
+      '                  [--merge FILE...]',
   );
   process.exit(2);
 }
@@ -30,6 +43,7 @@ function parseArgs(argv) {
   const a = {
     rows: ['native', 'node', 'node-native', 'chromium'],
     filters: [],
+    excludes: [],
     cases: join(root, 'testdata', 'golden', 'cases.txt'),
     merge: [],
   };
@@ -38,6 +52,7 @@ function parseArgs(argv) {
     const value = () => (i + 1 < argv.length ? argv[++i] : usage(`${arg} needs a value`));
     if (arg === '--rows') a.rows = value().split(',').filter(Boolean);
     else if (arg === '--filter') a.filters.push(value());
+    else if (arg === '--exclude') a.excludes.push(value());
     else if (arg === '--cases') a.cases = resolve(value());
     else if (arg === '--save') a.save = resolve(value());
     else if (arg === '--check') a.check = resolve(value());
@@ -50,7 +65,7 @@ function parseArgs(argv) {
     else usage(`unknown argument '${arg}'`);
   }
   for (const r of a.rows)
-    if (!['native', 'node', 'node-native', 'chromium'].includes(r)) usage(`unknown row kind '${r}'`);
+    if (!['native', 'node', 'node-native', 'chromium', 'arm64'].includes(r)) usage(`unknown row kind '${r}'`);
   return a;
 }
 
@@ -103,6 +118,22 @@ async function runRows(args, loaded, notes) {
         nativeRows(cli, root, loaded, isas),
       ))
         rows.set(k, v);
+    }
+  }
+  if (args.rows.includes('arm64')) {
+    const cmd = findArm64Cli(root);
+    if (!cmd) skip('arm64 rows skipped: needs build/arm64/onemodel (tools/arm64/build.sh) and qemu-aarch64');
+    else {
+      // Both targets must be reported by the aarch64 CLI itself (its "kernels:" line), so a build without the
+      // NEON target cannot pass as the scalar one.
+      const isas = await nativeIsas(cmd, root, ARM64_ISAS);
+      if (isas.length !== ARM64_ISAS.length)
+        skip(`arm64 rows skipped: the aarch64 CLI offers ${isas.join(', ') || 'nothing'}, not scalar and neon`);
+      else
+        for (const [k, v] of await timed('arm64 rows (qemu-aarch64: scalar, neon; 1 and 2 threads)', () =>
+          nativeRows(cmd, root, loaded, isas, [1, 2], 'arm64'),
+        ))
+          rows.set(k, v);
     }
   }
   const built = packageBuilt(root);
@@ -276,6 +307,7 @@ async function main() {
   } else {
     let cases = readCases(args.cases);
     if (args.filters.length) cases = cases.filter((c) => args.filters.some((f) => c.name.includes(f)));
+    if (args.excludes.length) cases = cases.filter((c) => !args.excludes.some((f) => c.name.includes(f)));
     if (cases.length === 0) usage('no case matches');
     const notes = [];
     const { loaded, skipped } = await loadCases(cases, notes);
@@ -304,7 +336,8 @@ async function main() {
     // Keys only the expected file has (a case that no longer ran) count as differences too.
     // Lines of skipped backend-test cases (no data on this machine) are not compared.
     const skippedKey = (k) => skippedCases.some((name) => k.startsWith(`${name}/`));
-    if (!args.filters.length) for (const k of expected.keys()) if (!keys.includes(k) && !skippedKey(k)) keys.push(k);
+    if (!args.filters.length && !args.excludes.length)
+      for (const k of expected.keys()) if (!keys.includes(k) && !skippedKey(k)) keys.push(k);
   }
   let bad = compare(rows, keys, expected);
   if (args.strict && skippedRows.length) {

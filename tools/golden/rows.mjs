@@ -2,6 +2,8 @@
 //   native-<isa>-t<N>  the native CLI (build/native/onemodel run --mode exact) under ONEMODEL_ISA=<isa>,
 //                      --threads N, for every target this machine runs (probed through the CLI's
 //                      "kernels:" line: a cap above the machine falls back, so a fallback means "not offered")
+//   arm64-<isa>-t<N>   the aarch64 cross-built CLI (build/arm64/onemodel) under qemu-aarch64, scalar and neon,
+//                      N = 1, 2 (docs/arm64.md); both targets must be reported, or the rows do not run
 //   node               the npm package's Node entry on its wasm engine, in this process
 //   node-native-t<N>   the npm package's Node entry on its native addon, N = 1, 2 threads, in this process
 //   chromium           the packed npm package in a page of headless Chromium (playwright-core)
@@ -17,17 +19,32 @@ import { writeNpy } from './cases.mjs';
 import { CANNOT_RUN_KINDS, CANNOT_RUN_MARKER, runCase, tensorSha256 } from './run-case.mjs';
 
 const ISAS = ['scalar', 'sse4', 'avx2', 'avx512'];
-const KERNEL_NAMES = { scalar: 'Scalar', sse4: 'Sse4', avx2: 'Avx2', avx512: 'Avx512' };
+export const ARM64_ISAS = ['scalar', 'neon'];
+const KERNEL_NAMES = { scalar: 'Scalar', sse4: 'Sse4', avx2: 'Avx2', avx512: 'Avx512', neon: 'Neon' };
 
 export function findCli(root) {
   return [process.env.ONEMODEL_CLI, join(root, 'build', 'native', 'onemodel')].find((c) => c && existsSync(c));
 }
 
+/** The aarch64 CLI as a command run under qemu-aarch64 (`[qemu, cli]`), or undefined when either is absent. */
+export function findArm64Cli(root) {
+  const cli = [process.env.ONEMODEL_ARM64_CLI, join(root, 'build', 'arm64', 'onemodel')].find(
+    (c) => c && existsSync(c),
+  );
+  const qemu = (process.env.PATH ?? '')
+    .split(':')
+    .map((d) => join(d, 'qemu-aarch64'))
+    .find((p) => existsSync(p));
+  return cli && qemu ? [qemu, cli] : undefined;
+}
+
+/** Runs the CLI: `cli` is its path, or a command array whose first element runs the rest (an emulator). */
 function runCli(cli, args, env) {
+  const [file, ...prefix] = [cli].flat();
   return new Promise((resolve) => {
     execFile(
-      cli,
-      args,
+      file,
+      [...prefix, ...args],
       { env: { ...process.env, ...env }, maxBuffer: 64 << 20, timeout: 300_000, encoding: 'utf8' },
       (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 'signal') : 0, signal: err?.signal, stdout, stderr }),
     );
@@ -35,9 +52,9 @@ function runCli(cli, args, env) {
 }
 
 /** The targets this machine runs, as the CLI reports them (ISA cap honoured exactly). */
-export async function nativeIsas(cli, root) {
+export async function nativeIsas(cli, root, isas = ISAS) {
   const offered = [];
-  for (const isa of ISAS) {
+  for (const isa of isas) {
     const r = await runCli(cli, ['run', join(root, 'testdata', 'classifier.onnx'), '--mode', 'exact'], {
       ONEMODEL_ISA: isa,
     });
@@ -59,8 +76,11 @@ function parseCliHashes(text) {
   return hashes;
 }
 
-/** Native rows: every offered target at 1 and 2 threads. `cases` carry their inputs ({type, dims, bytes}). */
-export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) {
+/**
+ * Native rows: every offered target at 1 and 2 threads, named `<prefix>-<isa>-t<N>`. `cases` carry their inputs
+ * ({type, dims, bytes}).
+ */
+export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2], prefix = 'native') {
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-'));
   try {
     // The inputs as files the CLI reads (sweeps exist only in memory; .npy inputs are rewritten identically).
@@ -104,7 +124,7 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2]) 
           }
           for (const o of c.outputs) row.set(`${c.name}/${o}`, failure ?? hashes[o] ?? 'missing');
         });
-        rows.set(`native-${isa}-t${threads}`, row);
+        rows.set(`${prefix}-${isa}-t${threads}`, row);
       }
     }
     return rows;
