@@ -3,7 +3,7 @@
 // together against the nesting limit. What is read goes into the ONNX importer's Parsed* structures.
 #include "format/manifest_reader.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <limits>
 
 namespace onemodel::format {
@@ -100,7 +100,7 @@ class Reader {
     int64_t v = as_int(n);
     if (v < 0 || v > 0xffffffffll)
       fail(ErrorKind::Malformed, "a float's bit pattern must lie in 0..2^32-1, not " + to_string(v), n);
-    return std::bit_cast<float>(static_cast<uint32_t>(v));
+    return float_from_bits(static_cast<uint32_t>(v));
   }
   std::string as_string(uint32_t n) const {
     expect(n, JKind::String);

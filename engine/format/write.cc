@@ -4,7 +4,7 @@
 // clocks or hash order, so equal models give equal bytes. Nodes are written in their file order
 // (Node::file_index) so that reading resolves them exactly as the ONNX file did.
 #include <algorithm>
-#include <bit>
+#include "base/bits.h"
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -224,7 +224,7 @@ void Writer::sparse(const ir::SparseTensorValue& s) {
 // Section 2.4: floats as their bit patterns, bytes as base64.
 void Writer::attribute(const ir::Attribute& a) {
   using T = ir::AttrType;
-  auto bits = [](float f) { return static_cast<int64_t>(std::bit_cast<uint32_t>(f)); };
+  auto bits = [](float f) { return static_cast<int64_t>(float_bits(f)); };
   j_.open('{');
   j_.field("name", a.name);
   j_.field("type", static_cast<int64_t>(a.type));

@@ -3,7 +3,7 @@
 // file yields" is checked by comparing two dumps; and a builder of files from the format's text alone
 // (header fields by hand, a manifest string, a data region).
 #pragma once
-#include <bit>
+#include "base/bits.h"
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -51,11 +51,11 @@ inline std::string dump_attrs(const std::vector<ir::Attribute>& attrs, const std
     s += indent + "attr '" + a.name + "' type" + std::to_string(static_cast<int>(a.type)) + " ref'" + a.ref_attr_name +
          "'";
     switch (a.type) {
-      case ir::AttrType::Float: s += " f" + std::to_string(std::bit_cast<uint32_t>(a.f)); break;
+      case ir::AttrType::Float: s += " f" + std::to_string(float_bits(a.f)); break;
       case ir::AttrType::Int: s += " i" + std::to_string(a.i); break;
       case ir::AttrType::String: s += " s'" + a.s + "'"; break;
       case ir::AttrType::Floats:
-        for (float f : a.floats) s += " " + std::to_string(std::bit_cast<uint32_t>(f));
+        for (float f : a.floats) s += " " + std::to_string(float_bits(f));
         break;
       case ir::AttrType::Ints:
         for (int64_t v : a.ints) s += " " + std::to_string(v);
