@@ -24,6 +24,17 @@ SessionOptions session_options(int mode, int threads, int optimization_level, in
   return options;
 }
 
+std::vector<std::byte> convert_model(std::span<const std::byte> bytes, int weight_storage, std::string source_name,
+                                     std::string external_data_dir) {
+  if (weight_storage < 0 || weight_storage > 2)
+    throw Error(ErrorKind::InvalidArgument,
+                "weight storage code " + std::to_string(weight_storage) + " is not 0, 1 or 2");
+  ConvertOptions options;
+  options.weight_storage = static_cast<WeightStorage>(weight_storage);
+  options.external_data_dir = std::move(external_data_dir);
+  return model_format::convert_bytes(bytes, options, source_name);
+}
+
 InputSpec input_spec(const std::string& name, int code, std::span<const double> dims) {
   const DType dtype = static_cast<DType>(code);
   if (!dtype_is_stored(dtype)) {

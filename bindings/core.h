@@ -20,6 +20,12 @@ namespace onemodel::binding {
 SessionOptions session_options(int mode, int threads, int optimization_level, int max_cached_plans,
                                std::string external_data_dir = {});
 
+// convert(bytes, options) of the npm package (docs/format.md section 5): the model (ONNX, or already the
+// OneModel format) written in the OneModel format. `weight_storage` is TypeScript's code (0 float32,
+// 1 float16, 2 bfloat16; anything else is Error(InvalidArgument)); the engine refuses 1 and 2 for now.
+std::vector<std::byte> convert_model(std::span<const std::byte> bytes, int weight_storage, std::string source_name,
+                                     std::string external_data_dir = {});
+
 // The element type and shape of input `name` from a type code (an ONNX TensorProto.DataType code) and extents
 // `dims` as JS numbers. Error(InvalidInput) for a type the engine does not store, an extent that is not an
 // integer in 0..kMaxElements, or a total beyond the engine's limits. The binding then checks the byte length

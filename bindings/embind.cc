@@ -343,6 +343,18 @@ val ctc_beam_search(const val& data, const val& dims, int kind, double blank, do
   });
 }
 
+// The model (ONNX or OneModel bytes) in the OneModel format (docs/format.md), as a new Uint8Array.
+val convert(const val& bytes, const std::string& source_name, int weight_storage) {
+  return guarded([&]() {
+    std::vector<std::byte> buffer(static_cast<size_t>(bytes["byteLength"].as<double>()));
+    copy_from_js("model", bytes, buffer.data(), buffer.size());
+    const std::vector<std::byte> out = binding::convert_model(buffer, weight_storage, source_name);
+    // slice(): a copy in JS memory, so nothing handed out aliases the wasm heap.
+    return val(emscripten::typed_memory_view(out.size(), reinterpret_cast<const uint8_t*>(out.data())))
+        .call<val>("slice");
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(onemodel) {
@@ -360,4 +372,5 @@ EMSCRIPTEN_BINDINGS(onemodel) {
   emscripten::function("version", &engine_version);
   emscripten::function("ctcGreedy", &ctc_greedy);
   emscripten::function("ctcBeamSearch", &ctc_beam_search);
+  emscripten::function("convert", &convert);
 }

@@ -814,6 +814,28 @@ napi_value ctc_beam_search(napi_env env, napi_callback_info info) {
   });
 }
 
+// convert(bytes, sourceName, weightStorage, externalDataDir) -> Promise<Uint8Array>: the model in the OneModel
+// format (docs/format.md), converted on a worker; the bytes are copied here, as for create.
+napi_value convert_model(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 4);
+    const Js js{env};
+    const auto [data, n] = js.bytes_of(a.argv[0], "the model");
+    auto bytes = std::make_shared<std::vector<std::byte>>(static_cast<const std::byte*>(data),
+                                                          static_cast<const std::byte*>(data) + n);
+    const std::string source = js.string_of(a.argv[1], "the source name");
+    const int weight_storage = js.int_of(a.argv[2], "weightStorage");
+    const std::string dir = js.string_of(a.argv[3], "externalDataDir");
+    auto out = std::make_shared<std::vector<std::byte>>();
+    auto job = std::make_unique<Job>();
+    job->execute = [bytes, source, weight_storage, dir, out]() {
+      *out = binding::convert_model(*bytes, weight_storage, source, dir);
+    };
+    job->finish = [out](napi_env e) { return Js{e}.typed_copy(napi_uint8_array, *out); };
+    return start_job(env, std::move(job), "onemodel.convert");
+  });
+}
+
 napi_value engine_version(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() { return Js{env}.str(onemodel::version()); });
 }
@@ -838,15 +860,17 @@ napi_value init(napi_env env, napi_value exports) {
                                  sizeof(methods) / sizeof(methods[0]), methods, &session_class));
     check(env, napi_create_reference(env, session_class, 1, &addon->session_class));
     const Js js{env};
-    napi_value create, version, greedy, beam;
+    napi_value create, version, greedy, beam, convert;
     check(env, napi_create_function(env, "create", NAPI_AUTO_LENGTH, create_session, addon.get(), &create));
     check(env, napi_create_function(env, "version", NAPI_AUTO_LENGTH, engine_version, nullptr, &version));
     check(env, napi_create_function(env, "ctcGreedy", NAPI_AUTO_LENGTH, ctc_greedy, nullptr, &greedy));
     check(env, napi_create_function(env, "ctcBeamSearch", NAPI_AUTO_LENGTH, ctc_beam_search, nullptr, &beam));
+    check(env, napi_create_function(env, "convert", NAPI_AUTO_LENGTH, convert_model, nullptr, &convert));
     js.set(exports, "create", create);
     js.set(exports, "version", version);
     js.set(exports, "ctcGreedy", greedy);
     js.set(exports, "ctcBeamSearch", beam);
+    js.set(exports, "convert", convert);
     check(env, napi_set_instance_data(
                    env, addon.get(),
                    [](napi_env e, void* data, void*) {

@@ -43,6 +43,7 @@ int64_t parse_int(const std::string& opt, const std::string& v, int64_t lo, int6
 int cmd_info(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+int cmd_convert(const std::vector<std::string>& args);
 
 // The file name stem for an output: every character outside [A-Za-z0-9._-] becomes '_' (so "a/b:c" ->
 // "a_b_c"); an empty name becomes "_". Keeps saved outputs inside the chosen directory whatever the model

@@ -1,14 +1,14 @@
 // `onemodel info MODEL`: what a model declares and whether this engine can run it.
-// This command reads the imported graph (onnx/import.h) and the operator table (runtime/kernel.h)
-// instead of creating a Session, because it must still describe a model whose operators are missing -
-// exactly the case where creating a Session fails.
+// This command reads the imported graph (format/format.h: ONNX or the OneModel format) and the operator table
+// (runtime/kernel.h) instead of creating a Session, because it must still describe a model whose operators are missing
+// - exactly the case where creating a Session fails.
 #include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "cli/cli.h"
-#include "onnx/import.h"
+#include "format/format.h"
 #include "runtime/kernel.h"
 
 namespace onemodel::cli {
@@ -89,7 +89,7 @@ void collect(const ir::Graph& g, const ir::Model& model, std::map<OpKey, OpStats
 int cmd_info(const std::vector<std::string>& args) {
   if (args.size() != 1) throw UsageError("info takes exactly one MODEL argument");
   const std::string& path = args[0];
-  ir::Model model = onnx::import_file(path);
+  ir::Model model = format::import_model_file(path);
   const ir::Graph& g = *model.graph;
 
   std::printf("model: %s\n", path.c_str());

@@ -27,6 +27,9 @@ constexpr const char* kUsage =
     "      load_ms=.. first_ms=.. median_ms=.. min_ms=.. max_ms=.. (symbolic dims of random inputs need --dim);\n"
     "      --profile then runs one more repetition timing every node and prints the time per operator type\n"
     "      and per node, sorted, with each one's share of the run (--profile-top N rows of nodes, 0 = all)\n"
+    "  onemodel convert MODEL OUTPUT [--weight-storage float32]\n"
+    "      writes MODEL (ONNX) in the OneModel format (docs/format.md): the same graph, weights aligned for\n"
+    "      memory mapping; every command above loads either format (float16 and bfloat16 storage: not yet)\n"
     "  LEVEL is none, basic or all (default): the graph passes fast mode runs (docs/architecture.md)\n"
     "  onemodel help | --help\n"
     "  onemodel --version\n";
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return onemodel::cli::cmd_info(rest);
     if (cmd == "run") return onemodel::cli::cmd_run(rest);
     if (cmd == "bench") return onemodel::cli::cmd_bench(rest);
+    if (cmd == "convert") return onemodel::cli::cmd_convert(rest);
     throw onemodel::cli::UsageError("unknown command '" + cmd + "'");
   } catch (const onemodel::cli::UsageError& e) {
     std::fprintf(stderr, "onemodel: %s\n%s", e.what(), kUsage);

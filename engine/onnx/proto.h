@@ -22,6 +22,10 @@ struct ImportState {
   Context ctx;
   std::optional<std::filesystem::path> external_dir;  // nullopt: external data refused
   std::map<std::string, Storage> mapped;              // external files by resolved path, mapped once
+  // Names of a node's input and output lists in error paths: ONNX's repeated fields, or the OneModel
+  // format's manifest arrays (format.md section 2.3), so resolution reports either in its reader's terms.
+  const char* node_inputs_field = ".input";
+  const char* node_outputs_field = ".output";
 };
 
 struct ParsedValueInfo {
@@ -74,6 +78,19 @@ struct ParsedGraph {
 std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, size_t end, int64_t offset);
 std::shared_ptr<ir::SparseTensorValue> parse_sparse_tensor(ImportState& st, size_t begin, size_t end, int64_t offset);
 
+// Section 3, shared with the OneModel format reader (format.md section 2.5): the element count and byte
+// length of a tensor of element type `code` and `dims`, decided from them alone. InvalidModel for a
+// negative dimension, more than 2^60 elements or code 0; Unsupported for an unknown code or more than
+// 2^31-1 bytes. Strings (code 8) have no byte length.
+struct TensorSize {
+  uint64_t count = 0, bytes = 0;
+};
+TensorSize tensor_size(const Context& c, const std::string& who, const std::vector<int64_t>& dims, int32_t code,
+                       int64_t offset);
+// Puts `bytes` (exactly the tensor's byte length) into `tv`: a Tensor viewing them for stored element types
+// (Unsupported beyond the engine's shape limits), else `raw`.
+void attach_tensor_bytes(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t offset);
+
 // Section 5: the bytes of an external tensor. `expected` is the tensor's byte length from its dims.
 struct ExternalEntry {
   std::string key, value;
@@ -88,6 +105,10 @@ void parse_model(ImportState& st, ir::Model& model, std::unique_ptr<ParsedGraph>
 // Section 4: names to ids, captures, opsets, types, order, consumers.
 std::shared_ptr<ir::Graph> resolve_graph(ImportState& st, const ir::Model& model, ParsedGraph& graph);
 // Function bodies are imported as written: their nodes' subgraphs are resolved with an open outer scope.
+// finish_function does that for parsed body nodes and for the graphs of attribute defaults (`default_subs`,
+// whose `attr` indexes fn.attribute_defaults), and moves the nodes into `fn` with their names.
+void finish_function(ImportState& st, const ir::Model& model, ir::Function& fn, std::vector<ParsedNode>& nodes,
+                     std::vector<ParsedSubgraph>& default_subs);
 std::shared_ptr<ir::Graph> resolve_function_subgraph(ImportState& st, const ir::Model& model, ParsedGraph& graph);
 
 }  // namespace onemodel::onnx

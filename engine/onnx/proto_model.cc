@@ -399,6 +399,7 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
   Context& c = st.ctx;
   ir::Function fn;
   std::vector<ParsedNode> nodes;
+  std::vector<ParsedSubgraph> default_subs;  // graphs of attribute defaults, kept resolved on their own
   Reader r(c, begin, end);
   Field f;
   while (r.next(f)) {
@@ -422,20 +423,29 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
       case 10: fn.domain = r.string(f); break;
       case 11: {
         Descend d(c, idx("attribute_proto", fn.attribute_defaults.size()), true, at(f));
-        std::vector<ParsedSubgraph> subs;  // a default graph attribute is kept resolved on its own
-        fn.attribute_defaults.push_back(parse_attribute(st, f.begin, f.end, at(f), subs, 0));
-        for (auto& s : subs) {
-          auto rg = resolve_function_subgraph(st, model, *s.graph);
-          if (s.index < 0)
-            fn.attribute_defaults.back().g = rg;
-          else
-            fn.attribute_defaults.back().graphs[static_cast<size_t>(s.index)] = rg;
-        }
+        fn.attribute_defaults.push_back(
+            parse_attribute(st, f.begin, f.end, at(f), default_subs, fn.attribute_defaults.size()));
         break;
       }
       case 13: fn.overload = r.string(f); break;
       default: break;
     }
+  }
+  finish_function(st, model, fn, nodes, default_subs);
+  return fn;
+}
+
+}  // namespace
+
+void finish_function(ImportState& st, const ir::Model& model, ir::Function& fn, std::vector<ParsedNode>& nodes,
+                     std::vector<ParsedSubgraph>& default_subs) {
+  for (auto& s : default_subs) {
+    auto rg = resolve_function_subgraph(st, model, *s.graph);
+    auto& a = fn.attribute_defaults[s.attr];
+    if (s.index < 0)
+      a.g = rg;
+    else
+      a.graphs[static_cast<size_t>(s.index)] = rg;
   }
   for (auto& pn : nodes) {
     for (auto& s : pn.subgraphs) {
@@ -456,10 +466,7 @@ ir::Function parse_function(ImportState& st, const ir::Model& model, size_t begi
     pn.node.file_index = static_cast<int>(fn.nodes.size());
     fn.nodes.push_back(std::move(pn.node));
   }
-  return fn;
 }
-
-}  // namespace
 
 void parse_model(ImportState& st, ir::Model& m, std::unique_ptr<ParsedGraph>& graph) {
   Context& c = st.ctx;

@@ -172,8 +172,10 @@ bool typed_present(const RawTensor& t, Typed which) {
   return false;
 }
 
+}  // namespace
+
 // Stored types become a Tensor over `bytes`; Shape() refuses rank > 8 and > 2^31-1 elements.
-void attach(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t offset) {
+void attach_tensor_bytes(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t offset) {
   if (dtype_is_stored(tv.dtype)) {
     if (!Shape::valid(tv.dims))
       st.ctx.fail(ErrorKind::Unsupported,
@@ -186,7 +188,30 @@ void attach(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t 
   }
 }
 
-}  // namespace
+TensorSize tensor_size(const Context& c, const std::string& who, const std::vector<int64_t>& dims, int32_t code,
+                       int64_t offset) {
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) c.fail(ErrorKind::InvalidModel, who + " has negative dimension " + std::to_string(d), offset);
+    auto ud = static_cast<uint64_t>(d);
+    if (ud != 0 && count > kMaxCount / ud)
+      c.fail(ErrorKind::InvalidModel, who + " has more than 2^60 elements", offset);
+    count *= ud;
+  }
+  if (count > kMaxCount) c.fail(ErrorKind::InvalidModel, who + " has more than 2^60 elements", offset);
+  if (code == 0) c.fail(ErrorKind::InvalidModel, who + " has no element type", offset);
+  const int bits = element_bits(code);
+  if (code != 8 && bits == 0)
+    c.fail(ErrorKind::Unsupported, who + " has unknown element type code " + std::to_string(code), offset);
+  uint64_t expected = 0;
+  if (code != 8) {
+    // ceil(count * bits / 8) without overflowing 64 bits (count <= 2^60, bits <= 128).
+    expected = (count / 8) * static_cast<uint64_t>(bits) + ((count % 8) * static_cast<uint64_t>(bits) + 7) / 8;
+    if (expected > kMaxBytes)
+      c.fail(ErrorKind::Unsupported, who + " needs " + std::to_string(expected) + " bytes, more than 2^31-1", offset);
+  }
+  return {count, expected};
+}
 
 std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, size_t end, int64_t offset) {
   Context& c = st.ctx;
@@ -243,28 +268,10 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
   tv->dtype = static_cast<DType>(t.data_type);
   const std::string who = tv->name.empty() ? std::string("tensor") : "tensor '" + tv->name + "'";
 
-  // Element count and byte length from the dims alone, before any data is looked at.
-  uint64_t count = 1;
-  for (int64_t d : t.dims) {
-    if (d < 0) c.fail(ErrorKind::InvalidModel, who + " has negative dimension " + std::to_string(d), offset);
-    auto ud = static_cast<uint64_t>(d);
-    if (ud != 0 && count > kMaxCount / ud)
-      c.fail(ErrorKind::InvalidModel, who + " has more than 2^60 elements", offset);
-    count *= ud;
-  }
-  if (count > kMaxCount) c.fail(ErrorKind::InvalidModel, who + " has more than 2^60 elements", offset);
-  if (t.data_type == 0) c.fail(ErrorKind::InvalidModel, who + " has no element type", offset);
+  const TensorSize size = tensor_size(c, who, t.dims, t.data_type, offset);
+  const uint64_t count = size.count, expected = size.bytes;
   const bool is_string = t.data_type == 8;
   const int bits = element_bits(t.data_type);
-  if (!is_string && bits == 0)
-    c.fail(ErrorKind::Unsupported, who + " has unknown element type code " + std::to_string(t.data_type), offset);
-  uint64_t expected = 0;
-  if (!is_string) {
-    // ceil(count * bits / 8) without overflowing 64 bits (count <= 2^60, bits <= 128).
-    expected = (count / 8) * static_cast<uint64_t>(bits) + ((count % 8) * static_cast<uint64_t>(bits) + 7) / 8;
-    if (expected > kMaxBytes)
-      c.fail(ErrorKind::Unsupported, who + " needs " + std::to_string(expected) + " bytes, more than 2^31-1", offset);
-  }
   if (t.has_segment) c.fail(ErrorKind::Unsupported, who + " uses segments, which are not supported", offset);
 
   const Typed which = typed_field_for(t.data_type);
@@ -285,7 +292,7 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
       c.fail(ErrorKind::InvalidModel, who + " mixes external data with inline values", offset);
     if (is_string) c.fail(ErrorKind::InvalidModel, who + " of strings cannot use external data", offset);
     Descend d(c, ".external_data", false, offset);
-    attach(st, *tv, external_bytes(st, t.external, expected, offset), offset);
+    attach_tensor_bytes(st, *tv, external_bytes(st, t.external, expected, offset), offset);
     return tv;
   }
   if (t.data_location != 0)
@@ -304,7 +311,7 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
     Storage view;
     view.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + t.raw_begin);
     view.bytes = static_cast<size_t>(n);
-    attach(st, *tv, view, offset);
+    attach_tensor_bytes(st, *tv, view, offset);
     return tv;
   }
 
@@ -329,7 +336,7 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
   }
   Storage s = allocate_storage(bytes.size());
   if (!bytes.empty()) std::memcpy(s.data.get(), bytes.data(), bytes.size());
-  attach(st, *tv, s, offset);
+  attach_tensor_bytes(st, *tv, s, offset);
   return tv;
 }
 

@@ -113,7 +113,8 @@ std::shared_ptr<ir::Graph> Resolver::resolve(ParsedGraph& pg, Scope& scope, bool
     for (size_t k = 0; k < pn.outputs.size(); ++k) {
       int id = ir::kNoValue;
       if (!pn.outputs[k].empty()) {
-        id = define(scope, pn.outputs[k], pn.path + ".output[" + std::to_string(k) + "]", pn.offset, node_label(pn, i));
+        id = define(scope, pn.outputs[k], pn.path + st_.node_outputs_field + "[" + std::to_string(k) + "]", pn.offset,
+                    node_label(pn, i));
         g.values[static_cast<size_t>(id)].producer = static_cast<int>(i);
         g.values[static_cast<size_t>(id)].producer_output = static_cast<int>(k);
       }
@@ -154,8 +155,8 @@ std::shared_ptr<ir::Graph> Resolver::resolve(ParsedGraph& pg, Scope& scope, bool
       if (!pn.inputs[k].empty()) {
         id = lookup(scope, pn.inputs[k]);
         if (id < 0)
-          fail("node input '" + pn.inputs[k] + "' is not defined", pn.path + ".input[" + std::to_string(k) + "]",
-               pn.offset, node_label(pn, i));
+          fail("node input '" + pn.inputs[k] + "' is not defined",
+               pn.path + st_.node_inputs_field + "[" + std::to_string(k) + "]", pn.offset, node_label(pn, i));
       }
       n.inputs.push_back(id);
     }

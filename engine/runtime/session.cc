@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "onnx/import.h"
+#include "format/format.h"
 #include "runtime/inputs.h"
 #include "runtime/run_state.h"
 #include "runtime/session_impl.h"
@@ -100,7 +100,7 @@ Session make_session(std::shared_ptr<const ir::Model> model, const SessionOption
 
 Session Session::load(const std::filesystem::path& path, const SessionOptions& options) {
   rt::validate_options(options);
-  auto model = std::make_shared<ir::Model>(onnx::import_file(path, import_options(options)));
+  auto model = std::make_shared<ir::Model>(format::import_model_file(path, import_options(options)));
   return make_session(std::move(model), options);
 }
 
@@ -111,7 +111,7 @@ Session Session::load_bytes(std::span<const std::byte> bytes, const SessionOptio
   Storage copy = allocate_storage(bytes.size());
   if (!bytes.empty()) std::memcpy(copy.data.get(), bytes.data(), bytes.size());
   auto model = std::make_shared<ir::Model>(
-      onnx::import_bytes(std::move(copy), std::string(source_name), import_options(options)));
+      format::import_model_bytes(std::move(copy), std::string(source_name), import_options(options)));
   return make_session(std::move(model), options);
 }
 

@@ -48,6 +48,8 @@ function loadAddon(): Engine {
       addon.create(model, sourceName, mode, threads, level, plans, dataDir),
     ctcGreedy: (data, dims, kind, blank) => addon.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => addon.ctcBeamSearch(data, dims, kind, blank, width, topN),
+    // Bytes carry no directory: external data is refused, as for models given as bytes.
+    convert: (bytes, sourceName, weightStorage) => addon.convert(bytes, sourceName, weightStorage, ''),
   };
 }
 

@@ -72,4 +72,14 @@ if(TARGET onemodel_cli)
            -P ${expect})
   add_test(NAME cli_exact_threads_same_hashes COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/classifier.onnx
            -P ${PROJECT_SOURCE_DIR}/tests/cli/same_hashes.cmake)
+  # The OneModel format (docs/format.md): convert, then the same output bits; info reads it; compact weight
+  # storage is refused naming the option.
+  add_test(NAME cli_convert_same_hashes COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/wide.onnx
+           -DOUT=${CMAKE_CURRENT_BINARY_DIR}/cli_convert_wide.onemodel -P ${PROJECT_SOURCE_DIR}/tests/cli/convert_same_hashes.cmake)
+  add_test(NAME cli_convert_weight_storage COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|convert|${td}/classifier.onnx|${CMAKE_CURRENT_BINARY_DIR}/cli_convert_half.onemodel|--weight-storage|float16"
+           -DEXPECT_RC=1 "-DSTDERR_RE=error: Unsupported: weight_storage \\(--weight-storage, weightStorage\\) float16"
+           -P ${expect})
+  add_test(NAME cli_convert_usage COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|convert|${td}/classifier.onnx" -DEXPECT_RC=2
+           "-DSTDERR_RE=convert takes an input MODEL and an OUTPUT path" -P ${expect})
 endif()

@@ -26,6 +26,7 @@
 #include "base/fp16.h"
 #include "base/sha256.h"
 #include "conformance.h"
+#include "format/format.h"
 #include "onnx/import.h"
 #include "onnx/wire.h"
 #include "onemodel/value.h"
@@ -344,7 +345,9 @@ size_t count_files(const fs::path& dir, const std::string& prefix) {
   return n;
 }
 
-ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode) {
+// `twin`, when given, is the same model loaded from the OneModel format: it runs on the same feed and must
+// give the same bits.
+ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode, const Session* twin) {
   for (const auto* list : {&session.inputs(), &session.outputs()})
     for (const ValueInfo& v : *list)
       if (v.kind != ValueKind::Tensor && v.kind != ValueKind::Sequence && v.kind != ValueKind::Optional) {
@@ -391,6 +394,17 @@ ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode) {
     } catch (const Error& e) {
       return classify(e);
     }
+    if (twin) {
+      std::vector<Value> again;
+      try {
+        again = twin->run_values(feed);
+      } catch (const Error& e) {
+        return failed(std::string("OneModel format run: ") + e.what());
+      }
+      for (size_t i = 0; i < got.size(); ++i)
+        if (i >= again.size() || hash_lines(got[i]) != hash_lines(again[i]))
+          return failed(set_name + " output '" + outs[i].name + "' from the OneModel format differs from ONNX's");
+    }
     if (got.size() != want.size())
       return failed(std::to_string(got.size()) + " outputs, want " + std::to_string(want.size()));
     for (size_t i = 0; i < got.size(); ++i) {
@@ -409,13 +423,22 @@ ModeResult run_loaded(const Session& session, const fs::path& dir, Mode mode) {
 
 // The exact-mode hash is SHA-256 over the lines "<tensor_sha256_hex of output k>\n", outputs in model order,
 // data sets in name order. It is recorded for passing cases, so the wasm build can be compared bit for bit.
-ModeResult run_case(const fs::path& dir, Mode mode) {
+ModeResult run_case(const fs::path& dir, Mode mode, bool via_format) {
   try {
     SessionOptions options;
     options.mode = mode;
     options.intra_op_threads = 1;
     Session session = Session::load(dir / "model.onnx", options);
-    return run_loaded(session, dir, mode);
+    if (!via_format) return run_loaded(session, dir, mode, nullptr);
+    std::vector<std::byte> converted;
+    std::optional<Session> twin;
+    try {
+      converted = format::write_bytes(onnx::import_file(dir / "model.onnx"));
+      twin.emplace(Session::load_bytes(converted, options, "<converted>"));
+    } catch (const Error& e) {
+      return failed(std::string("OneModel format: ") + e.what());
+    }
+    return run_loaded(session, dir, mode, &*twin);
   } catch (const Error& e) {
     return classify(e);
   } catch (const std::exception& e) {

@@ -42,7 +42,9 @@ struct CaseResult {
 void describe_case(const std::filesystem::path& dir, CaseResult& c);
 
 // Runs every test_data_set_* of the case in `mode` at one intra-op thread and classifies the outcome.
-ModeResult run_case(const std::filesystem::path& dir, Mode mode);
+// `via_format`: the model is also converted to the OneModel format in memory (docs/format.md) and run from
+// those bytes on the same inputs; any output whose bits differ from the ONNX file's fails the case.
+ModeResult run_case(const std::filesystem::path& dir, Mode mode, bool via_format = false);
 
 // A listed difference whose cause is understood; the runner turns a fail of that case into known-diff.
 // `expect` must occur in the failure's detail: a different failure of a listed case stays a fail.

@@ -2,12 +2,14 @@
 // one line per case and mode, then `conformance: N passed, N failed` and the count per status.
 //
 //   conformance_runner DATA_DIR [--filter SUBSTR]... [--mode fast|exact|both] [--report FILE]
-//                      [--hashes FILE] [--list-status]
+//                      [--hashes FILE] [--list-status] [--via-format]
 //
 // DATA_DIR is the output of tools/gen_backend_data.py (DATA_DIR/node/<case>, DATA_DIR/simple/<case>) or another
 // directory of that layout (testdata/newer-ops, made by tools/newer_ops_reference.py, has only node/).
 // --filter keeps cases whose id ("node/test_abs") contains any of the given substrings. --list-status
 // prints only "<case> <mode> <status>" (no detail), the form compared between the native and wasm builds.
+// --via-format also runs each model converted to the OneModel format and fails a case whose outputs differ in
+// any bit from the ONNX file's (docs/format.md).
 // Exit status: 0 when no case fails, 1 when one does, 2 for usage errors.
 #include <algorithm>
 #include <chrono>
@@ -61,7 +63,7 @@ namespace {
 int usage(const char* msg) {
   std::fprintf(stderr,
                "conformance_runner: %s\nusage: conformance_runner DATA_DIR [--filter SUBSTR]... "
-               "[--mode fast|exact|both] [--report FILE] [--hashes FILE] [--list-status]\n",
+               "[--mode fast|exact|both] [--report FILE] [--hashes FILE] [--list-status] [--via-format]\n",
                msg);
   return 2;
 }
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
   using namespace onemodel::conformance;
   std::string data_dir, report, hashes;
   std::vector<std::string> filters;
-  bool do_fast = true, do_exact = true, list_status = false;
+  bool do_fast = true, do_exact = true, list_status = false, via_format = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--filter" || a == "--mode" || a == "--report" || a == "--hashes") {
@@ -107,6 +109,8 @@ int main(int argc, char** argv) {
         return usage("--mode expects fast, exact or both");
     } else if (a == "--list-status") {
       list_status = true;
+    } else if (a == "--via-format") {
+      via_format = true;
     } else if (!a.empty() && a[0] == '-') {
       return usage(("unknown option " + a).c_str());
     } else if (data_dir.empty()) {
@@ -168,7 +172,7 @@ int main(int argc, char** argv) {
       if (exact ? !do_exact : !do_fast) continue;
       ModeResult& r = exact ? c.exact : c.fast;
       (exact ? c.ran_exact : c.ran_fast) = true;
-      r = run_case(dir, exact ? onemodel::Mode::Exact : onemodel::Mode::Fast);
+      r = run_case(dir, exact ? onemodel::Mode::Exact : onemodel::Mode::Fast, via_format);
       finish(c, r);
       ++counts[m][static_cast<int>(r.status)];
       if (r.status == Status::Pass) ++passed;

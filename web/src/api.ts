@@ -9,6 +9,8 @@ export { Tensor } from './tensor.js';
 export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './tensor.js';
 export { InferenceSession } from './session.js';
 export { ctcGreedyDecode, ctcBeamSearch } from './ctc.js';
+export { convert } from './convert.js';
+export type { ConvertOptions, WeightStorage } from './convert.js';
 export type {
   CtcScores,
   CtcGreedyOptions,

@@ -153,8 +153,16 @@ export interface CtcFunctions {
   ): NativeCtcHypothesis[][] | Promise<NativeCtcHypothesis[][]>;
 }
 
+/**
+ * Conversion to the OneModel format (docs/format.md), the same in every binding: the model's bytes, its name
+ * for messages and the weight-storage code (web/src/convert.ts). Resolves to a new array of the file's bytes.
+ */
+export interface ConvertFunction {
+  convert(bytes: Uint8Array, sourceName: string, weightStorage: number): Uint8Array | Promise<Uint8Array>;
+}
+
 /** The Emscripten module of the wasm build (bindings/embind.cc). */
-export interface NativeModule extends CtcFunctions {
+export interface NativeModule extends CtcFunctions, ConvertFunction {
   WasmSession: {
     create(
       bytes: Uint8Array,
@@ -186,11 +194,12 @@ export type CreateArgs = [
 /** The Node-API addon (bindings/node/addon.cc). */
 export interface AddonModule extends CtcFunctions {
   create(...args: CreateArgs): Promise<NativeSession>;
+  convert(bytes: Uint8Array, sourceName: string, weightStorage: number, externalDataDir: string): Promise<Uint8Array>;
   version(): string;
 }
 
 /** One engine build a session can run on: the wasm module, or the native addon in Node. */
-export interface Engine extends CtcFunctions {
+export interface Engine extends CtcFunctions, ConvertFunction {
   /** The execution provider it serves: 'wasm', or 'cpu' for the native addon. */
   readonly provider: 'wasm' | 'cpu';
   /** false: sessions run on one thread whatever intraOpNumThreads says. */
@@ -227,5 +236,6 @@ export function wasmEngine(mod: NativeModule): Engine {
     },
     ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),
+    convert: (bytes, sourceName, weightStorage) => mod.convert(bytes, sourceName, weightStorage),
   };
 }

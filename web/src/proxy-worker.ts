@@ -9,7 +9,7 @@
 
 interface Message {
   id: number;
-  op: 'create' | 'run' | 'runValues' | 'release' | 'ctcGreedy' | 'ctcBeamSearch';
+  op: 'create' | 'run' | 'runValues' | 'release' | 'ctcGreedy' | 'ctcBeamSearch' | 'convert';
   mjs?: string;
   wasm?: string;
   wasmBinary?: Uint8Array;
@@ -27,6 +27,7 @@ type AnyModule = {
   WasmSession: { create(...args: unknown[]): AnySession };
   ctcGreedy(...args: unknown[]): unknown;
   ctcBeamSearch(...args: unknown[]): unknown;
+  convert(...args: unknown[]): unknown;
 };
 
 const scope = self as unknown as {
@@ -66,7 +67,7 @@ async function handle(m: Message): Promise<unknown> {
     sessions.set(sid, s);
     return { sid, inputs: s.inputs!(), outputs: s.outputs!(), kernelPath: s.kernelPath!(), opsets: s.opsets!() };
   }
-  if (m.op === 'ctcGreedy' || m.op === 'ctcBeamSearch') return mod[m.op](...(m.args ?? []));
+  if (m.op === 'ctcGreedy' || m.op === 'ctcBeamSearch' || m.op === 'convert') return mod[m.op](...(m.args ?? []));
   const s = sessions.get(m.sid!);
   if (s === undefined) throw { kind: 'Disposed', message: 'the session was released' };
   if (m.op === 'release') {

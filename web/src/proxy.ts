@@ -120,5 +120,8 @@ export function proxyEngine(
       worker().call({ op: 'ctcBeamSearch', args: [data.slice(), dims, kind, blank, width, topN] }) as Promise<
         NativeCtcHypothesis[][]
       >,
+    // The model is copied to the worker (the caller keeps its array).
+    convert: (bytes, sourceName, weightStorage) =>
+      worker().call({ op: 'convert', args: [bytes.slice(), sourceName, weightStorage] }) as Promise<Uint8Array>,
   };
 }

@@ -382,7 +382,7 @@ export class InferenceSession {
   }
 
   /**
-   * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX; the OneModel format is not implemented yet).
+   * Loads a model: a path (Node) or URL (browser), or the model's bytes (ONNX or the OneModel format, told apart by the first eight bytes; docs/format.md).
    * Bytes are copied into the engine; the caller may reuse the buffer afterwards. The native engine reads a
    * path itself, with any external data files beside the model.
    */

@@ -4,6 +4,7 @@
 #include "onemodel/dtype.h"
 #include "onemodel/error.h"
 #include "onemodel/model.h"
+#include "onemodel/model_format.h"
 #include "onemodel/session.h"
 #include "onemodel/tensor.h"
 #include "onemodel/value.h"
