@@ -28,7 +28,8 @@ start=$(date +%s)
 passed=0
 failed=0
 suite_failed=()
-note() { printf '\n=== %s\n' "$*"; }
+# Each section's header says when it started (seconds since the start): CI's log then shows where time goes.
+note() { printf '\n=== %s (at %d s)\n' "$*" "$(( $(date +%s) - start ))"; }
 # tally SUITE LOG PREFIX [OKWORD FAILWORD]: adds the counts of the last line "PREFIX: N passed, M failed" of
 # LOG (other words for passed/failed when given) to the totals; a missing line counts as one failure.
 tally() {
@@ -86,6 +87,8 @@ if cmake --preset native-asan >/dev/null && cmake --build --preset native-asan -
   c_skip=$(grep -cE 'status="(notrun|disabled)"' build/ctest-junit.xml 2>/dev/null || true)
   c_pass=$((c_pass - c_fail - c_skip)); ((c_pass < 0)) && c_pass=0
   echo "C++: $c_pass passed, $c_fail failed, $c_skip skipped"
+  # The end of each failing test's output, printed again in the summary (CI shows a log's head and tail).
+  /usr/bin/python3 tools/junit_failures.py build/ctest-junit.xml >build/ctest-failures.txt 2>&1 || true
   passed=$((passed + c_pass)); failed=$((failed + c_fail))
   ((c_fail)) && suite_failed+=("C++")
 else
@@ -167,6 +170,7 @@ tally "arm64 C++" build/arm64.log arm64-kernels
 tally "arm64 conformance" build/arm64.log arm64-conformance
 
 note "Summary ($(( $(date +%s) - start )) s)"
+[ -s build/ctest-failures.txt ] && cat build/ctest-failures.txt
 if ((${#suite_failed[@]})); then echo "failing suites: ${suite_failed[*]}"; fi
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -93,8 +93,11 @@ class Writer {
   static std::vector<size_t> file_order(const ir::Graph& g) {
     std::vector<size_t> order(g.nodes.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return g.nodes[a].file_index < g.nodes[b].file_index; });
+    // An index tiebreak rather than std::stable_sort: GCC 12's temporary buffer trips ASan's alloc-dealloc check.
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const auto fa = g.nodes[a].file_index, fb = g.nodes[b].file_index;
+      return fa != fb ? fa < fb : a < b;
+    });
     return order;
   }
 
