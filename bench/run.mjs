@@ -218,6 +218,8 @@ function takeLock(label) {
 function jobsFor(row, o, modelsDir) {
   const at = (f) => (isAbsolute(f) ? f : join(modelsDir, f));
   const model = at(row.model);
+  // ONNX Runtime reads ONNX only: a converted row's ORT jobs run the ONNX file it was converted from.
+  const ortModel = row.refModel ? at(row.refModel) : model;
   const inputs = [
     ...Object.entries(row.inputs).flatMap(([name, file]) => ['--input', `${name}=${at(file)}`]),
     ...Object.entries(row.reshape ?? {}).flatMap(([name, file]) => ['--reshape', `${name}=${at(file)}`]),
@@ -235,7 +237,7 @@ function jobsFor(row, o, modelsDir) {
       '--engine',
       engine,
       '--model',
-      model,
+      engine.startsWith('ort-') ? ortModel : model,
       ...inputs,
       '--mode',
       mode,
@@ -428,7 +430,7 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(modelsDir, 'manifest.json'), 'utf8'));
   // Whole models (group 'models'): the real-model cache of tools/models/fetch.sh, inputs beside the layer models.
   const cache = process.env.ONEMODEL_CACHE ?? join(homedir(), '.cache', 'onemodel');
-  const whole = wholeModelRows(o.wholeModels ?? join(cache, 'models'), join(modelsDir, 'whole'));
+  const whole = wholeModelRows(o.wholeModels ?? join(cache, 'models'), join(modelsDir, 'whole'), o.cli);
   if (whole.missing.length)
     console.error(
       `bench: whole-model rows without a model file (run tools/models/fetch.sh): ${whole.missing.join(', ')}`,

@@ -2,6 +2,7 @@
 // sizes their users run, with deterministic inputs written once as .npy files next to the bench models.
 // Rows whose model file is missing (fetch.sh not run, or no torch for the torchvision exports) are left out
 // and listed, so a partial cache never fails the run silently.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -46,10 +47,17 @@ function fromCases(dir, model, label) {
 }
 
 // Each row: name, model file (in the fetch.sh cache), a function making its feeds, and optionally one making
-// the second feeds of a row timed at a new input shape too (`--reshape` of the engines).
+// the second feeds of a row timed at a new input shape too (`--reshape` of the engines). `converted: true`
+// adds a row NAME_onemodel: the same model converted to the OneModel format (docs/format.md) and run by our
+// engines, ONNX Runtime running the ONNX file, so its load column sits next to the ONNX row's.
 function definitions(dir) {
   return [
-    { name: 'ppocr_det_640', file: 'ppocr_det.onnx', feeds: () => fromCases(dir, 'det', 'x 1x3x640x640') },
+    {
+      name: 'ppocr_det_640',
+      file: 'ppocr_det.onnx',
+      feeds: () => fromCases(dir, 'det', 'x 1x3x640x640'),
+      converted: true,
+    },
     // reshape: the recogniser's next text line at another width (a new plan: the first call at a new shape).
     {
       name: 'ppocr_rec_48x320',
@@ -65,13 +73,23 @@ function definitions(dir) {
     },
     { name: 'oww_melspec_1760', file: 'oww_melspectrogram.onnx', feeds: () => ({ input: audio(1760, 11, 8000) }) },
     { name: 'oww_embedding', file: 'oww_embedding.onnx', feeds: () => ({ input_1: melFrames(12) }) },
-    { name: 'minilm_b1_s128', file: 'minilm_l6_like.onnx', feeds: () => fromCases(dir, 'minilm', 'batch 1 x seq 128') },
+    {
+      name: 'minilm_b1_s128',
+      file: 'minilm_l6_like.onnx',
+      feeds: () => fromCases(dir, 'minilm', 'batch 1 x seq 128'),
+      converted: true,
+    },
     {
       name: 'minilm_b8_s128',
       file: 'minilm_l6_like.onnx',
       feeds: () => fromCases(dir, 'minilm', 'batch 8 x seq 128, padded'),
     },
-    { name: 'resnet50_224', file: 'resnet50.onnx', feeds: () => ({ input: photo([1, 3, 224, 224], 13) }) },
+    {
+      name: 'resnet50_224',
+      file: 'resnet50.onnx',
+      feeds: () => ({ input: photo([1, 3, 224, 224], 13) }),
+      converted: true,
+    },
     { name: 'mobilenetv3_224', file: 'mobilenetv3_large.onnx', feeds: () => ({ input: photo([1, 3, 224, 224], 14) }) },
     // Dynamic int8: quantizing every activation turns a one-ulp float difference into a quantization step, so its
     // error bound is ONNX Runtime's own change under a one-ulp nudge of the input (bench-method.md section 5).
@@ -105,12 +123,22 @@ function nudged(feeds) {
   return out;
 }
 
+// `model` converted to the OneModel format by the CLI into `dir` (once; kept between runs), or undefined.
+function convertedFile(cli, model, dir, name) {
+  const out = join(dir, `${name}.onemodel`);
+  if (existsSync(out)) return out;
+  if (!cli || !existsSync(cli)) return undefined;
+  const r = spawnSync(cli, ['convert', model, out], { encoding: 'utf8' });
+  return r.status === 0 && existsSync(out) ? out : undefined;
+}
+
 /**
  * The whole-model rows present in `modelDir` (fetch.sh's cache), their inputs written to `inputDir`
- * (kept between runs). Returns { rows, missing }: rows as bench/run.mjs takes them (absolute paths, group
- * 'models'), missing the names of rows whose model file is absent.
+ * (kept between runs), the converted models too (by the CLI `cli`). Returns { rows, missing }: rows as
+ * bench/run.mjs takes them (absolute paths, group 'models'; a converted row's `refModel` is the ONNX file
+ * ONNX Runtime runs), missing the names of rows whose model file is absent or could not be converted.
  */
-export function wholeModelRows(modelDir, inputDir) {
+export function wholeModelRows(modelDir, inputDir, cli) {
   mkdirSync(inputDir, { recursive: true });
   const rows = [];
   const missing = [];
@@ -135,6 +163,11 @@ export function wholeModelRows(modelDir, inputDir) {
     if (d.reshape) row.reshape = write(d.reshape(), `${d.name}-reshape`);
     if (d.nudge) row.nudged = write(nudged(d.feeds()), `${d.name}-nudged`);
     rows.push(row);
+    if (d.converted) {
+      const file = convertedFile(cli, model, inputDir, d.name);
+      if (file) rows.push({ ...row, name: `${d.name}_onemodel`, model: file, refModel: model });
+      else missing.push(`${d.name}_onemodel`);
+    }
   }
   return { rows, missing };
 }

@@ -12,9 +12,10 @@ log() { printf '[setup] %s\n' "$*"; }
 # --- Debian packages -----------------------------------------------------------------------------------
 # Each one is named, with the reason, in docs/dependencies.md.
 # g++-aarch64-linux-gnu and qemu-user: the arm64 cross build and its runs under emulation (docs/arm64.md).
+# clang-14 and libclang-rt-14-dev (its libFuzzer and sanitizer runtimes): the fuzz targets (docs/fuzzing.md).
 apt_packages=(cmake ninja-build g++ pkg-config libgtest-dev libhwy-dev nlohmann-json3-dev
               python3 python3-onnx python3-numpy emscripten node-acorn chromium espeak-ng clang-format-14
-              g++-aarch64-linux-gnu qemu-user)
+              g++-aarch64-linux-gnu qemu-user clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi
@@ -47,7 +48,10 @@ if [ "${ONEMODEL_SETUP_NO_BUILD:-0}" = 1 ]; then exit 0; fi
 jobs=$(nproc)
 log "native build (build/native)"
 cmake --preset native >/dev/null
-cmake --build --preset native -j "$jobs"
+# What the suites use of the Release build: the CLI, the conformance runner and the Node addon. The unit tests
+# run in the ASan build (tools/test.sh step 1); `cmake --build --preset native` builds them in Release too
+# (half of this build's compile time).
+cmake --build --preset native -j "$jobs" --target onemodel_cli conformance_runner onemodel_node
 
 log "wasm build (build/wasm)"
 export NODE_PATH=/usr/share/nodejs

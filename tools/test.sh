@@ -18,6 +18,8 @@
 #      golden rows arm64-{scalar,neon}-t{1,2} on every golden case except the real models, the C++ kernel
 #      tests (with and without SDOT) and the conformance runner against step 2's x86 results;
 #      ONEMODEL_TEST_ARM64_FULL=1 adds the real models and the whole C++ suite
+#   8. the libFuzzer targets (tools/fuzz.sh, docs/fuzzing.md): the ONNX reader, the OneModel-format reader and
+#      load-then-run, 20 s each (ONEMODEL_TEST_FUZZ_SECONDS); any finding fails
 # Ends with one line `N passed, N failed` and exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +97,12 @@ else
   echo "C++ build failed"; failed=$((failed + 1)); suite_failed+=("C++ build")
 fi
 
+# The fuzz build (clang, step 8) on one core in the background: steps 2 to 6 leave a core idle most of the time.
+note "fuzz build started in the background (tools/fuzz.sh --build, log build/fuzz-build.log)"
+mkdir -p build
+ONEMODEL_FUZZ_JOBS=1 nice -n 10 ./tools/fuzz.sh --build >build/fuzz-build.log 2>&1 &
+fuzz_build=$!
+
 # 2. ONNX conformance (native Release, fast + exact; the wasm runner must agree case by case) -----------
 note "ONNX backend conformance (tools/conformance.sh)"
 ./tools/conformance.sh | tee build/conformance-summary.log
@@ -168,6 +176,16 @@ ONEMODEL_ARM64_JOBS=$(nproc) ./tools/arm64/run.sh | tee build/arm64.log
 tally "arm64 golden" build/arm64.log arm64-golden
 tally "arm64 C++" build/arm64.log arm64-kernels
 tally "arm64 conformance" build/arm64.log arm64-conformance
+
+# 8. Fuzzing --------------------------------------------------------------------------------------------
+note "libFuzzer targets (tools/fuzz.sh ${ONEMODEL_TEST_FUZZ_SECONDS:-20})"
+if wait "$fuzz_build"; then
+  ./tools/fuzz.sh "${ONEMODEL_TEST_FUZZ_SECONDS:-20}" | tee build/fuzz.log
+else
+  tail -30 build/fuzz-build.log
+  echo "fuzz: the fuzz build failed" >build/fuzz.log
+fi
+tally fuzz build/fuzz.log fuzz
 
 note "Summary ($(( $(date +%s) - start )) s)"
 [ -s build/ctest-failures.txt ] && cat build/ctest-failures.txt

@@ -167,7 +167,8 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
       const VF bias = e.bias ? hn::Set(d, e.bias[r]) : hn::Zero(d);
       HWY_UNROLL(4)
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = RegEpilogueRow<kExact>(d, e, acc[r][v], bias, e.res + r * e.res_ld + v * kLanes);
+        // No arithmetic on a null res (undefined behaviour even unread; clang's UBSan reports it).
+        acc[r][v] = RegEpilogueRow<kExact>(d, e, acc[r][v], bias, e.res ? e.res + r * e.res_ld + v * kLanes : nullptr);
     }
   }
   HWY_UNROLL(12)

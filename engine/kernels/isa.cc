@@ -66,6 +66,8 @@ IsaList detect() {
   IsaList l;
 #if defined(__EMSCRIPTEN__) || defined(__wasm__)
   l.add(Isa::Wasm128);
+#elif defined(ONEMODEL_FUZZ_ONE_TARGET)
+  l.add(Isa::Scalar);  // one kernel copy, the static target's (kernels/per_target.h)
 #elif defined(ONEMODEL_X86)
   l.add(Isa::Scalar);
   const X86Features f = detect_x86();
