@@ -100,7 +100,7 @@ fi
 # The fuzz build (clang, step 8) on one core in the background: steps 2 to 6 leave a core idle most of the time.
 note "fuzz build started in the background (tools/fuzz.sh --build, log build/fuzz-build.log)"
 mkdir -p build
-ONEMODEL_FUZZ_JOBS=1 nice -n 10 ./tools/fuzz.sh --build >build/fuzz-build.log 2>&1 &
+ONEMODEL_FUZZ_JOBS=1 ./tools/fuzz.sh --build >build/fuzz-build.log 2>&1 &
 fuzz_build=$!
 
 # 2. ONNX conformance (native Release, fast + exact; the wasm runner must agree case by case) -----------
