@@ -106,14 +106,15 @@ def fuse_elementwise():
         return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
 
     # PP-OCR's block: Conv, a per-channel affine Mul/Add, then hard-swish decomposed as x * clip(x + 3, 0, 6) / 6
-    # (x read twice): one FusedConv.
-    inits = [arr('w', (6, 4, 3, 3)), arr('b', (6,)), arr('s', (1, 6, 1, 1), 0.5, 2), arr('t', (1, 6, 1, 1)),
-             scalar('three', 3), scalar('zero', 0), scalar('six', 6)]
+    # (x read twice): one FusedConv. The scale is a graph input, so conv-affine-fold (which changes bits) leaves
+    # the chain to fuse-elementwise in fast mode too; its constant is still drawn, so later models keep their bytes.
+    w, b, _, t = arr('w', (6, 4, 3, 3)), arr('b', (6,)), arr('s', (1, 6, 1, 1), 0.5, 2), arr('t', (1, 6, 1, 1))
+    inits = [w, b, t, scalar('three', 3), scalar('zero', 0), scalar('six', 6)]
     nodes = [h.make_node('Conv', ['x', 'w', 'b'], ['c'], pads=[1, 1, 1, 1]),
              h.make_node('Mul', ['c', 's'], ['cs']), h.make_node('Add', ['cs', 't'], ['a']),
              h.make_node('Add', ['a', 'three'], ['a3']), h.make_node('Clip', ['a3', 'zero', 'six'], ['cl']),
              h.make_node('Mul', ['a', 'cl'], ['m']), h.make_node('Div', ['m', 'six'], ['y'])]
-    save(nodes, 'ew_conv_hardswish', [f32('x', ['n', 4, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
+    save(nodes, 'ew_conv_hardswish', [f32('x', ['n', 4, 'h', 'w']), f32('s', [1, 6, 1, 1])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
 
     # ResNet's residual: Add(Conv(x), x) then Relu, the skip read contiguously per output plane; a depthwise Conv
     # with a LeakyRelu and a HardSigmoid after it.
@@ -242,6 +243,31 @@ def register_epilogue():
          inits)
 
 
+def conv_affine():
+    r = np.random.default_rng(43)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # Folded (graph-passes.md section 3a): Mul by a one-element constant then Add with the constant first (y1, no
+    # epilogue left); a grouped Conv without bias through Mul by [6, 1, 1], Sub of [1, 6, 1, 1] and Div by a
+    # scalar, then Relu (y2, a FusedConv with Relu). Left alone: Mul by a row that varies along the plane (y3),
+    # the constant minus the Conv (y4), a Conv output that is also a graph output (c5).
+    inits = [arr('w1', (4, 3, 3, 3)), arr('b1', (4,)), arr('w2', (6, 1, 3, 3)), arr('s1', (1,), 0.5, 2),
+             arr('k', (1,)), arr('sc', (6, 1, 1), 0.5, 2), arr('t', (1, 6, 1, 1)), arr('d', (1,), 1, 3),
+             arr('row', (1, 1, 1, 9))]
+    nodes = [h.make_node('Conv', ['x', 'w1', 'b1'], ['c1'], pads=[1, 1, 1, 1]), h.make_node('Mul', ['c1', 's1'], ['m1']),
+             h.make_node('Add', ['k', 'm1'], ['y1']),
+             h.make_node('Conv', ['x', 'w2'], ['c2'], group=3, pads=[1, 1, 1, 1]),
+             h.make_node('Mul', ['sc', 'c2'], ['m2']), h.make_node('Sub', ['m2', 't'], ['s2']),
+             h.make_node('Div', ['s2', 'd'], ['d2']), h.make_node('Relu', ['d2'], ['y2']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c3'], pads=[1, 1, 1, 1]), h.make_node('Mul', ['c3', 'row'], ['y3']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c4'], pads=[1, 1, 1, 1]), h.make_node('Sub', ['k', 'c4'], ['y4']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c5'], pads=[1, 1, 1, 1]), h.make_node('Mul', ['c5', 's1'], ['y5'])]
+    outs = [f32(n, [f'{n}0', f'{n}1', f'{n}2', f'{n}3']) for n in ('y1', 'y2', 'y3', 'y4', 'y5', 'c5')]
+    save(nodes, 'conv_affine', [f32('x', [2, 3, 9, 9])], outs, inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -251,3 +277,4 @@ if __name__ == '__main__':
     squeeze_excitation()
     linear()
     register_epilogue()
+    conv_affine()

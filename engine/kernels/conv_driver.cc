@@ -727,9 +727,12 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
   // A 1x1 convolution's im2col is its input: with few output channels the product reads B's strips in place
   // instead of packing panels (alternated minima, one thread, AVX2: 16->16 at 112x112 0.58x the packed time,
   // 96->24 at 80x80 0.74x, 240->40 at 28x28 0.71x, 256->64 at 56x56 0.88x, 960->160 at 7x7 0.93x). Many output
-  // channels re-read each strip too often (64->256 at 56x56: 1.12x), and planes of a multiple of 4 KiB put
-  // every row of a strip in one L1 set (32->64 at 160x160: 1.31x); those keep the packed panels.
-  const bool direct_b = path == ConvPath::Gemm1x1 && !packed->transposed && mg <= 192 && (os * 4) % 4096 != 0;
+  // channels re-read each strip too often (64->256 at 56x56: 1.12x). Planes of a multiple of 4 KiB put every
+  // row of a strip in one L1 set, which cost 1.31x on a Zen 3 (32->64 at 160x160), but packing them cost more
+  // on the Zen 4 the benchmarks run on: PP-OCRv4 det's 1x1 layers at 320x320 and 160x160 (16->32, 32->48,
+  // 48->48, 12->96) 0.67-0.88x per node on AVX-512 and 0.70-0.95x on AVX2, the whole model 0.96x at one and
+  // two threads (alternated minima, session 16), so they read in place too.
+  const bool direct_b = path == ConvPath::Gemm1x1 && !packed->transposed && mg <= 192;
   const bool padded = !packed->transposed && padded_direct(g);
   const PaddedPlane pp = padded ? padded_plane(g) : PaddedPlane{};
   thread_local std::vector<int64_t> row_off;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "passes/conv_fold.h"
 #include "passes/passes.h"
 
 namespace onemodel::passes {
@@ -37,19 +38,13 @@ int fold_conv_batchnorm(PassGraph& g) {
   int rewrites = 0;
   for (int c = 0; c < static_cast<int>(g.num_nodes()); ++c) {
     if (g.removed(c)) continue;
-    const ir::Node& conv = g.node(c);
-    if (conv.op_type != "Conv" || !conv.domain.empty() || conv.inputs.size() < 2 || conv.outputs.size() != 1) continue;
-    const Tensor* w = g.constant(conv.inputs[1]);
-    if (!w || w->dtype() != DType::F32 || !w->is_contiguous() || w->shape().rank() < 3) continue;
-    const int64_t m = w->shape()[0];
-    const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] >= 0;
-    const Tensor* b = has_bias ? channel_vector(g, conv.inputs[2], m) : nullptr;
-    if (has_bias && !b) continue;
-    const int y = conv.outputs[0];
-    const int bn_index = g.sole_reader(y, "BatchNormalization");
+    const auto conv = foldable_conv(g, c);
+    if (!conv) continue;
+    const int64_t m = conv->m;
+    const int bn_index = g.sole_reader(g.node(c).outputs[0], "BatchNormalization");
     if (bn_index < 0) continue;
     const ir::Node& bn = g.node(bn_index);
-    if (bn.inputs.empty() || bn.inputs[0] != y || !foldable_batchnorm(g, bn)) continue;
+    if (bn.inputs.empty() || bn.inputs[0] != g.node(c).outputs[0] || !foldable_batchnorm(g, bn)) continue;
     const Tensor* scale = channel_vector(g, bn.inputs[1], m);
     const Tensor* beta = channel_vector(g, bn.inputs[2], m);
     const Tensor* mean = channel_vector(g, bn.inputs[3], m);
@@ -57,31 +52,14 @@ int fold_conv_batchnorm(PassGraph& g) {
     if (!scale || !beta || !mean || !var) continue;
     const ir::Attribute* eps_attr = bn.find_attribute("epsilon");
     const double eps = eps_attr ? static_cast<double>(eps_attr->f) : 1e-5;
-
-    const int64_t per_channel = w->numel() / m;
-    Tensor w2 = Tensor::zeros(DType::F32, w->shape());
-    Tensor b2 = Tensor::zeros(DType::F32, Shape{m});
-    auto wd = w->data<float>();
-    auto w2d = w2.mutable_data<float>();
-    auto b2d = b2.mutable_data<float>();
+    std::vector<double> s(static_cast<size_t>(m)), b(static_cast<size_t>(m));
     for (int64_t k = 0; k < m; ++k) {
-      const double s =
-          static_cast<double>(scale->data<float>()[k]) / std::sqrt(static_cast<double>(var->data<float>()[k]) + eps);
-      for (int64_t i = 0; i < per_channel; ++i)
-        w2d[k * per_channel + i] = static_cast<float>(static_cast<double>(wd[k * per_channel + i]) * s);
-      const double bias = b ? static_cast<double>(b->data<float>()[k]) : 0.0;
-      b2d[k] = static_cast<float>((bias - static_cast<double>(mean->data<float>()[k])) * s +
-                                  static_cast<double>(beta->data<float>()[k]));
+      const auto i = static_cast<size_t>(k);
+      s[i] = static_cast<double>(scale->data<float>()[i]) / std::sqrt(static_cast<double>(var->data<float>()[i]) + eps);
+      const double bias = conv->b ? static_cast<double>(conv->b->data<float>()[i]) : 0.0;
+      b[i] = (bias - static_cast<double>(mean->data<float>()[i])) * s[i] + static_cast<double>(beta->data<float>()[i]);
     }
-    const std::string base = conv.name.empty() ? "conv" : conv.name;
-    const int w_id = g.add_constant(base + "/bn_folded_weight", std::move(w2));
-    const int b_id = g.add_constant(base + "/bn_folded_bias", std::move(b2));
-    const int out = bn.outputs[0];
-    ir::Node& fused = g.node(c);
-    fused.inputs.resize(3);
-    fused.inputs[1] = w_id;
-    fused.inputs[2] = b_id;
-    fused.outputs[0] = out;
+    refold_conv(g, c, *conv, s, b, "bn_folded", bn.outputs[0]);
     g.remove(bn_index);
     ++rewrites;
   }

@@ -10,6 +10,8 @@ namespace {
 // whose inputs are constants (runtime/plan.cc, at every level), so Basic and None select the same passes.
 constexpr std::array kPasses = {
     GraphPass{"conv-batchnorm-fold", OptimizationLevel::All, false, fold_conv_batchnorm},
+    // After the batch normalisation fold: Conv -> BatchNormalization -> Mul reaches it as Conv -> Mul.
+    GraphPass{"conv-affine-fold", OptimizationLevel::All, false, fold_conv_affine},
     GraphPass{"gelu", OptimizationLevel::All, false, fuse_gelu},
     GraphPass{"attention", OptimizationLevel::All, true, fuse_attention},
     // Last: the patterns above are made of element-wise operators this one would otherwise take.

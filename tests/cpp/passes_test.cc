@@ -137,6 +137,19 @@ TEST(GraphPasses, ConvBatchNormFold) {
   check_levels("conv_bn", in, 2e-6);
 }
 
+TEST(GraphPasses, ConvAffineFold) {
+  auto g = rt::CompiledGraph::create(model("conv_affine"), false);
+  // y1 (Mul, then Add with the constant first) and y2 (Mul by [6, 1, 1], Sub, Div, then Relu) fold; y3 (a row
+  // along the plane), y4 (constant minus the Conv) and y5 (its Conv output is also a graph output) do not.
+  EXPECT_EQ(rewrites(*g, "conv-affine-fold"), 2);
+  // y1 is a plain Conv; y2's Relu, y3's and y4's element-wise steps join their Convs; y5's Mul stays alone.
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"Conv", 2}, {"FusedConv", 3}, {"Mul", 1}}));
+  std::vector<NamedTensor> in{{"x", random(Shape{2, 3, 9, 9}, 42)}};
+  check_levels("conv_affine", in, 2e-6);
+  // Not in exact mode (the fold changes bits): fuse-elementwise alone runs there.
+  EXPECT_EQ(rewrites(*rt::CompiledGraph::create(model("conv_affine"), true), "conv-affine-fold"), -1);
+}
+
 // Exact mode fuses attention too (its kernel repeats the unfused operations), so check_levels' exact comparison
 // of All against None compares the fused node with the imported graph.
 void expect_fused_in_both_modes(const std::string& name) {
@@ -246,11 +259,13 @@ TEST(GraphPasses, FuseElementwiseConvHardSwish) {
   }
   // 13 x 11 outputs per plane: ragged against the 16-column register tile and the vector width; batch 2 at
   // 40 x 37 makes several column tiles.
-  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 11, 13}, 11)}});
-  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 40, 37}, 12)}});
+  // The per-channel scale s is an input (a constant would be folded into the weights in fast mode).
+  const Tensor s = random(Shape{1, 6, 1, 1}, 41, 0.5f, 2.0f);
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 11, 13}, 11)}, {"s", s}});
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 40, 37}, 12)}, {"s", s}});
   // Planes of at most half a block: several planes per program block (kern::ConvEpilogue::apply_planes).
-  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 7, 7}, 31)}});
-  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 4, 3}, 32)}});
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{2, 4, 7, 7}, 31)}, {"s", s}});
+  check_fused_bits("ew_conv_hardswish", {{"x", specials(Shape{1, 4, 4, 3}, 32)}, {"s", s}});
 }
 
 TEST(GraphPasses, FuseElementwiseResidualAndDepthwise) {
