@@ -242,6 +242,25 @@ def register_epilogue():
     save(nodes, 'conv_register_epilogue', [f32('x', ['n', 8, 'h', 'w']), f32('res', ['n', 40, 'h', 'w'])], outs,
          inits)
 
+    # Register epilogues with hard-swish as four steps and scalar steps after the tail (PP-OCRv4's blocks): B read
+    # in place, hard-swish with Div by 6 (operands as exporters swap them), then Mul and Add; packed panels
+    # without bias, hard-swish with Mul by 1/6, then Sub; a strided 3x3 (im2col panels), Relu, Mul and Add.
+    inits = [arr('w1', (40, 8, 1, 1)), arr('b1', (40,)), arr('w3', (200, 8, 1, 1)), arr('w5', (40, 8, 3, 3)),
+             arr('b5', (40,)), scalar('three', 3.0), scalar('zero', 0.0), scalar('six', 6.0),
+             scalar('sixth', 1.0 / 6.0), scalar('k1', 0.75), scalar('k2', -0.25)]
+    nodes = [h.make_node('Conv', ['x', 'w1', 'b1'], ['c1']), h.make_node('Add', ['three', 'c1'], ['a1']),
+             h.make_node('Clip', ['a1', 'zero', 'six'], ['l1']), h.make_node('Mul', ['l1', 'c1'], ['m1']),
+             h.make_node('Div', ['m1', 'six'], ['h1']), h.make_node('Mul', ['k1', 'h1'], ['p1']),
+             h.make_node('Add', ['p1', 'k2'], ['y1']),
+             h.make_node('Conv', ['x', 'w3'], ['c2']), h.make_node('Add', ['c2', 'three'], ['a2']),
+             h.make_node('Clip', ['a2', 'zero', 'six'], ['l2']), h.make_node('Mul', ['c2', 'l2'], ['m2']),
+             h.make_node('Mul', ['m2', 'sixth'], ['h2']), h.make_node('Sub', ['h2', 'k2'], ['y2']),
+             h.make_node('Conv', ['x', 'w5', 'b5'], ['c3'], pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node('Relu', ['c3'], ['r3']), h.make_node('Mul', ['r3', 'k1'], ['p3']),
+             h.make_node('Add', ['k2', 'p3'], ['y3'])]
+    outs = [f32(f'y{i}', [f'o{i}0', f'o{i}1', f'o{i}2', f'o{i}3']) for i in range(1, 4)]
+    save(nodes, 'conv_register_hardswish', [f32('x', ['n', 8, 'h', 'w'])], outs, inits)
+
 
 def conv_affine():
     r = np.random.default_rng(43)  # its own generator: the models above keep their bytes

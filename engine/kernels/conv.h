@@ -110,8 +110,9 @@ int64_t conv_transpose_scratch_floats(const ConvGeometry& g);
 // y[batch, out_channels, out...] = conv_transpose(x[batch, in_channels, in...], w[in_channels,
 // out_channels/groups, kernel...]); output position o along an axis receives input position i through tap k
 // when o = i * stride - pad_before + k * dilation.
+// `bias` (optional): one value per output channel, added after the taps as add_channel_bias would.
 void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                        float* scratch, ThreadPool* pool);
+                        float* scratch, ThreadPool* pool, const float* bias = nullptr);
 
 // The im2col matrix of one image and group: rows (c, kd, kh, kw), columns the output positions; padding taps
 // are +0. `x` points at the group's first input channel. Built in chunks of 16 rows.
@@ -120,7 +121,10 @@ void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, f
 // Adds the col rows (c, kd, kh, kw) x input positions of `channels` channels into their output planes (g.out): every
 // output starts at +0 and receives its taps in increasing (kd, kh, kw) order; exact mode rewrites NaN as 0x7FC00000.
 // ConvTranspose's second step and the Col2Im operator (ops-newer.md section 6). One chunk per channel.
-void col2im_f32(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool);
+// `bias` (optional, one value per channel): then added to each finished plane by add_channel_bias(isa, ...) in
+// the same chunk.
+void col2im_f32(Isa isa, bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y,
+                ThreadPool* pool, const float* bias = nullptr);
 
 // --- the depthwise vector kernel (depthwise-inl.h, one copy per target) ---
 

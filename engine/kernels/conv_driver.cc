@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/int_div.h"
+#include "kernels/bias.h"
 #include "kernels/exact_math.h"
 #include "kernels/gemm.h"
 #include "kernels/scratch_slots.h"
@@ -306,7 +307,8 @@ bool padded_plane_fits(const ConvGeometry& g) {
 
 }  // namespace
 
-void col2im_f32(bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y, ThreadPool* pool) {
+void col2im_f32(Isa isa, bool exact, const ConvGeometry& g, int64_t channels, const float* col, float* y,
+                ThreadPool* pool, const float* bias) {
   const int64_t taps = g.taps(), is = g.in_size(), os = g.out_size();
   const double work = double(channels * taps * is) / 2.0 + double(channels * os) / 2.0;
   parallel_for(pool, channels, work, [&](int64_t c) {
@@ -336,6 +338,9 @@ void col2im_f32(bool exact, const ConvGeometry& g, int64_t channels, const float
         }
     if (exact)
       for (int64_t i = 0; i < os; ++i) plane[i] = canon(plane[i]);
+    // The bias here rather than in a pass of its own after every channel: that pass ran on one thread (PP-OCRv4
+    // det's 24 -> 24 2x2 stride-2 ConvTranspose to 320 x 320).
+    if (bias) add_channel_bias(isa, exact, plane, bias + c, 1, os);
   });
 }
 
@@ -824,7 +829,7 @@ int64_t conv_transpose_scratch_floats(const ConvGeometry& g) {
 }
 
 void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                        float* scratch, ThreadPool* pool) {
+                        float* scratch, ThreadPool* pool, const float* bias) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
   const int64_t cg = g.in_channels / g.groups, mg = g.out_channels / g.groups;
   const int64_t rows = mg * g.taps(), is = g.in_size();
@@ -833,7 +838,8 @@ void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float*
       // A = W_g^T: element (row, c) is w[(gi * cg + c) * rows + row].
       gemm_f32(isa, exact, rows, is, cg, MatrixView{w + gi * cg * rows, 1, rows},
                MatrixView{x + (n * g.in_channels + gi * cg) * is, is, 1}, scratch, is, pool);
-      col2im_f32(exact, g, mg, scratch, y + (n * g.out_channels + gi * mg) * g.out_size(), pool);
+      col2im_f32(isa, exact, g, mg, scratch, y + (n * g.out_channels + gi * mg) * g.out_size(), pool,
+                 bias ? bias + gi * mg : nullptr);
     }
 }
 

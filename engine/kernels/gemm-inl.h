@@ -110,7 +110,13 @@ HWY_INLINE VF RegEpilogueRow(DF d, const RegEpilogue& e, VF v, VF bias, const fl
     case RegTail::Clip: v = VClip(v, hn::Set(d, e.lo), hn::Set(d, e.hi)); break;
     case RegTail::LeakyRelu: v = VLeakyRelu(d, v, hn::Set(d, e.lo)); break;
     case RegTail::HardSwish: v = VHardSwish(d, v); break;
+    case RegTail::HardSwishSteps: {
+      v = hn::Mul(v, VClip(hn::Add(v, hn::Set(d, e.hs_add)), hn::Set(d, e.lo), hn::Set(d, e.hi)));
+      v = e.hs_div ? hn::Div(v, hn::Set(d, e.hs_last)) : hn::Mul(v, hn::Set(d, e.hs_last));
+      break;
+    }
   }
+  for (int i = 0; i < e.posts; ++i) v = hn::Add(hn::Mul(v, hn::Set(d, e.post_m[i])), hn::Set(d, e.post_a[i]));
   return kExact ? CanonicalNaN(d, v) : v;
 }
 

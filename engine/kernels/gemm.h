@@ -73,14 +73,22 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // (kernels-gemm.md section 7): C[i][j] = tail((acc + bias[i]) + res[i * res_ld + j]) for the parts that are
 // set, each step one rounded operation, NaN canonical in exact mode: the operations, in their order, of the
 // element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the program's.
-enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish };
+// HardSwishSteps is hard-swish as exporters write it, four rounded steps: x * clip(x + add, lo, hi), then divided
+// by (or multiplied by) `last`. After the tail, up to kRegPostSteps steps v * post_m[i] + post_a[i] (each a
+// Mul, Add or Sub by one value, as ew_program-inl.h's ChainLoop encodes them: Mul s is (s, -0), Add s is (1, s)).
+enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps };
+constexpr int kRegPostSteps = 2;
 struct RegEpilogue {
   const float* bias = nullptr;  // one value per row of C
   const float* res = nullptr;   // rows of res_ld floats, one per row of C
   int64_t res_ld = 0;
   bool res_first = false;  // res + v rather than v + res (which operand a NaN result keeps, in fast mode)
   RegTail tail = RegTail::None;
-  float lo = 0, hi = 0;  // Clip's bounds; lo is LeakyRelu's alpha
+  float lo = 0, hi = 0;           // Clip's bounds (and HardSwishSteps'); lo is LeakyRelu's alpha
+  float hs_add = 0, hs_last = 1;  // HardSwishSteps: the added constant and the last step's operand
+  bool hs_div = false;            // HardSwishSteps: the last step divides (else multiplies)
+  int posts = 0;
+  float post_m[kRegPostSteps] = {}, post_a[kRegPostSteps] = {};
 };
 
 struct TileEpilogue {

@@ -6,6 +6,7 @@
 //     through libm, so LRN has no exact flavour.
 #include <cmath>
 
+#include "base/thread_pool.h"
 #include "ops/reduce_walk.h"
 #include "ops/ops.h"
 
@@ -69,14 +70,17 @@ class BatchNormKernel final : public Kernel {
     const int64_t n = x.shape()[0];
     const int64_t plane = c == 0 || n == 0 ? 0 : x.numel() / (n * c);
     const T eps = static_cast<T>(epsilon_);
-    for (int64_t ch = 0; ch < c; ++ch) {
+    // One chunk per (image, channel) plane on the pool: every element's arithmetic is the same on any thread.
+    // Run on the calling thread alone, PP-OCRv4 det's BatchNormalization over 24 x 320 x 320 took 0.37 ms in a
+    // one-thread session and 0.75 ms in a two-thread one (per-node profile, session 16).
+    parallel_for(ctx.pool, n * c, 0.5 * static_cast<double>(x.numel()), [&](int64_t q) {
+      const int64_t ch = q % c;
       const T a = scale[ch] / std::sqrt(var[ch] + eps);
       const T b = bias[ch] - mean[ch] * a;
-      for (int64_t s = 0; s < n; ++s) {
-        const int64_t off = (s * c + ch) * plane;
-        for (int64_t i = 0; i < plane; ++i) py[off + i] = canon_any(px[off + i] * a + b);
-      }
-    }
+      const T* src = px + q * plane;
+      T* dst = py + q * plane;
+      for (int64_t i = 0; i < plane; ++i) dst[i] = canon_any(src[i] * a + b);
+    });
   }
   float epsilon_;
 };

@@ -54,8 +54,8 @@ class Col2ImKernel final : public Kernel {
     float* py = y.mutable_data<float>().data();
     const int64_t rows = g.in_channels * g.taps(), cols = g.in_size();
     for (int64_t n = 0; n < g.batch; ++n)
-      kern::col2im_f32(ctx.exact, g, g.in_channels, px + n * rows * cols, py + n * g.in_channels * g.out_size(),
-                       ctx.pool);
+      kern::col2im_f32(ctx.isa, ctx.exact, g, g.in_channels, px + n * rows * cols,
+                       py + n * g.in_channels * g.out_size(), ctx.pool);
   }
 
  private:

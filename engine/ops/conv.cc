@@ -186,11 +186,51 @@ bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
   return true;
 }
 
+// One value for every output of a program operand: a constant, or an input of one element (not per channel).
+std::optional<float> uniform_value(const Epilogue& ep, const ir::EwRef& x) {
+  const ir::EwProgram& p = ep.prog->prog;
+  if (x.kind == ir::EwRef::Kind::Const) return p.consts[static_cast<size_t>(x.index)];
+  if (x.kind != ir::EwRef::Kind::Input || x.index < 1 || static_cast<size_t>(x.index) > ep.extras) return std::nullopt;
+  const Epilogue::Extra& e = ep.extra[static_cast<size_t>(x.index - 1)];
+  if (!e.scalar || e.stride_c != 0 || e.stride_n != 0) return std::nullopt;
+  return e.base[0];
+}
+
+// Hard-swish as four steps at code[i], reading `cur`: Add(cur, add), Clip, Mul(cur, clip), then Div or Mul by a
+// value (x * clip(x + 3, 0, 6) / 6 as PP-OCR's exports write it). Fills the tail of `r`; false otherwise.
+bool hardswish_steps(const Epilogue& ep, size_t i, const ir::EwRef& cur, kern::RegEpilogue& r) {
+  const ir::EwProgram& p = ep.prog->prog;
+  if (i + 4 > p.code.size()) return false;
+  using Kind = ir::EwRef::Kind;
+  auto same = [](const ir::EwRef& x, const ir::EwRef& y) { return x.kind == y.kind && x.index == y.index; };
+  auto reg = [](const ir::EwInstr& in) { return ir::EwRef{Kind::Reg, in.dst}; };
+  const ir::EwInstr &add = p.code[i], &clip = p.code[i + 1], &mul = p.code[i + 2], &last = p.code[i + 3];
+  if (add.op != ir::EwOp::Add || clip.op != ir::EwOp::Clip || mul.op != ir::EwOp::Mul) return false;
+  const bool cur_a = same(add.a, cur);
+  if (!cur_a && !same(add.b, cur)) return false;
+  const auto c = uniform_value(ep, cur_a ? add.b : add.a);
+  if (!c || !same(clip.a, reg(add))) return false;
+  if (!((same(mul.a, cur) && same(mul.b, reg(clip))) || (same(mul.b, cur) && same(mul.a, reg(clip))))) return false;
+  std::optional<float> l;
+  if (last.op == ir::EwOp::Div && same(last.a, reg(mul))) l = uniform_value(ep, last.b);
+  if (last.op == ir::EwOp::Mul && (same(last.a, reg(mul)) || same(last.b, reg(mul))))
+    l = uniform_value(ep, same(last.a, reg(mul)) ? last.b : last.a);
+  if (!l) return false;
+  r.tail = kern::RegTail::HardSwishSteps;
+  r.hs_add = *c;
+  r.lo = clip.p0;
+  r.hi = clip.p1;
+  r.hs_div = last.op == ir::EwOp::Div;
+  r.hs_last = *l;
+  return true;
+}
+
 // The epilogue as a register epilogue (kern::RegEpilogue, kernels-gemm.md section 7) when it is the bias, then
 // at most an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip,
-// LeakyRelu or HardSwish, each reading the previous result; nothing for any other program. The operand order
-// of the Add is the one the element-wise steps use (ew_program-inl.h RunChain): an Add after the program's
-// bias instruction and followed by a tail runs as a pair, conv result first; otherwise as written.
+// LeakyRelu or HardSwish, each reading the previous result; without a residual, also hard-swish as four steps
+// and then up to two Mul, Add or Sub (the running value first) by one value; nothing for any other program.
+// The operand order of the Add is the one the element-wise steps use (ew_program-inl.h RunChain): an Add after
+// the program's bias instruction and followed by a tail runs as a pair, conv result first; otherwise as written.
 std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_n) {
   kern::RegEpilogue r;
   r.bias = ep.bias ? ep.bias : ep.bias_input;
@@ -209,34 +249,55 @@ std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_
   }
   const size_t add_at = i;
   bool res_is_a = false;
-  if (i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
-    const ir::EwInstr& add = p.code[i];
-    res_is_a = is(add.b, cur.kind, cur.index);
-    const ir::EwRef& other = res_is_a ? add.a : add.b;
-    if (!is(res_is_a ? add.b : add.a, cur.kind, cur.index) || other.kind != Kind::Input || other.index < 1 ||
-        static_cast<size_t>(other.index) > ep.extras)
-      return std::nullopt;
-    const Epilogue::Extra& x = ep.extra[static_cast<size_t>(other.index - 1)];
-    if (x.scalar) return std::nullopt;
-    r.res = x.base;
-    r.res_ld = x.stride_c;
-    res_n = x.stride_n;
-    cur = {Kind::Reg, add.dst};
-    ++i;
-  }
-  if (i < p.code.size() && is(p.code[i].a, cur.kind, cur.index)) {
-    const ir::EwInstr& t = p.code[i];
-    const auto tail = t.op == ir::EwOp::Relu        ? kern::RegTail::Relu
-                      : t.op == ir::EwOp::Clip      ? kern::RegTail::Clip
-                      : t.op == ir::EwOp::LeakyRelu ? kern::RegTail::LeakyRelu
-                      : t.op == ir::EwOp::HardSwish ? kern::RegTail::HardSwish
-                                                    : kern::RegTail::None;
-    if (tail != kern::RegTail::None) {
-      r.tail = tail;
-      r.lo = t.p0;
-      r.hi = t.p1;
-      ++i;
+  if (hardswish_steps(ep, i, cur, r)) {
+    cur = {Kind::Reg, p.code[i + 3].dst};
+    i += 4;
+  } else {
+    if (i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
+      const ir::EwInstr& add = p.code[i];
+      res_is_a = is(add.b, cur.kind, cur.index);
+      const ir::EwRef& other = res_is_a ? add.a : add.b;
+      const bool residual = is(res_is_a ? add.b : add.a, cur.kind, cur.index) && other.kind == Kind::Input &&
+                            other.index >= 1 && static_cast<size_t>(other.index) <= ep.extras &&
+                            !ep.extra[static_cast<size_t>(other.index - 1)].scalar;
+      if (residual) {
+        const Epilogue::Extra& x = ep.extra[static_cast<size_t>(other.index - 1)];
+        r.res = x.base;
+        r.res_ld = x.stride_c;
+        res_n = x.stride_n;
+        cur = {Kind::Reg, add.dst};
+        ++i;
+      }
     }
+    if (i < p.code.size() && is(p.code[i].a, cur.kind, cur.index)) {
+      const ir::EwInstr& t = p.code[i];
+      const auto tail = t.op == ir::EwOp::Relu        ? kern::RegTail::Relu
+                        : t.op == ir::EwOp::Clip      ? kern::RegTail::Clip
+                        : t.op == ir::EwOp::LeakyRelu ? kern::RegTail::LeakyRelu
+                        : t.op == ir::EwOp::HardSwish ? kern::RegTail::HardSwish
+                                                      : kern::RegTail::None;
+      if (tail != kern::RegTail::None) {
+        r.tail = tail;
+        r.lo = t.p0;
+        r.hi = t.p1;
+        cur = {Kind::Reg, t.dst};
+        ++i;
+      }
+    }
+  }
+  // Scalar steps after the tail, as ChainLoop encodes them (Mul s: (s, -0); Add s: (1, s); Sub s: (1, -s)).
+  while (!r.res && r.posts < kern::kRegPostSteps && i < p.code.size()) {
+    const ir::EwInstr& in = p.code[i];
+    const bool cur_a = is(in.a, cur.kind, cur.index);
+    if (!cur_a && !(is(in.b, cur.kind, cur.index) && in.op != ir::EwOp::Sub)) break;
+    if (in.op != ir::EwOp::Mul && in.op != ir::EwOp::Add && in.op != ir::EwOp::Sub) break;
+    const auto v = uniform_value(ep, cur_a ? in.b : in.a);
+    if (!v) break;
+    r.post_m[r.posts] = in.op == ir::EwOp::Mul ? *v : 1.0f;
+    r.post_a[r.posts] = in.op == ir::EwOp::Mul ? -0.0f : in.op == ir::EwOp::Sub ? -*v : *v;
+    ++r.posts;
+    cur = {Kind::Reg, in.dst};
+    ++i;
   }
   if (i != p.code.size() || i == 0) return std::nullopt;
   r.res_first = r.res && res_is_a && !(add_at > 0 && r.tail != kern::RegTail::None);
@@ -315,12 +376,7 @@ class ConvKernel final : public Kernel {
     const float* pw = w.data<float>().data();
     const float* pb = has_bias ? ctx.input(2).data<float>().data() : nullptr;
     if (transpose_) {
-      kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool);
-      if (has_bias) {
-        const int64_t plane = g.out_channels * g.out_size();
-        for (int64_t n = 0; n < g.batch; ++n)
-          kern::add_channel_bias(ctx.isa, ctx.exact, py + n * plane, pb, g.out_channels, g.out_size());
-      }
+      kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, pb);
       return;
     }
     // The bias and the program run on each block of outputs as the kernel finishes it. A program input that

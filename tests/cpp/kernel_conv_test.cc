@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/thread_pool.h"
+#include "kernels/bias.h"
 #include "kernels/conv.h"
 #include "kernels/isa.h"
 
@@ -379,6 +380,39 @@ TEST(KernelConv, ConvEveryTargetAgainstNaive) {
 }
 
 TEST(KernelConv, ConvTransposeEveryTargetAgainstNaive) { check_cases(transpose_cases()); }
+
+// The bias given to conv_transpose_f32 (added per channel inside col2im's chunks) gives the bits of the taps
+// followed by add_channel_bias, special values included, at any thread count.
+TEST(KernelConv, ConvTransposeBiasIsAddChannelBiasAfterTheTaps) {
+  ThreadPool pool2(2);
+  std::mt19937 rng(7);
+  for (const Case& c : transpose_cases()) {
+    const ConvGeometry& g = c.g;
+    std::vector<float> x(static_cast<size_t>(g.batch * g.in_channels * g.in_size()));
+    std::vector<float> w(static_cast<size_t>(g.in_channels * (g.out_channels / g.groups) * g.taps()));
+    std::vector<float> b(static_cast<size_t>(g.out_channels));
+    fill(rng, x, true);
+    fill(rng, w, false);
+    fill(rng, b, true);
+    std::vector<float> scratch(static_cast<size_t>(conv_transpose_scratch_floats(g)) + 1);
+    const size_t ysize = static_cast<size_t>(g.batch * g.out_channels * g.out_size());
+    for (Isa isa : available_isas())
+      for (bool exact : {true, false}) {
+        std::vector<float> want(ysize);
+        conv_transpose_f32(isa, exact, g, x.data(), w.data(), want.data(), scratch.data(), nullptr);
+        for (int64_t n = 0; n < g.batch; ++n)
+          add_channel_bias(isa, exact, want.data() + n * g.out_channels * g.out_size(), b.data(), g.out_channels,
+                           g.out_size());
+        for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2}) {
+          std::vector<float> got(ysize, 12345.f);
+          conv_transpose_f32(isa, exact, g, x.data(), w.data(), got.data(), scratch.data(), pool, b.data());
+          for (size_t i = 0; i < ysize; ++i)
+            ASSERT_EQ(bits(got[i]), bits(want[i]))
+                << "output " << i << " " << isa_name(isa) << (exact ? " exact " : " fast ") << describe(g);
+        }
+      }
+  }
+}
 
 // An infinite or NaN weight meeting padding gives NaN (padding taps are real products with +0), on every path.
 TEST(KernelConv, PaddingTapsAreProductsWithZero) {

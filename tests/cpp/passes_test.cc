@@ -333,6 +333,19 @@ TEST(GraphPasses, ConvRegisterEpilogueOnEveryTarget) {
   }
 }
 
+// Hard-swish written as four steps and scalar steps after the tail (PP-OCRv4's blocks) in registers too: the
+// unfused graph's bits on every target, both modes, 1 and 2 threads.
+TEST(GraphPasses, ConvRegisterHardSwishStepsOnEveryTarget) {
+  auto g = rt::CompiledGraph::create(model("conv_register_hardswish"), false);
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 3}}));
+  for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    SCOPED_TRACE(isa);
+    IsaEnv env(isa);
+    check_fused_bits("conv_register_hardswish", {{"x", specials(Shape{2, 8, 9, 21}, 64)}});
+    check_fused_bits("conv_register_hardswish", {{"x", specials(Shape{1, 8, 40, 37}, 65)}});
+  }
+}
+
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
   auto g = rt::CompiledGraph::create(model("ew_conv_fallback"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 2}}));
