@@ -596,17 +596,17 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   int64_t nt = kNC;
   if ((n + kNC - 1) / kNC < 8 && k >= 128 && m_pad * k * static_cast<int64_t>(sizeof(float)) <= 192 * 1024)
     nt = std::clamp<int64_t>(((n + 7) / 8 + kNR - 1) / kNR * kNR, kNR, kNC);
-  // A one-row product (a squeeze-and-excitation convolution on its 1 x 1 plane, run transposed) keeps tiles of
-  // whole MicroRow groups: narrowed to 3 strips, MobileNetV3's 168 -> 672 layers ran every strip through the
-  // one-row microkernel and its two dependent accumulator chains (the model's SE convolutions 0.95x, the whole
-  // model 0.995x, one thread, alternated minima, session 16).
-  if (m == 1) nt = std::max<int64_t>(nt, kRowStrips * kNR);
   else if (src.direct && k <= 64 && n >= 8 * kNC)
     // B read in place with short k (a 1x1 convolution from few channels): the products are cheap and the
     // epilogue's fixed cost per strip row dominated; tiles of up to 8 x NC columns cut its calls 8-fold
     // (MobileNetV3's 16 -> 64 expansion at 112 x 112: 0.81 -> 0.40 ms; the whole model 10.06 -> 9.24 ms at one
     // thread, 6.93 -> 6.35 at two; alternated minima, AVX-512). B's rows are read in place, so no panel grows.
     nt = kNC * std::clamp<int64_t>(256 / std::max<int64_t>(k, 1), 1, 8);
+  // A one-row product (a squeeze-and-excitation convolution on its 1 x 1 plane, run transposed) keeps tiles of
+  // whole MicroRow groups: narrowed to 3 strips, MobileNetV3's 168 -> 672 layers ran every strip through the
+  // one-row microkernel and its two dependent accumulator chains (the model's SE convolutions 0.95x, the whole
+  // model 0.995x, one thread, alternated minima, session 16).
+  if (m == 1) nt = std::max<int64_t>(nt, kRowStrips * kNR);
   const int64_t tiles_n = (n + nt - 1) / nt;
   const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
   const int64_t strips = (m + kMR - 1) / kMR;
