@@ -318,7 +318,27 @@ HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p
       // a stride of kMR floats: 1024^3 ran at 62% of peak, mostly in this loop).
       const float* rows_at[kMR];
       for (int r = 0; r < kMR; ++r) rows_at[r] = src + r * rs;
-      for (int64_t p = 0; p < kc; ++p)
+      int64_t p = 0;
+#if HWY_TARGET != HWY_SCALAR
+      if constexpr (kMR % 4 == 0) {
+        // Four k steps at a time: each group of four rows is a 4 x 4 block, transposed in registers, whose
+        // columns are the strip's next four k steps for those rows. One value at a time, this loop was 7% of
+        // MiniLM's 128 x 1536 x 384 product (perf, AVX-512).
+        const hn::FixedTag<float, 4> d4;
+        for (; p + 4 <= kc; p += 4)
+          for (int g = 0; g < kMR; g += 4) {
+            const auto x0 = hn::LoadU(d4, rows_at[g] + p), x1 = hn::LoadU(d4, rows_at[g + 1] + p);
+            const auto x2 = hn::LoadU(d4, rows_at[g + 2] + p), x3 = hn::LoadU(d4, rows_at[g + 3] + p);
+            const auto t0 = hn::InterleaveLower(d4, x0, x1), t1 = hn::InterleaveLower(d4, x2, x3);
+            const auto t2 = hn::InterleaveUpper(d4, x0, x1), t3 = hn::InterleaveUpper(d4, x2, x3);
+            hn::StoreU(hn::ConcatLowerLower(d4, t1, t0), d4, ds + (p + 0) * kMR + g);
+            hn::StoreU(hn::ConcatUpperUpper(d4, t1, t0), d4, ds + (p + 1) * kMR + g);
+            hn::StoreU(hn::ConcatLowerLower(d4, t3, t2), d4, ds + (p + 2) * kMR + g);
+            hn::StoreU(hn::ConcatUpperUpper(d4, t3, t2), d4, ds + (p + 3) * kMR + g);
+          }
+      }
+#endif
+      for (; p < kc; ++p)
         for (int r = 0; r < kMR; ++r) ds[p * kMR + r] = rows_at[r][p];
       continue;
     }
