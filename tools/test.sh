@@ -10,7 +10,8 @@
 #   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
 #      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md),
 #      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs), and CTC decoding of PP-OCRv4
-#      recognition on text lines rendered in Chromium (tools/models/ctc_ocr.mjs); then two npm packages
+#      recognition on text lines rendered in Chromium (tools/models/ctc_ocr.mjs), and models built in code
+#      (GraphBuilder) against onnxruntime-node (tests/builder/oracle.mjs); then two npm packages
 #      written for onnxruntime-node run unmodified on this package, native addon and wasm (tests/clients/)
 #   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
 #      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
@@ -148,6 +149,10 @@ if tools/models/fetch.sh >build/models-fetch.log 2>&1 &&
   # CTC decoding end to end: PP-OCRv4 recognition of text lines rendered in Chromium (docs/ctc.md section 6).
   node tools/models/ctc_ocr.mjs | tee build/ctc-ocr.log
   tally "ctc ocr" build/ctc-ocr.log ctc-ocr ok missed
+  # Models built in code (docs/model-building.md section 6): every exported model loads in onnxruntime-node and
+  # agrees with our fast and exact outputs at fixed and symbolic shapes.
+  node tests/builder/oracle.mjs | tee build/builder.log
+  tally "built models" build/builder.log "built models against onnxruntime-node" ok missed
 else
   tail -20 build/models-fetch.log
   echo "fetching the models or installing onnxruntime-node into bench/ failed"

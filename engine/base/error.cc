@@ -15,6 +15,8 @@ std::string_view error_kind_name(ErrorKind k) noexcept {
     case ErrorKind::Disposed: return "Disposed";
     case ErrorKind::InvalidArgument: return "InvalidArgument";
     case ErrorKind::Internal: return "Internal";
+    case ErrorKind::GraphBuild: return "GraphBuild";
+    case ErrorKind::Compile: return "Compile";
   }
   return "Internal";
 }

@@ -19,14 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> testdata_models() {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(source_dir() / "testdata"))
-    if (e.is_regular_file() && e.path().extension() == ".onnx") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 ir::Model read_back(const std::vector<std::byte>& bytes) {
   return format::read_bytes(storage_of(bytes_string(bytes)), "<converted>");
 }
@@ -50,45 +42,6 @@ TEST(FormatRoundTrip, EveryTestdataModelGivesTheSameGraph) {
     ++converted;
   }
   EXPECT_GE(converted, 100);  // testdata holds 107 models
-}
-
-// Deterministic inputs for a declared tensor input: unknown and symbolic extents are 1.
-Tensor input_for(const ValueInfo& info, uint64_t seed) {
-  std::vector<int64_t> dims;
-  for (const Dim& d : info.dims) dims.push_back(d.is_fixed() ? d.value : 1);
-  Tensor t = Tensor::zeros(info.dtype, Shape(std::span<const int64_t>(dims)));
-  auto* b = static_cast<uint8_t*>(t.raw_mut());
-  uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (size_t k = 0; k < t.nbytes(); ++k) {
-    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-    b[k] = static_cast<uint8_t>(s);
-  }
-  if (info.dtype == DType::F32) {  // finite values in [-1, 1): the sign and a small exponent
-    auto* f = static_cast<float*>(t.raw_mut());
-    for (int64_t k = 0; k < t.numel(); ++k) f[k] = static_cast<float>(static_cast<int>(b[4 * k] % 200) - 100) / 100.f;
-  } else if (info.dtype == DType::I64 || info.dtype == DType::I32 || info.dtype == DType::Bool) {
-    std::memset(t.raw_mut(), 0, t.nbytes());  // indices and counts: zero is valid for every operator here
-  }
-  return t;
-}
-
-std::string run_bits(const Session& s) {
-  std::vector<NamedTensor> feeds;
-  uint64_t seed = 1;
-  for (const ValueInfo& v : s.inputs()) {
-    if (v.kind != ValueKind::Tensor || !dtype_is_stored(v.dtype) || !v.has_shape) return "skipped";
-    feeds.push_back({v.name, input_for(v, seed++)});
-  }
-  try {
-    std::string out;
-    for (const Tensor& t : s.run(feeds)) {
-      Tensor c = t.contiguous();
-      out += sha256_hex(c.raw(), c.nbytes()) + " " + std::string(dtype_name(t.dtype())) + "\n";
-    }
-    return out;
-  } catch (const Error& e) {
-    return std::string("error ") + std::string(error_kind_name(e.kind())) + ": " + e.message();
-  }
 }
 
 TEST(FormatRoundTrip, SessionsGiveTheSameBitsInBothModes) {

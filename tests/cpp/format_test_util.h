@@ -5,13 +5,17 @@
 #pragma once
 #include "base/bits.h"
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "base/sha256.h"
 #include "ir/graph.h"
+#include "onemodel/session.h"
 #include "onnx_test_util.h"
+#include "test_util.h"
 
 namespace onemodel::test {
 
@@ -165,6 +169,54 @@ inline std::string assemble(const std::string& manifest, const std::string& data
   f += manifest;
   f.resize(data_offset, '\0');
   return f + data;
+}
+
+// Every committed model, sorted (the round-trip tests of the .onemodel and ONNX writers).
+inline std::vector<std::filesystem::path> testdata_models() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(source_dir() / "testdata"))
+    if (e.is_regular_file() && e.path().extension() == ".onnx") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Deterministic inputs for a declared tensor input: unknown and symbolic extents are 1.
+inline Tensor input_for(const ValueInfo& info, uint64_t seed) {
+  std::vector<int64_t> dims;
+  for (const Dim& d : info.dims) dims.push_back(d.is_fixed() ? d.value : 1);
+  Tensor t = Tensor::zeros(info.dtype, Shape(std::span<const int64_t>(dims)));
+  auto* b = static_cast<uint8_t*>(t.raw_mut());
+  uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (size_t k = 0; k < t.nbytes(); ++k) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    b[k] = static_cast<uint8_t>(s);
+  }
+  if (info.dtype == DType::F32) {  // finite values in [-1, 1): the sign and a small exponent
+    auto* f = static_cast<float*>(t.raw_mut());
+    for (int64_t k = 0; k < t.numel(); ++k) f[k] = static_cast<float>(static_cast<int>(b[4 * k] % 200) - 100) / 100.f;
+  } else if (info.dtype == DType::I64 || info.dtype == DType::I32 || info.dtype == DType::Bool) {
+    std::memset(t.raw_mut(), 0, t.nbytes());  // indices and counts: zero is valid for every operator here
+  }
+  return t;
+}
+
+inline std::string run_bits(const Session& s) {
+  std::vector<NamedTensor> feeds;
+  uint64_t seed = 1;
+  for (const ValueInfo& v : s.inputs()) {
+    if (v.kind != ValueKind::Tensor || !dtype_is_stored(v.dtype) || !v.has_shape) return "skipped";
+    feeds.push_back({v.name, input_for(v, seed++)});
+  }
+  try {
+    std::string out;
+    for (const Tensor& t : s.run(feeds)) {
+      Tensor c = t.contiguous();
+      out += sha256_hex(c.raw(), c.nbytes()) + " " + std::string(dtype_name(t.dtype())) + "\n";
+    }
+    return out;
+  } catch (const Error& e) {
+    return std::string("error ") + std::string(error_kind_name(e.kind())) + ": " + e.message();
+  }
 }
 
 }  // namespace onemodel::test

@@ -12,7 +12,9 @@ export type OneModelErrorKind =
   | 'InvalidInput'
   | 'Disposed'
   | 'InvalidArgument'
-  | 'Internal';
+  | 'Internal'
+  | 'GraphBuild'
+  | 'Compile';
 
 const KINDS: ReadonlySet<string> = new Set<OneModelErrorKind>([
   'Malformed',
@@ -26,6 +28,8 @@ const KINDS: ReadonlySet<string> = new Set<OneModelErrorKind>([
   'Disposed',
   'InvalidArgument',
   'Internal',
+  'GraphBuild',
+  'Compile',
 ]);
 
 export interface OneModelErrorDetails {

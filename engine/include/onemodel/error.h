@@ -22,6 +22,8 @@ enum class ErrorKind {
   Disposed,              // use after release
   InvalidArgument,       // bad option values (threads, plan cache size, ONEMODEL_ISA)
   Internal,              // a bug: an invariant of the engine itself was broken
+  GraphBuild,            // model building in code: a shape or type error found while building (model-building.md)
+  Compile,               // model building in code: an error found when input specs fix the symbolic dimensions
 };
 
 std::string_view error_kind_name(ErrorKind k) noexcept;

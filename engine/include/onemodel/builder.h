@@ -1,0 +1,199 @@
+// Building models in code (docs/model-building.md): a lazy graph builder. Values are immutable handles to nodes
+// of one growing graph; an operation computes nothing, it appends a node and states its output types and shapes,
+// found by the runtime's own shape inference for the operator (the operator table's `infer`), so the builder and
+// the engine cannot disagree. Dimensions may be symbolic (named axes and expressions of them). A shape or type
+// error is raised by the operation that causes it (ErrorKind::GraphBuild), naming the operator and its input
+// shapes; compiling with input specs that fix the symbols checks the whole graph again (ErrorKind::Compile).
+//
+//   GraphBuilder b;
+//   Var x = b.input("x", DType::F32, {"batch", 784});
+//   Var w = b.constant(weights);                    // [784, 10]
+//   Var y = x.matmul(w).add(b.constant(bias)).softmax();
+//   BuiltModel m = b.compile({{"probs", y}});       // or b.to_onnx({{"probs", y}})
+//   std::vector<Tensor> out = m.run({{"x", images}});
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "onemodel/session.h"
+#include "onemodel/tensor.h"
+
+namespace onemodel {
+
+namespace build {
+class State;  // build/state.h
+}
+
+// A dimension as declared for an input: a fixed extent or the name of a symbolic axis.
+struct DimArg {
+  DimArg(int64_t v) : value(v) {}
+  DimArg(int v) : value(v) {}
+  DimArg(const char* s) : symbol(s) {}
+  DimArg(std::string s) : symbol(std::move(s)) {}
+  int64_t value = -1;
+  std::string symbol;  // non-empty: symbolic
+};
+
+// A node attribute, typed as ONNX types it.
+struct Attr {
+  enum class Type { Int, Float, String, Ints, Floats, Tensor };
+  Attr(std::string n, int64_t v) : name(std::move(n)), type(Type::Int), i(v) {}
+  Attr(std::string n, int v) : name(std::move(n)), type(Type::Int), i(v) {}
+  Attr(std::string n, float v) : name(std::move(n)), type(Type::Float), f(v) {}
+  Attr(std::string n, const char* v) : name(std::move(n)), type(Type::String), s(v) {}
+  Attr(std::string n, std::string v) : name(std::move(n)), type(Type::String), s(std::move(v)) {}
+  Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), type(Type::Ints), ints(std::move(v)) {}
+  Attr(std::string n, std::vector<float> v) : name(std::move(n)), type(Type::Floats), floats(std::move(v)) {}
+  Attr(std::string n, Tensor v) : name(std::move(n)), type(Type::Tensor), t(std::move(v)) {}
+  std::string name;
+  Type type;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  Tensor t;
+};
+
+// Convolution and pooling attributes (ONNX Conv / ConvTranspose / MaxPool / AveragePool); empty = the default.
+struct ConvAttrs {
+  std::vector<int64_t> strides, pads, dilations, kernel_shape, output_padding;
+  int64_t group = 1;
+  bool ceil_mode = false;          // pools
+  bool count_include_pad = false;  // AveragePool
+};
+
+class Var {
+ public:
+  Var() : id_(-1) {}  // no value: an omitted optional input of op()
+  bool defined() const { return state_ != nullptr; }
+  DType dtype() const;
+  int rank() const;
+  std::string dim(int axis) const;                   // the axis as text: "64", "batch", "(seq + 2)"
+  std::optional<int64_t> dim_value(int axis) const;  // the extent when it is fixed
+  std::string shape_string() const;                  // "[batch,seq,384]"
+
+  // Element-wise with numpy broadcasting.
+  Var add(const Var& b) const;
+  Var sub(const Var& b) const;
+  Var mul(const Var& b) const;
+  Var div(const Var& b) const;
+  Var pow(const Var& b) const;
+  Var neg() const;
+  Var relu() const;
+  Var sigmoid() const;
+  Var tanh() const;
+  Var exp() const;
+  Var log() const;
+  Var sqrt() const;
+  Var abs() const;
+  Var erf() const;
+  Var gelu(bool tanh_approximation = false) const;
+  // Products, normalisations, softmax.
+  Var matmul(const Var& b) const;
+  Var softmax(int64_t axis = -1) const;
+  Var log_softmax(int64_t axis = -1) const;
+  Var layer_norm(const Var& scale, const Var& bias = {}, int64_t axis = -1, float epsilon = 1e-5f) const;
+  Var batch_norm(const Var& scale, const Var& bias, const Var& mean, const Var& var, float epsilon = 1e-5f) const;
+  // Convolution and pooling (NCHW; weights [M, C/group, kH, kW]; ConvTranspose weights [C, M/group, kH, kW]).
+  Var conv(const Var& w, const Var& b = {}, const ConvAttrs& a = {}) const;
+  Var conv_transpose(const Var& w, const Var& b = {}, const ConvAttrs& a = {}) const;
+  Var max_pool(const ConvAttrs& a) const;
+  Var average_pool(const ConvAttrs& a) const;
+  // Resize to explicit sizes (every axis); mode "nearest" (asymmetric, floor) or "linear" (half_pixel).
+  Var resize(const std::vector<int64_t>& sizes, std::string_view mode = "nearest") const;
+  // Shape and indexing.
+  Var gather(const Var& indices, int64_t axis = 0) const;
+  Var reduce_sum(const std::vector<int64_t>& axes, bool keepdims = true) const;
+  Var reduce_mean(const std::vector<int64_t>& axes, bool keepdims = true) const;
+  Var transpose(const std::vector<int64_t>& perm) const;
+  Var reshape(const std::vector<int64_t>& dims) const;  // ONNX rules: 0 copies the input's axis, one -1
+  Var squeeze(const std::vector<int64_t>& axes) const;
+  Var unsqueeze(const std::vector<int64_t>& axes) const;
+  Var expand(const std::vector<int64_t>& dims) const;
+  Var slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,
+            const std::vector<int64_t>& steps = {}) const;
+  Var cast(DType to) const;
+
+  Var(std::shared_ptr<build::State> state, int id) : state_(std::move(state)), id_(id) {}
+  const std::shared_ptr<build::State>& state() const { return state_; }
+  int id() const { return id_; }
+
+ private:
+  Var unary(std::string_view op) const;
+  Var binary(std::string_view op, const Var& b) const;
+  std::shared_ptr<build::State> state_;
+  int id_;
+};
+
+inline Var operator+(const Var& a, const Var& b) { return a.add(b); }
+inline Var operator-(const Var& a, const Var& b) { return a.sub(b); }
+inline Var operator*(const Var& a, const Var& b) { return a.mul(b); }
+inline Var operator/(const Var& a, const Var& b) { return a.div(b); }
+
+// The extents a compiled model's input takes: fixes its symbolic axes.
+struct InputSpec {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+
+// A compiled model: a Session plus the default values of the builder's data-carrying leaves.
+class BuiltModel {
+ public:
+  BuiltModel(Session session, std::vector<NamedTensor> defaults)
+      : session_(std::move(session)), defaults_(std::move(defaults)) {}
+  const Session& session() const { return session_; }
+  const std::vector<NamedTensor>& defaults() const { return defaults_; }
+  // Inputs by name; a leaf not given takes its default. Outputs in the order compile() named them.
+  std::vector<Tensor> run(std::span<const NamedTensor> inputs = {}) const;
+  std::vector<Tensor> run(std::initializer_list<NamedTensor> inputs) const {
+    return run(std::span<const NamedTensor>(inputs.begin(), inputs.size()));
+  }
+
+ private:
+  Session session_;
+  std::vector<NamedTensor> defaults_;
+};
+
+using Outputs = std::vector<std::pair<std::string, Var>>;
+
+class GraphBuilder {
+ public:
+  // `opset`: the ai.onnx opset of the built graph (20 or later: Gelu is an opset-20 operator).
+  explicit GraphBuilder(int64_t opset = 20);
+
+  // A graph input without data; dims are extents or symbol names (the same name is the same extent).
+  Var input(const std::string& name, DType dtype, const std::vector<DimArg>& dims);
+  // A constant (an initializer when exported); `name` empty: named by position.
+  Var constant(const Tensor& value, const std::string& name = "");
+  // An input that carries data: compiled models run without it (the data is its default) or with another value.
+  // `axis_names[i]` non-empty makes axis i symbolic, so one compiled model takes other extents there.
+  Var leaf(const std::string& name, const Tensor& value, const std::vector<std::string>& axis_names = {});
+  // Any operator of the table by ONNX name, for operators without a method (LSTM, GRU, ...). Omitted optional
+  // inputs are Var(). Returns `num_outputs` values.
+  std::vector<Var> op(std::string_view op_type, const std::vector<Var>& inputs, const std::vector<Attr>& attrs = {},
+                      int num_outputs = 1);
+  Var concat(const std::vector<Var>& values, int64_t axis);
+
+  // ONNX ModelProto bytes of what `outputs` need (unused values and nodes are pruned); deterministic.
+  std::string to_onnx(const Outputs& outputs) const;
+  // A session of what `outputs` need; `specs` fix symbolic axes of the inputs they name.
+  BuiltModel compile(const Outputs& outputs, const SessionOptions& options = {},
+                     const std::vector<InputSpec>& specs = {}) const;
+
+  const std::shared_ptr<build::State>& state() const { return state_; }
+
+ private:
+  friend struct BuilderAccess;
+  explicit GraphBuilder(std::shared_ptr<build::State> state) : state_(std::move(state)) {}
+  std::shared_ptr<build::State> state_;
+};
+
+}  // namespace onemodel
