@@ -23,6 +23,7 @@
 
 #include "core.h"
 #include "ctc.h"
+#include "embind_util.h"
 #include "onemodel/onemodel.h"
 
 namespace {
@@ -32,31 +33,7 @@ using onemodel::DType;
 using onemodel::Error;
 using onemodel::ErrorKind;
 namespace binding = onemodel::binding;
-
-// Runs `f` and converts any C++ exception into a thrown JS error object. The JS throw happens after the
-// C++ handler has finished, so no C++ exception object is alive while JS unwinds the wasm frames.
-template <class F>
-auto guarded(F&& f) -> decltype(f()) {
-  std::exception_ptr failure;
-  try {
-    return f();
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  const binding::ErrorInfo info = binding::error_info(failure, "out of memory (the wasm heap is limited to 4 GiB)");
-  failure = nullptr;
-  val obj = val::object();
-  obj.set("kind", info.kind);
-  obj.set("message", info.message);
-  val ops = val::array();
-  for (const auto& op : info.operators) ops.call<void>("push", op);
-  obj.set("operators", ops);
-  obj.set("node", info.node);
-  obj.set("source", info.source);
-  obj.set("fieldPath", info.field_path);
-  obj.set("offset", info.offset >= 0 ? val(static_cast<double>(info.offset)) : val::null());
-  obj.throw_();
-}
+using namespace onemodel::binding::js;
 
 val value_infos(const std::vector<onemodel::ValueInfo>& infos) {
   val out = val::array();
@@ -81,61 +58,6 @@ val value_infos(const std::vector<onemodel::ValueInfo>& infos) {
     out.call<void>("push", obj);
   }
   return out;
-}
-
-// JS array of strings -> vector<string>.
-std::vector<std::string> strings_of(const val& array) {
-  const auto n = array["length"].as<unsigned>();
-  std::vector<std::string> out;
-  out.reserve(n);
-  for (unsigned i = 0; i < n; ++i) out.push_back(array[i].as<std::string>());
-  return out;
-}
-
-// Copies a JS typed array (any element type) into `dst`, which has exactly `nbytes` bytes.
-void copy_from_js(const std::string& name, const val& typed_array, void* dst, size_t nbytes) {
-  binding::check_byte_length(name, typed_array["byteLength"].as<double>(), nbytes);
-  if (nbytes == 0) return;
-  val bytes =
-      val::global("Uint8Array").new_(typed_array["buffer"], typed_array["byteOffset"], typed_array["byteLength"]);
-  val view(emscripten::typed_memory_view(nbytes, static_cast<uint8_t*>(dst)));
-  view.call<void>("set", bytes);
-}
-
-// New JS typed array holding a copy of a (contiguous) engine tensor.
-val copy_to_js(const onemodel::Tensor& t) {
-  const onemodel::Tensor c = t.contiguous();
-  const size_t n = static_cast<size_t>(c.numel());
-  val array = val::global(binding::js_array_name(binding::js_array_of(c.dtype()))).new_(static_cast<double>(n));
-  const size_t nbytes = c.nbytes();
-  if (nbytes > 0) {
-    val dst = val::global("Uint8Array").new_(array["buffer"], 0, static_cast<double>(nbytes));
-    val src(emscripten::typed_memory_view(nbytes, static_cast<const uint8_t*>(c.raw())));
-    dst.call<void>("set", src);
-  }
-  return array;
-}
-
-// One engine tensor from a JS {dtype code, dims, typed array} triple.
-onemodel::Tensor tensor_from_js(const std::string& name, const val& code, const val& shape_js, const val& data) {
-  const auto rank = shape_js["length"].as<unsigned>();
-  std::vector<double> dims(rank);
-  for (unsigned d = 0; d < rank; ++d) dims[d] = shape_js[d].as<double>();
-  const binding::InputSpec spec = binding::input_spec(name, code.as<int>(), dims);
-  onemodel::Tensor t = onemodel::Tensor::zeros(spec.dtype, spec.shape);
-  copy_from_js(name, data, t.raw_mut(), t.nbytes());
-  return t;
-}
-
-// {name?, dtype, dims, data} for an engine tensor (data copied out of wasm memory).
-val tensor_to_js(const onemodel::Tensor& t) {
-  val obj = val::object();
-  obj.set("dtype", static_cast<int>(t.dtype()));
-  val shape = val::array();
-  for (int64_t e : t.shape().dims()) shape.call<void>("push", static_cast<double>(e));
-  obj.set("dims", shape);
-  obj.set("data", copy_to_js(t));
-  return obj;
 }
 
 // The session handle JS holds. Copies share one engine session; release() frees the model for all.

@@ -44,9 +44,9 @@ class DimTable {
  private:
   struct Node {
     Op op = Op::Const;
-    int64_t c = 0;                 // Const: the value; Product: the coefficient; Symbol: index in symbol_names_
-    DimId a = -1, b = -1;          // operands of Add, Sub, Div, Min, Max
-    std::vector<DimId> atoms;      // Product: sorted atom ids (repeats allowed)
+    int64_t c = 0;             // Const: the value; Product: the coefficient; Symbol: index in symbol_names_
+    DimId a = -1, b = -1;      // operands of Add, Sub, Div, Min, Max
+    std::vector<DimId> atoms;  // Product: sorted atom ids (repeats allowed)
     int64_t probe[kProbes] = {};
   };
   DimId intern(Node n);

@@ -131,12 +131,15 @@ ir::Model to_model(const State& s, const Outputs& outputs, const ExportOptions& 
     bool used = false;
     for (int o : n.outputs) used |= need[o];
     if (!used) continue;
+    // Names from positions in the exported graph, not builder ids: pruned work leaves no trace in the bytes.
     ir::Node c = n;
+    c.name = n.op_type + "_" + std::to_string(g->nodes.size());
     for (int& i : c.inputs) i = i < 0 ? ir::kNoValue : id_of[i];
     for (int& o : c.outputs) {
       auto it = rename.find(o);
       ir::TypeInfo t = type_of(s, s.values[o], nullptr);
-      int id = add(it != rename.end() ? it->second : "t" + std::to_string(o), it != rename.end() ? t : ir::TypeInfo{});
+      int id = add(it != rename.end() ? it->second : "t" + std::to_string(g->values.size()),
+                   it != rename.end() ? t : ir::TypeInfo{});
       id_of[o] = id;
       o = id;
     }
@@ -225,20 +228,32 @@ std::string GraphBuilder::to_onnx(const Outputs& outputs) const {
   return onnx::write_model(build::to_model(*state_, outputs, {}));
 }
 
-BuiltModel GraphBuilder::compile(const Outputs& outputs, const SessionOptions& options,
-                                 const std::vector<InputSpec>& specs) const {
+std::string GraphBuilder::compiled_onnx(const Outputs& outputs, const std::vector<InputSpec>& specs) const {
   build::State& s = *state_;
   build::check_specs(s, outputs, specs);
   build::ExportOptions opt;
   opt.leaf_defaults = false;  // our runtime treats an input's initializer as a constant: defaults stay outside
   opt.specs = &specs;
-  std::string bytes = onnx::write_model(build::to_model(s, outputs, opt));
-  Session session = Session::load_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), options,
-                                        "<built>");
+  return onnx::write_model(build::to_model(s, outputs, opt));
+}
+
+Var GraphBuilder::value(int id) const {
+  if (id < 0 || static_cast<size_t>(id) >= state_->values.size())
+    throw Error(ErrorKind::InvalidArgument, "GraphBuilder: no value has id " + std::to_string(id));
+  return Var(state_, id);
+}
+
+BuiltModel GraphBuilder::compile(const Outputs& outputs, const SessionOptions& options,
+                                 const std::vector<InputSpec>& specs) const {
+  build::State& s = *state_;
+  std::string bytes = compiled_onnx(outputs, specs);
+  Session session =
+      Session::load_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), options, "<built>");
   std::vector<NamedTensor> defaults;
   std::vector<bool> need = build::needed_values(s, outputs);
   for (size_t i = 0; i < s.values.size(); ++i)
-    if (need[i] && s.values[i].origin == build::ValueOrigin::Leaf) defaults.push_back({s.values[i].name, s.values[i].data});
+    if (need[i] && s.values[i].origin == build::ValueOrigin::Leaf)
+      defaults.push_back({s.values[i].name, s.values[i].data});
   return BuiltModel(std::move(session), std::move(defaults));
 }
 

@@ -15,7 +15,8 @@ namespace {
 [[noreturn]] void build_error(const State& s, const ir::Node& node, const std::string& why,
                               ErrorKind kind = ErrorKind::GraphBuild) {
   std::string shapes;
-  for (int v : node.inputs) shapes += (shapes.empty() ? "" : ", ") + (v < 0 ? std::string("(none)") : s.shape_string(v));
+  for (int v : node.inputs)
+    shapes += (shapes.empty() ? "" : ", ") + (v < 0 ? std::string("(none)") : s.shape_string(v));
   throw Error(kind, std::string(error_kind_name(kind)) + ": " + node.op_type + " of " + shapes + ": " + why);
 }
 
@@ -70,8 +71,8 @@ DimId rule(State& s, const ir::Node& n, size_t o, size_t axis, size_t rank) {
     for (int v : n.inputs) sum = s.dims.add(sum, s.values[v].dims[axis]);
     return sum;
   }
-  bool window = n.op_type == "Conv" || n.op_type == "ConvTranspose" || n.op_type == "MaxPool" ||
-                n.op_type == "AveragePool";
+  bool window =
+      n.op_type == "Conv" || n.op_type == "ConvTranspose" || n.op_type == "MaxPool" || n.op_type == "AveragePool";
   if (window && axis >= 2) return window_rule(s, n, axis - 2, rank - 2);
   return -1;
 }
@@ -223,8 +224,9 @@ std::vector<int> State::add_node(ir::Node node, int num_outputs) {
       }
     }
     if (!open.empty())
-      build_error(*this, node, "output " + std::to_string(o) + " axis " + std::to_string(open[0]) +
-                                   " is no expression of the symbolic input sizes the builder can state");
+      build_error(*this, node,
+                  "output " + std::to_string(o) + " axis " + std::to_string(open[0]) +
+                      " is no expression of the symbolic input sizes the builder can state");
     if (!symbolic && !m0.constant.empty()) r.data = m0.constant;  // known at build time (Shape of fixed sizes)
     ids.push_back(add_value(std::move(r)));
   }

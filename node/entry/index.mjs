@@ -2,4 +2,14 @@
 // build so that `import` and `require` in one process share one wasm instance and one set of classes.
 import api from './index.cjs';
 
-export const { InferenceSession, Tensor, OneModelError, env, ctcGreedyDecode, ctcBeamSearch, convert } = api;
+export const {
+  InferenceSession,
+  Tensor,
+  OneModelError,
+  env,
+  ctcGreedyDecode,
+  ctcBeamSearch,
+  convert,
+  GraphBuilder,
+  GraphValue,
+} = api;

@@ -54,7 +54,9 @@ struct Case {
   std::vector<std::map<std::string, int64_t>> sizes;  // one binding per run; {} for a fixed-shape case
 };
 
-Var c(GraphBuilder& g, std::vector<int64_t> dims, float scale = 0.5f) { return g.constant(randn(std::move(dims), scale)); }
+Var c(GraphBuilder& g, std::vector<int64_t> dims, float scale = 0.5f) {
+  return g.constant(randn(std::move(dims), scale));
+}
 
 om::ConvAttrs attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, std::vector<int64_t> kernel = {}) {
   om::ConvAttrs a;
@@ -82,7 +84,8 @@ Var encoder_layer(GraphBuilder& g, Var x, Var mask, int64_t d) {
 }
 
 std::vector<Case> cases() {
-  const std::vector<std::map<std::string, int64_t>> bs = {{{"B", 2}, {"S", 5}, {"T", 3}}, {{"B", 3}, {"S", 7}, {"T", 4}}};
+  const std::vector<std::map<std::string, int64_t>> bs = {{{"B", 2}, {"S", 5}, {"T", 3}},
+                                                          {{"B", 3}, {"S", 7}, {"T", 4}}};
   const std::vector<std::map<std::string, int64_t>> img = {{{"N", 1}, {"H", 9}, {"W", 10}},
                                                            {{"N", 2}, {"H", 12}, {"W", 15}}};
   std::vector<Case> v;
@@ -99,9 +102,9 @@ std::vector<Case> cases() {
                [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
                  Var x = in[0];
                  Var one = g.constant(Tensor::from_values({1.0f}, om::Shape{}));
-                 return {{"neg", x.neg()},        {"relu", x.relu()},           {"sigmoid", x.sigmoid()},
-                         {"tanh", x.tanh()},      {"exp", x.exp()},             {"log", x.abs().add(one).log()},
-                         {"sqrt", x.abs().sqrt()}, {"erf", x.erf()},            {"gelu", x.gelu()},
+                 return {{"neg", x.neg()},           {"relu", x.relu()}, {"sigmoid", x.sigmoid()},
+                         {"tanh", x.tanh()},         {"exp", x.exp()},   {"log", x.abs().add(one).log()},
+                         {"sqrt", x.abs().sqrt()},   {"erf", x.erf()},   {"gelu", x.gelu()},
                          {"gelu_tanh", x.gelu(true)}};
                },
                bs});
@@ -117,15 +120,16 @@ std::vector<Case> cases() {
                  return {{"sm", in[0].softmax()}, {"lsm", in[0].log_softmax()}, {"sm1", in[0].softmax(1)}};
                },
                bs});
-  v.push_back({"norms",
-               {{"x", DType::F32, {"B", "S", 16}}, {"i", DType::F32, {"N", 3, "H", "W"}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var var = g.constant(randn({3}, 0.5f).contiguous());
-                 Var pos = var.abs().add(g.constant(Tensor::from_values({0.5f}, om::Shape{})));  // a computed variance
-                 return {{"ln", in[0].layer_norm(c(g, {16}), c(g, {16}))},
-                         {"bn", in[1].batch_norm(c(g, {3}), c(g, {3}), c(g, {3}), pos)}};
-               },
-               {{{"B", 2}, {"S", 5}, {"N", 1}, {"H", 4}, {"W", 5}}, {{"B", 3}, {"S", 6}, {"N", 2}, {"H", 7}, {"W", 3}}}});
+  v.push_back(
+      {"norms",
+       {{"x", DType::F32, {"B", "S", 16}}, {"i", DType::F32, {"N", 3, "H", "W"}}},
+       [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
+         Var var = g.constant(randn({3}, 0.5f).contiguous());
+         Var pos = var.abs().add(g.constant(Tensor::from_values({0.5f}, om::Shape{})));  // a computed variance
+         return {{"ln", in[0].layer_norm(c(g, {16}), c(g, {16}))},
+                 {"bn", in[1].batch_norm(c(g, {3}), c(g, {3}), c(g, {3}), pos)}};
+       },
+       {{{"B", 2}, {"S", 5}, {"N", 1}, {"H", 4}, {"W", 5}}, {{"B", 3}, {"S", 6}, {"N", 2}, {"H", 7}, {"W", 3}}}});
   v.push_back({"conv",
                {{"x", DType::F32, {"N", 4, "H", "W"}}},
                [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
@@ -149,7 +153,8 @@ std::vector<Case> cases() {
                  mp.ceil_mode = true;
                  om::ConvAttrs ap = attrs({2, 2}, {1, 0, 1, 0}, {2, 2});
                  ap.count_include_pad = true;
-                 return {{"max", in[0].max_pool(mp)}, {"avg", in[0].average_pool(ap)},
+                 return {{"max", in[0].max_pool(mp)},
+                         {"avg", in[0].average_pool(ap)},
                          {"avg_nopad", in[0].average_pool(attrs({1, 1}, {1, 1, 1, 1}, {3, 3}))}};
                },
                img});
@@ -160,15 +165,16 @@ std::vector<Case> cases() {
                          {"linear", in[0].resize({1, 3, 8, 14}, "linear")}};
                },
                {{}}});
-  v.push_back({"concat_gather",
-               {{"x", DType::F32, {"B", "S", 4}}, {"y", DType::F32, {"B", "T", 4}}, {"ids", DType::I64, {"B", "S"}, 10}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 return {{"cat1", g.concat({in[0], in[1]}, 1)},
-                         {"cat2", g.concat({in[0], in[0].relu()}, 2)},
-                         {"emb", c(g, {10, 6}).gather(in[2])},
-                         {"pick", in[0].gather(g.constant(Tensor::from_values({int64_t{1}}, om::Shape{})), 2)}};
-               },
-               bs});
+  v.push_back(
+      {"concat_gather",
+       {{"x", DType::F32, {"B", "S", 4}}, {"y", DType::F32, {"B", "T", 4}}, {"ids", DType::I64, {"B", "S"}, 10}},
+       [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
+         return {{"cat1", g.concat({in[0], in[1]}, 1)},
+                 {"cat2", g.concat({in[0], in[0].relu()}, 2)},
+                 {"emb", c(g, {10, 6}).gather(in[2])},
+                 {"pick", in[0].gather(g.constant(Tensor::from_values({int64_t{1}}, om::Shape{})), 2)}};
+       },
+       bs});
   v.push_back({"reduce",
                {{"x", DType::F32, {"B", "S", 6}}},
                [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
@@ -288,11 +294,13 @@ int main(int argc, char** argv) {
         }
         std::vector<Tensor> rf = mf.run(feeds);
         for (size_t o = 0; o < rf.size(); ++o)
-          onemodel::cli::write_npy(out / k.name / ("fast" + std::to_string(s) + "_" + std::to_string(o) + ".npy"), rf[o]);
+          onemodel::cli::write_npy(out / k.name / ("fast" + std::to_string(s) + "_" + std::to_string(o) + ".npy"),
+                                   rf[o]);
         if (!me) continue;
         std::vector<Tensor> re = me->run(feeds);
         for (size_t o = 0; o < re.size(); ++o)
-          onemodel::cli::write_npy(out / k.name / ("exact" + std::to_string(s) + "_" + std::to_string(o) + ".npy"), re[o]);
+          onemodel::cli::write_npy(out / k.name / ("exact" + std::to_string(s) + "_" + std::to_string(o) + ".npy"),
+                                   re[o]);
       }
       std::printf("%s: %zu outputs, %zu size bindings\n", k.name.c_str(), outs.size(), k.sizes.size());
     } catch (const om::Error& e) {

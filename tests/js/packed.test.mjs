@@ -121,14 +121,28 @@ async function main(): Promise<number> {
   return out.probs.size + names.length + typed.length + Object.keys(all).length + Object.keys(into).length;
 }
 void main;
+// Building a model in code (docs/model-building.md section 7).
+async function build(): Promise<Uint8Array> {
+  const b: GraphBuilder = await GraphBuilder.create();
+  const x: GraphValue = b.input('x', 'float32', ['batch', 4]);
+  const y: GraphValue = x.matMul(b.constant(t.reshape([4, 1]))).relu();
+  const dims: Dim[] = y.dims;
+  const built: InferenceSession = await b.createSession({ y }, { inputSpecs: { x: [1, 4] }, mode: 'exact' });
+  void dims; void built;
+  return b.toOnnx({ y });
+}
+void build;
 `;
     writeFileSync(
       join(app, 'esm.mts'),
-      `import { InferenceSession, Tensor, OneModelError, env, type TypedTensor } from 'onemodel';\n${consumer}`,
+      `import { InferenceSession, Tensor, OneModelError, env, GraphBuilder, type GraphValue, type Dim, type TypedTensor } from 'onemodel';\n${consumer}`,
     );
     const cjsHeader = [
       "import onemodel = require('onemodel');",
-      'const { InferenceSession, Tensor, OneModelError, env } = onemodel;',
+      'const { InferenceSession, Tensor, OneModelError, env, GraphBuilder } = onemodel;',
+      'type GraphBuilder = onemodel.GraphBuilder;',
+      'type GraphValue = onemodel.GraphValue;',
+      'type Dim = onemodel.Dim;',
       'type InferenceSession = onemodel.InferenceSession;',
       'type Tensor = onemodel.Tensor;',
       'type TypedTensor<T extends onemodel.Tensor.Type> = onemodel.TypedTensor<T>;',

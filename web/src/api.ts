@@ -10,6 +10,8 @@ export type { TensorType, TensorData, TensorDataTypeMap, TypedTensor } from './t
 export { InferenceSession } from './session.js';
 export { ctcGreedyDecode, ctcBeamSearch } from './ctc.js';
 export { convert } from './convert.js';
+export { GraphBuilder, GraphValue } from './builder.js';
+export type { Dim, AttributeValue, ConvAttributes, BuilderSessionOptions } from './builder.js';
 export type { ConvertOptions, WeightStorage } from './convert.js';
 export type {
   CtcScores,

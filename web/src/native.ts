@@ -161,8 +161,28 @@ export interface ConvertFunction {
   convert(bytes: Uint8Array, sourceName: string, weightStorage: number): Uint8Array | Promise<Uint8Array>;
 }
 
+/** The graph builder of the wasm module (bindings/builder_embind.cc): values are integer ids. */
+export interface NativeBuilder {
+  input(name: string, dtype: number, dims: (number | string)[]): number;
+  constant(name: string, dtype: number, dims: number[], data: ArrayBufferView): number;
+  leaf(name: string, dtype: number, dims: number[], data: ArrayBufferView, axisNames: string[]): number;
+  /** inputs: ids, -1 for an omitted optional input; attrs: kind 'int' | 'float' | 'string' | 'ints' | 'floats'. */
+  op(
+    opType: string,
+    inputs: number[],
+    attrs: { name: string; kind: string; value: unknown }[],
+    numOutputs: number,
+  ): number[];
+  /** dims: fixed extents as numbers, symbolic ones as their expression's text. */
+  value(id: number): { dtype: number; dims: (number | string)[] };
+  toOnnx(names: string[], ids: number[]): Uint8Array;
+  compiledOnnx(names: string[], ids: number[], specNames: string[], specDims: number[][]): Uint8Array;
+  delete(): void;
+}
+
 /** The Emscripten module of the wasm build (bindings/embind.cc). */
 export interface NativeModule extends CtcFunctions, ConvertFunction {
+  WasmBuilder: { create(opset: number): NativeBuilder };
   WasmSession: {
     create(
       bytes: Uint8Array,
@@ -207,6 +227,8 @@ export interface Engine extends CtcFunctions, ConvertFunction {
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
   create(...args: CreateArgs): NativeSession | Promise<NativeSession>;
+  /** The graph builder (web/src/builder.ts); only the wasm module in this thread has one. */
+  builder?: (opset: number) => NativeBuilder;
 }
 
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */
@@ -237,5 +259,6 @@ export function wasmEngine(mod: NativeModule): Engine {
     ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),
     convert: (bytes, sourceName, weightStorage) => mod.convert(bytes, sourceName, weightStorage),
+    builder: (opset) => mod.WasmBuilder.create(opset),
   };
 }

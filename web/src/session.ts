@@ -160,6 +160,18 @@ export function setPlatform(p: Platform): void {
   platform = p;
 }
 
+// Feeds a session adds when the caller omits them: the data of a GraphBuilder's leaves (web/src/builder.ts).
+const defaultFeeds = new WeakMap<InferenceSession, Readonly<Record<string, Tensor>>>();
+
+export function setDefaultFeeds(session: InferenceSession, feeds: Readonly<Record<string, Tensor>>): void {
+  if (Object.keys(feeds).length > 0) defaultFeeds.set(session, feeds);
+}
+
+function withDefaults<T>(session: InferenceSession, feeds: T): T {
+  const d = defaultFeeds.get(session);
+  return d !== undefined && typeof feeds === 'object' && feeds !== null ? ({ ...d, ...feeds } as T) : feeds;
+}
+
 function getPlatform(): Platform {
   if (platform === undefined) throw new OneModelError('Internal', 'no platform entry point was loaded');
   return platform;
@@ -483,6 +495,7 @@ export class InferenceSession {
     options?: RunOptions,
   ): Promise<Record<string, Tensor>> {
     const native = this.#live();
+    feeds = withDefaults(this, feeds);
     const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, false);
     const { wanted, into } = this.#runArguments(fetchesOrOptions, options);
     for (const o of wanted.length > 0 ? wanted : this.outputNames) {
@@ -552,6 +565,7 @@ export class InferenceSession {
     fetches?: readonly string[],
   ): Promise<Record<string, OnnxValue>> {
     const native = this.#live();
+    feeds = withDefaults(this, feeds);
     const fed = checkFeeds(feeds, this.#inputs, this.inputNames, this.options.freeDimensionOverrides, true);
     const wanted = this.#checkFetches(fetches);
     let results;

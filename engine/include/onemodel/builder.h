@@ -184,6 +184,11 @@ class GraphBuilder {
 
   // ONNX ModelProto bytes of what `outputs` need (unused values and nodes are pruned); deterministic.
   std::string to_onnx(const Outputs& outputs) const;
+  // The bytes compile() loads: `specs` checked and fixed on the inputs (Error(Compile)), leaves written as plain
+  // inputs (their data is the caller's default to add; our runtime treats an input's initializer as constant).
+  std::string compiled_onnx(const Outputs& outputs, const std::vector<InputSpec>& specs = {}) const;
+  // The value with this id (Var::id()), for bindings that pass ids; Error(InvalidArgument) when out of range.
+  Var value(int id) const;
   // A session of what `outputs` need; `specs` fix symbolic axes of the inputs they name.
   BuiltModel compile(const Outputs& outputs, const SessionOptions& options = {},
                      const std::vector<InputSpec>& specs = {}) const;
