@@ -77,9 +77,8 @@ class WasmBuilder {
     return guarded([&]() { return b_.constant(tensor_from_js(name, val(code), dims, data), name).id(); });
   }
   int leaf(const std::string& name, int code, const val& dims, const val& data, const val& axis_names) {
-    return guarded([&]() {
-      return b_.leaf(name, tensor_from_js(name, val(code), dims, data), strings_of(axis_names)).id();
-    });
+    return guarded(
+        [&]() { return b_.leaf(name, tensor_from_js(name, val(code), dims, data), strings_of(axis_names)).id(); });
   }
   // inputs: value ids, -1 for an omitted optional input. Returns the output ids.
   val op(const std::string& op_type, const val& inputs, const val& attrs, int num_outputs) {
@@ -135,7 +134,8 @@ class WasmBuilder {
   static val bytes_to_js(const std::string& bytes) {
     val out = val::global("Uint8Array").new_(static_cast<double>(bytes.size()));
     if (!bytes.empty())
-      out.call<void>("set", val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
+      out.call<void>("set",
+                     val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
     return out;
   }
   onemodel::GraphBuilder b_;

@@ -269,6 +269,7 @@ Var Var::slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& e
   if (!steps.empty()) in.push_back(g.constant(build::int64s(steps)));
   return g.op("Slice", in)[0];
 }
+Var Var::shape() const { return unary("Shape"); }
 Var Var::cast(DType to) const {
   return BuilderAccess::of(*this).op("Cast", {*this}, {{"to", static_cast<int64_t>(to)}})[0];
 }

@@ -171,14 +171,14 @@ void check_specs(State& s, const Outputs& outputs, const std::vector<InputSpec>&
       if (s.values[i].origin != ValueOrigin::Node && s.values[i].origin != ValueOrigin::Constant &&
           s.values[i].name == sp.name)
         found = static_cast<int>(i);
-    if (found < 0) fail(ErrorKind::Compile, "Compile: input spec '" + sp.name + "' names no input");
+    if (found < 0) fail(ErrorKind::Compile, "input spec '" + sp.name + "' names no input");
     const ValueRec& r = s.values[found];
     if (sp.dims.size() != r.dims.size())
-      fail(ErrorKind::Compile, "Compile: input '" + sp.name + "' has rank " + std::to_string(r.dims.size()) +
-                                   ", its spec " + std::to_string(sp.dims.size()));
+      fail(ErrorKind::Compile, "input '" + sp.name + "' has rank " + std::to_string(r.dims.size()) + ", its spec " +
+                                   std::to_string(sp.dims.size()));
     for (size_t a = 0; a < r.dims.size(); ++a) {
       DimId d = r.dims[a];
-      std::string what = "Compile: input '" + sp.name + "' axis " + std::to_string(a) + " ";
+      std::string what = "input '" + sp.name + "' axis " + std::to_string(a) + " ";
       if (sp.dims[a] < 0) fail(ErrorKind::Compile, what + "spec is negative");
       if (s.dims.is_constant(d)) {
         if (s.dims.constant_value(d) != sp.dims[a])
@@ -192,6 +192,12 @@ void check_specs(State& s, const Outputs& outputs, const std::vector<InputSpec>&
     }
   }
   std::vector<bool> need = needed_values(s, outputs);
+  std::unordered_map<int, Tensor> computed;  // values the operators' infer states at these sizes (Shape chains)
+  auto known = [&](int v) -> const Tensor* {
+    if (auto it = computed.find(v); it != computed.end()) return &it->second;
+    const ValueRec& r = s.values[v];
+    return r.data.empty() || r.origin == ValueOrigin::Leaf || !r.probe_data[0].empty() ? nullptr : &r.data;
+  };
   for (const ir::Node& n : s.nodes) {
     bool used = false, bound = true;
     for (int o : n.outputs) used |= need[o];
@@ -208,15 +214,17 @@ void check_specs(State& s, const Outputs& outputs, const std::vector<InputSpec>&
     if (!bound) continue;  // a symbol no spec fixes: checked when the session plans
     std::unique_ptr<rt::Kernel> owned;
     const rt::Kernel& k = s.kernel_for(n, owned);
-    std::vector<rt::OutputMeta> outs = s.infer_at(n, k, static_cast<int>(n.outputs.size()), ErrorKind::Compile, extent);
+    std::vector<rt::OutputMeta> outs =
+        s.infer_at(n, k, static_cast<int>(n.outputs.size()), ErrorKind::Compile, extent, known);
+    s.fold_shape_chain(n, k, known, outs);
     for (size_t o = 0; o < outs.size(); ++o) {
+      if (!outs[o].constant.empty()) computed[n.outputs[o]] = outs[o].constant;
       const ValueRec& r = s.values[n.outputs[o]];
       bool same = outs[o].shape.rank() == static_cast<int>(r.dims.size());
       for (size_t a = 0; same && a < r.dims.size(); ++a) same = outs[o].shape[static_cast<int>(a)] == extent(r.dims[a]);
       if (!same)
-        fail(ErrorKind::Compile, "Compile: " + n.op_type + " output " + std::to_string(o) + " is " +
-                                     outs[o].shape.to_string() + " at these sizes, the builder stated " +
-                                     s.shape_string(n.outputs[o]));
+        fail(ErrorKind::Compile, n.op_type + " output " + std::to_string(o) + " is " + outs[o].shape.to_string() +
+                                     " at these sizes, the builder stated " + s.shape_string(n.outputs[o]));
     }
   }
 }

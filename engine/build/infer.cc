@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "build/eval.h"
 #include "build/state.h"
 
 namespace onemodel::build {
@@ -17,7 +18,7 @@ namespace {
   std::string shapes;
   for (int v : node.inputs)
     shapes += (shapes.empty() ? "" : ", ") + (v < 0 ? std::string("(none)") : s.shape_string(v));
-  throw Error(kind, std::string(error_kind_name(kind)) + ": " + node.op_type + " of " + shapes + ": " + why);
+  throw Error(kind, node.op_type + " of " + shapes + ": " + why);  // what() adds the kind: "GraphBuild: ..."
 }
 
 int64_t axis_of(const ir::Node& n, std::string_view attr, int64_t dflt, int64_t rank) {
@@ -85,16 +86,25 @@ bool matches(const DimTable& d, DimId e, const int64_t (&v)[DimTable::kProbes]) 
 
 // The generic candidates: input axes, a constant, an input axis plus or times or divided by a constant, products
 // of consecutive axes of the first input.
-DimId generic(State& s, const ir::Node& n, const int64_t (&v)[DimTable::kProbes]) {
-  DimTable& d = s.dims;
-  for (int in : n.inputs)
-    if (in >= 0)
-      for (DimId e : s.values[in].dims)
-        if (matches(d, e, v)) return e;
-  if (v[0] == v[1]) return d.constant(v[0]);
+// The axes an output axis may come from: every input's axes, and the extents behind inputs computed from Shape.
+std::vector<DimId> candidates(const State& s, const ir::Node& n) {
+  std::vector<DimId> c;
   for (int in : n.inputs) {
     if (in < 0) continue;
-    for (DimId e : s.values[in].dims) {
+    c.insert(c.end(), s.values[in].dims.begin(), s.values[in].dims.end());
+    c.insert(c.end(), s.values[in].shape_sources.begin(), s.values[in].shape_sources.end());
+  }
+  return c;
+}
+
+DimId generic(State& s, const ir::Node& n, const int64_t (&v)[DimTable::kProbes]) {
+  DimTable& d = s.dims;
+  const std::vector<DimId> cands = candidates(s, n);
+  for (DimId e : cands)
+    if (matches(d, e, v)) return e;
+  if (v[0] == v[1]) return d.constant(v[0]);
+  {
+    for (DimId e : cands) {
       if (d.is_constant(e)) continue;
       int64_t p0 = d.probe(e, 0), p1 = d.probe(e, 1);
       if (v[0] - p0 == v[1] - p1) return d.add(e, d.constant(v[0] - p0));
@@ -119,7 +129,8 @@ DimId generic(State& s, const ir::Node& n, const int64_t (&v)[DimTable::kProbes]
 }  // namespace
 
 std::vector<rt::OutputMeta> State::infer_at(const ir::Node& node, const rt::Kernel& kernel, int num_outputs,
-                                            ErrorKind kind, const std::function<int64_t(DimId)>& extent) const {
+                                            ErrorKind kind, const std::function<int64_t(DimId)>& extent,
+                                            const std::function<const Tensor*(int)>& known) const {
   std::vector<rt::InputMeta> metas(node.inputs.size());
   std::vector<rt::OutputMeta> outs(static_cast<size_t>(num_outputs));
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -135,8 +146,8 @@ std::vector<rt::OutputMeta> State::infer_at(const ir::Node& node, const rt::Kern
     } catch (const Error& e) {
       build_error(*this, node, "the sizes give an invalid shape (" + e.message() + ")", kind);
     }
-    if (!r.data.empty() && r.origin != ValueOrigin::Leaf) {  // a leaf's data is a default, not a constant
-      metas[i].value = &r.data;
+    if (const Tensor* t = known(v)) {
+      metas[i].value = t;
       metas[i].constant = true;
     }
   }
@@ -150,6 +161,36 @@ std::vector<rt::OutputMeta> State::infer_at(const ir::Node& node, const rt::Kern
   if (ctx.needs_runtime_values)
     build_error(*this, node, "a shape or index input must be a constant (the builder states every shape)", kind);
   return outs;
+}
+
+// A node of a Shape chain (Gather, Concat, Mul ... of a Shape's output) runs now when every input is known, so its
+// value, like the Shape's, is known at this binding and a Reshape or Expand fed by it has a constant shape operand
+// there (as plan-time constant evaluation folds it in the runtime). Only small results: shape vectors.
+void State::fold_shape_chain(const ir::Node& node, const rt::Kernel& kernel,
+                             const std::function<const Tensor*(int)>& known, std::vector<rt::OutputMeta>& outs) const {
+  bool from_shape = false;
+  std::vector<rt::InputMeta> metas(node.inputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    int v = node.inputs[i];
+    if (v < 0) continue;
+    const Tensor* t = known(v);
+    if (!t) return;
+    from_shape |= values[v].origin == ValueOrigin::Node;
+    metas[i] = {true, t->dtype(), t->shape(), t, true};
+  }
+  bool all = true;
+  for (const rt::OutputMeta& o : outs) {
+    all &= !o.constant.empty();
+    if (o.dtype == DType::Undefined || o.shape.numel() * static_cast<int64_t>(dtype_size(o.dtype)) > 4096) return;
+  }
+  if (!from_shape || all || kernel.flags().outputs_data_dependent || kernel.flags().on_values) return;
+  std::vector<Tensor> r;
+  try {
+    r = evaluate_node(kernel, node, metas, outs, false, kern::Isa::Scalar);
+  } catch (const Error& e) {
+    build_error(*this, node, e.message());
+  }
+  for (size_t o = 0; o < outs.size(); ++o) outs[o].constant = r[o];
 }
 
 const rt::Kernel& State::kernel_for(const ir::Node& node, std::unique_ptr<rt::Kernel>& owned) {
@@ -180,12 +221,20 @@ std::vector<int> State::add_node(ir::Node node, int num_outputs) {
   if (kernel.flags().outputs_data_dependent || kernel.flags().on_values)
     build_error(*this, node, "the output shape depends on the data, which the builder cannot express");
   bool symbolic = false;
-  for (int v : node.inputs) symbolic |= v >= 0 && values[v].symbolic;
+  for (int v : node.inputs) symbolic |= v >= 0 && (values[v].symbolic || !values[v].probe_data[0].empty());
   const int probes = symbolic ? DimTable::kProbes : 1;
 
   std::vector<rt::OutputMeta> outs[DimTable::kProbes];
-  for (int k = 0; k < probes; ++k)
-    outs[k] = infer_at(node, kernel, num_outputs, ErrorKind::GraphBuild, [&](DimId d) { return dims.probe(d, k); });
+  for (int k = 0; k < probes; ++k) {
+    auto known = [&](int v) -> const Tensor* {
+      const ValueRec& r = values[v];
+      if (symbolic && !r.probe_data[k].empty()) return &r.probe_data[k];
+      return r.data.empty() || r.origin == ValueOrigin::Leaf ? nullptr : &r.data;  // a leaf's data is a default
+    };
+    outs[k] = infer_at(
+        node, kernel, num_outputs, ErrorKind::GraphBuild, [&](DimId d) { return dims.probe(d, k); }, known);
+    fold_shape_chain(node, kernel, known, outs[k]);
+  }
 
   std::vector<int> ids;
   for (int o = 0; o < num_outputs; ++o) {
@@ -228,6 +277,18 @@ std::vector<int> State::add_node(ir::Node node, int num_outputs) {
                   "output " + std::to_string(o) + " axis " + std::to_string(open[0]) +
                       " is no expression of the symbolic input sizes the builder can state");
     if (!symbolic && !m0.constant.empty()) r.data = m0.constant;  // known at build time (Shape of fixed sizes)
+    if (symbolic && !m0.constant.empty() && !outs[1][o].constant.empty()) {
+      for (int k = 0; k < DimTable::kProbes; ++k) r.probe_data[k] = outs[k][o].constant;
+      for (int v : node.inputs) {  // Shape: its input's extents; a chain: what its inputs came from
+        if (v < 0) continue;
+        const ValueRec& in = values[v];
+        const std::vector<DimId>& from = node.op_type == "Shape" ? in.dims : in.shape_sources;
+        for (DimId e : from)
+          if (!dims.is_constant(e) && r.shape_sources.size() < 16 &&
+              std::find(r.shape_sources.begin(), r.shape_sources.end(), e) == r.shape_sources.end())
+            r.shape_sources.push_back(e);
+      }
+    }
     ids.push_back(add_value(std::move(r)));
   }
   node.outputs = ids;

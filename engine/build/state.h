@@ -25,8 +25,14 @@ struct ValueRec {
   std::vector<DimId> dims;
   bool symbolic = false;  // some dim is not a constant
   std::string name;       // inputs, leaves and named constants
-  Tensor data;            // constants and leaves
-  int node = -1;          // Node: the producing node
+  Tensor data;            // constants and leaves; node outputs known at build time (Shape of fixed sizes)
+  // Node outputs whose content, not only shape, depends on the symbols (Shape of a symbolic value and what is
+  // computed from it): their value at each probe binding, so shape operands built from Shape chains work.
+  Tensor probe_data[DimTable::kProbes];
+  // For those: the extents of the values whose Shape they come from, candidates for the axes of what a Reshape
+  // or Expand fed by them produces (build/infer.cc).
+  std::vector<DimId> shape_sources;
+  int node = -1;  // Node: the producing node
 };
 
 class State {
@@ -37,9 +43,14 @@ class State {
   // the operator's infer (build/infer.cc); throws Error(GraphBuild) naming the operator and input shapes.
   std::vector<int> add_node(ir::Node node, int num_outputs);
   int add_value(ValueRec v);
-  // The operator's infer with every input axis at `extent(dim)`; errors become Error(kind) naming the node.
+  // Runs a node of a Shape chain whose inputs are all known and states its outputs as constants (build/infer.cc).
+  void fold_shape_chain(const ir::Node& node, const rt::Kernel& kernel, const std::function<const Tensor*(int)>& known,
+                        std::vector<rt::OutputMeta>& outs) const;
+  // The operator's infer with every input axis at `extent(dim)` and the known values `known(value id)` (null:
+  // unknown); errors become Error(kind) naming the node.
   std::vector<rt::OutputMeta> infer_at(const ir::Node& node, const rt::Kernel& kernel, int num_outputs, ErrorKind kind,
-                                       const std::function<int64_t(DimId)>& extent) const;
+                                       const std::function<int64_t(DimId)>& extent,
+                                       const std::function<const Tensor*(int)>& known) const;
   void check_new_name(const std::string& name, const char* what);
   std::string shape_string(int value) const;
 

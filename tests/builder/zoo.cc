@@ -199,6 +199,15 @@ std::vector<Case> cases() {
                          {"f64", x.cast(DType::F64)}};
                },
                bs});
+  v.push_back({"shape_chain",
+               {{"x", DType::F32, {"B", "S", 8}}},
+               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
+                 Var shape = in[0].shape();
+                 Var eight = g.constant(Tensor::from_values({int64_t{8}}, om::Shape{1}));
+                 Var rows = g.op("Mul", {shape.slice({0}, {1}, {0}), shape.slice({1}, {2}, {0})})[0];
+                 return {{"flat", g.op("Reshape", {in[0], g.concat({rows, eight}, 0)})[0]}, {"shape", shape}};
+               },
+               bs});
   v.push_back({"recurrent",
                {{"x", DType::F32, {"S", "B", 4}}},
                [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {

@@ -79,6 +79,12 @@ describe('GraphBuilder', () => {
       pads: [1, 1, 1, 1],
     });
     expect(conv.dims).toEqual(['N', 2, '(((H - 1) / 2) + 1)', '(((W - 1) / 2) + 1)']);
+    const eight = b.constant(new Tensor('int64', BigInt64Array.from([8n]), [1]));
+    const rows = x
+      .shape()
+      .slice([0], [1], [0])
+      .mul(x.shape().slice([1], [2], [0]));
+    expect(b.op('Reshape', [x, b.concat([rows, eight], 0)])[0].dims).toEqual(['B*S', 8]);
   });
 
   test('input specs are checked at createSession (Compile) and fix the inputs', async () => {

@@ -231,6 +231,10 @@ export class GraphValue {
     const c = (v: readonly number[]) => this.builder.constant(int64Tensor(v));
     return this.#op('Slice', [c(starts), c(ends), c(axes), ...(steps ? [c(steps)] : [])]);
   }
+  /** The extents as an int64 vector; shape operands computed from it stay symbolic (docs/model-building.md section 3). */
+  shape(): GraphValue {
+    return this.#op('Shape', []);
+  }
   cast(to: TensorType): GraphValue {
     if (!isTensorType(to)) throw invalid(`cast: '${String(to)}' is not a tensor type`);
     return this.#op('Cast', [], { to: typeCode(to) });

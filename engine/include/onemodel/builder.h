@@ -121,6 +121,9 @@ class Var {
   Var slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,
             const std::vector<int64_t>& steps = {}) const;
   Var cast(DType to) const;
+  // The extents as an int64 vector [rank]. Symbolic extents stay symbolic: shape operands computed from it
+  // (Gather, Mul, Concat of shapes into a Reshape or Expand) are evaluated at the probe bindings and at compile.
+  Var shape() const;
 
   Var(std::shared_ptr<build::State> state, int id) : state_(std::move(state)), id_(id) {}
   const std::shared_ptr<build::State>& state() const { return state_; }
