@@ -14,8 +14,6 @@
 namespace {
 
 using emscripten::val;
-using onemodel::Error;
-using onemodel::ErrorKind;
 using namespace onemodel::binding::js;
 
 std::vector<int> ints_of(const val& array) {
@@ -25,32 +23,10 @@ std::vector<int> ints_of(const val& array) {
   return out;
 }
 
-std::vector<int64_t> int64s_of(const val& array) {
-  const auto n = array["length"].as<unsigned>();
-  std::vector<int64_t> out(n);
-  for (unsigned i = 0; i < n; ++i) out[i] = static_cast<int64_t>(array[i].as<double>());
-  return out;
-}
-
 val ids_to_js(const std::vector<onemodel::Var>& vars) {
   val out = val::array();
   for (const onemodel::Var& v : vars) out.call<void>("push", v.id());
   return out;
-}
-
-onemodel::Attr attr_of(const val& a) {
-  const std::string name = a["name"].as<std::string>(), kind = a["kind"].as<std::string>();
-  const val v = a["value"];
-  if (kind == "int") return {name, static_cast<int64_t>(v.as<double>())};
-  if (kind == "float") return {name, static_cast<float>(v.as<double>())};
-  if (kind == "string") return {name, v.as<std::string>()};
-  if (kind == "ints") return {name, int64s_of(v)};
-  if (kind == "floats") {
-    std::vector<float> f(v["length"].as<unsigned>());
-    for (unsigned i = 0; i < f.size(); ++i) f[i] = static_cast<float>(v[i].as<double>());
-    return {name, std::move(f)};
-  }
-  throw Error(ErrorKind::InvalidArgument, "attribute '" + name + "': unknown kind '" + kind + "'");
 }
 
 class WasmBuilder {
@@ -85,10 +61,7 @@ class WasmBuilder {
     return guarded([&]() {
       std::vector<onemodel::Var> in;
       for (int id : ints_of(inputs)) in.push_back(id < 0 ? onemodel::Var() : b_.value(id));
-      std::vector<onemodel::Attr> a;
-      const auto n = attrs["length"].as<unsigned>();
-      for (unsigned i = 0; i < n; ++i) a.push_back(attr_of(attrs[i]));
-      return ids_to_js(b_.op(op_type, in, a, num_outputs));
+      return ids_to_js(b_.op(op_type, in, attrs_of(attrs), num_outputs));
     });
   }
   // {dtype, dims}: a fixed extent as a number, a symbolic one as its expression's text.
@@ -129,13 +102,6 @@ class WasmBuilder {
     const std::vector<int> i = ints_of(ids);
     onemodel::Outputs out;
     for (size_t k = 0; k < n.size() && k < i.size(); ++k) out.emplace_back(n[k], b_.value(i[k]));
-    return out;
-  }
-  static val bytes_to_js(const std::string& bytes) {
-    val out = val::global("Uint8Array").new_(static_cast<double>(bytes.size()));
-    if (!bytes.empty())
-      out.call<void>("set",
-                     val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
     return out;
   }
   onemodel::GraphBuilder b_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core.h"
+#include "onemodel/operators.h"
 
 namespace onemodel::binding::js {
 
@@ -94,6 +95,45 @@ inline val tensor_to_js(const onemodel::Tensor& t) {
   obj.set("dims", shape);
   obj.set("data", copy_to_js(t));
   return obj;
+}
+
+inline std::vector<int64_t> int64s_of(const val& array) {
+  const auto n = array["length"].as<unsigned>();
+  std::vector<int64_t> out(n);
+  for (unsigned i = 0; i < n; ++i) out[i] = static_cast<int64_t>(array[i].as<double>());
+  return out;
+}
+
+// Node attributes from [{name, kind, value}], kind 'int' | 'float' | 'string' | 'ints' | 'floats'.
+inline onemodel::Attr attr_of(const val& a) {
+  const std::string name = a["name"].as<std::string>(), kind = a["kind"].as<std::string>();
+  const val v = a["value"];
+  if (kind == "int") return {name, static_cast<int64_t>(v.as<double>())};
+  if (kind == "float") return {name, static_cast<float>(v.as<double>())};
+  if (kind == "string") return {name, v.as<std::string>()};
+  if (kind == "ints") return {name, int64s_of(v)};
+  if (kind == "floats") {
+    std::vector<float> f(v["length"].as<unsigned>());
+    for (unsigned i = 0; i < f.size(); ++i) f[i] = static_cast<float>(v[i].as<double>());
+    return {name, std::move(f)};
+  }
+  throw onemodel::Error(onemodel::ErrorKind::InvalidArgument, "attribute '" + name + "': unknown kind '" + kind + "'");
+}
+
+inline std::vector<onemodel::Attr> attrs_of(const val& attrs) {
+  std::vector<onemodel::Attr> a;
+  const auto n = attrs["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) a.push_back(attr_of(attrs[i]));
+  return a;
+}
+
+// A new Uint8Array holding `bytes`.
+inline val bytes_to_js(const std::string& bytes) {
+  val out = val::global("Uint8Array").new_(static_cast<double>(bytes.size()));
+  if (!bytes.empty())
+    out.call<void>("set",
+                   val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
+  return out;
 }
 
 }  // namespace onemodel::binding::js

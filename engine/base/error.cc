@@ -17,6 +17,11 @@ std::string_view error_kind_name(ErrorKind k) noexcept {
     case ErrorKind::Internal: return "Internal";
     case ErrorKind::GraphBuild: return "GraphBuild";
     case ErrorKind::Compile: return "Compile";
+    case ErrorKind::DataDependent: return "DataDependent";
+    case ErrorKind::InPlaceMutation: return "InPlaceMutation";
+    case ErrorKind::SymbolicShape: return "SymbolicShape";
+    case ErrorKind::InvalidUsage: return "InvalidUsage";
+    case ErrorKind::UnsupportedOperation: return "UnsupportedOperation";
   }
   return "Internal";
 }

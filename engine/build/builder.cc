@@ -34,8 +34,6 @@ void check_same_builder(const State& s, const Var& v) {
     throw Error(ErrorKind::InvalidArgument, "a Var of another GraphBuilder was used as an operand");
 }
 
-namespace {
-
 ir::Attribute to_ir(const Attr& a) {
   ir::Attribute r;
   r.name = a.name;
@@ -57,6 +55,8 @@ ir::Attribute to_ir(const Attr& a) {
   }
   return r;
 }
+
+namespace {
 
 Tensor int64s(const std::vector<int64_t>& v) {
   return Tensor::from_values(std::span<const int64_t>(v), Shape{static_cast<int64_t>(v.size())});
@@ -169,109 +169,11 @@ struct BuilderAccess {
   }
 };
 
-Var Var::unary(std::string_view op) const { return BuilderAccess::of(*this).op(op, {*this})[0]; }
-Var Var::binary(std::string_view op, const Var& b) const { return BuilderAccess::of(*this).op(op, {*this, b})[0]; }
-
-Var Var::add(const Var& b) const { return binary("Add", b); }
-Var Var::sub(const Var& b) const { return binary("Sub", b); }
-Var Var::mul(const Var& b) const { return binary("Mul", b); }
-Var Var::div(const Var& b) const { return binary("Div", b); }
-Var Var::pow(const Var& b) const { return binary("Pow", b); }
-Var Var::matmul(const Var& b) const { return binary("MatMul", b); }
-Var Var::neg() const { return unary("Neg"); }
-Var Var::relu() const { return unary("Relu"); }
-Var Var::sigmoid() const { return unary("Sigmoid"); }
-Var Var::tanh() const { return unary("Tanh"); }
-Var Var::exp() const { return unary("Exp"); }
-Var Var::log() const { return unary("Log"); }
-Var Var::sqrt() const { return unary("Sqrt"); }
-Var Var::abs() const { return unary("Abs"); }
-Var Var::erf() const { return unary("Erf"); }
-Var Var::gelu(bool tanh_approximation) const {
-  return BuilderAccess::of(*this).op("Gelu", {*this}, {{"approximate", tanh_approximation ? "tanh" : "none"}})[0];
+Var Var::apply(const Var& self, std::string_view op, std::vector<Var> inputs, std::vector<Attr> attrs) {
+  return BuilderAccess::of(self).op(op, inputs, attrs)[0];
 }
-Var Var::softmax(int64_t axis) const { return BuilderAccess::of(*this).op("Softmax", {*this}, {{"axis", axis}})[0]; }
-Var Var::log_softmax(int64_t axis) const {
-  return BuilderAccess::of(*this).op("LogSoftmax", {*this}, {{"axis", axis}})[0];
-}
-Var Var::layer_norm(const Var& scale, const Var& bias, int64_t axis, float epsilon) const {
-  return BuilderAccess::of(*this).op("LayerNormalization", {*this, scale, bias},
-                                     {{"axis", axis}, {"epsilon", epsilon}})[0];
-}
-Var Var::batch_norm(const Var& scale, const Var& bias, const Var& mean, const Var& var, float epsilon) const {
-  return BuilderAccess::of(*this).op("BatchNormalization", {*this, scale, bias, mean, var}, {{"epsilon", epsilon}})[0];
-}
-
-namespace {
-std::vector<Attr> window_attrs(const ConvAttrs& a, bool conv, bool pool_average) {
-  std::vector<Attr> r;
-  if (!conv && pool_average) r.emplace_back("count_include_pad", a.count_include_pad ? 1 : 0);
-  if (!conv) r.emplace_back("ceil_mode", a.ceil_mode ? 1 : 0);
-  if (!a.dilations.empty()) r.emplace_back("dilations", a.dilations);
-  if (conv && a.group != 1) r.emplace_back("group", a.group);
-  if (!a.kernel_shape.empty()) r.emplace_back("kernel_shape", a.kernel_shape);
-  if (!a.output_padding.empty()) r.emplace_back("output_padding", a.output_padding);
-  if (!a.pads.empty()) r.emplace_back("pads", a.pads);
-  if (!a.strides.empty()) r.emplace_back("strides", a.strides);
-  return r;
-}
-}  // namespace
-
-Var Var::conv(const Var& w, const Var& b, const ConvAttrs& a) const {
-  return BuilderAccess::of(*this).op("Conv", {*this, w, b}, window_attrs(a, true, false))[0];
-}
-Var Var::conv_transpose(const Var& w, const Var& b, const ConvAttrs& a) const {
-  return BuilderAccess::of(*this).op("ConvTranspose", {*this, w, b}, window_attrs(a, true, false))[0];
-}
-Var Var::max_pool(const ConvAttrs& a) const {
-  return BuilderAccess::of(*this).op("MaxPool", {*this}, window_attrs(a, false, false))[0];
-}
-Var Var::average_pool(const ConvAttrs& a) const {
-  return BuilderAccess::of(*this).op("AveragePool", {*this}, window_attrs(a, false, true))[0];
-}
-Var Var::resize(const std::vector<int64_t>& sizes, std::string_view mode) const {
-  GraphBuilder g = BuilderAccess::of(*this);
-  bool nearest = mode == "nearest";
-  if (!nearest && mode != "linear")
-    throw Error(ErrorKind::InvalidArgument, "resize: mode '" + std::string(mode) + "' is not nearest or linear");
-  std::vector<Attr> attrs{{"coordinate_transformation_mode", nearest ? "asymmetric" : "half_pixel"},
-                          {"mode", std::string(mode)}};
-  if (nearest) attrs.emplace_back("nearest_mode", "floor");
-  return g.op("Resize", {*this, Var(), Var(), g.constant(build::int64s(sizes))}, attrs)[0];
-}
-Var Var::gather(const Var& indices, int64_t axis) const {
-  return BuilderAccess::of(*this).op("Gather", {*this, indices}, {{"axis", axis}})[0];
-}
-// An operator whose second input is a list of integers (axes, a shape), written as an int64 constant.
-Var with_ints(const Var& x, std::string_view op, const std::vector<int64_t>& ints, std::vector<Attr> attrs = {}) {
-  GraphBuilder g = BuilderAccess::of(x);
-  return g.op(op, {x, g.constant(build::int64s(ints))}, attrs)[0];
-}
-
-Var Var::reduce_sum(const std::vector<int64_t>& axes, bool keepdims) const {
-  return with_ints(*this, "ReduceSum", axes, {{"keepdims", keepdims ? 1 : 0}});
-}
-Var Var::reduce_mean(const std::vector<int64_t>& axes, bool keepdims) const {
-  return with_ints(*this, "ReduceMean", axes, {{"keepdims", keepdims ? 1 : 0}});
-}
-Var Var::transpose(const std::vector<int64_t>& perm) const {
-  return BuilderAccess::of(*this).op("Transpose", {*this}, {{"perm", perm}})[0];
-}
-Var Var::reshape(const std::vector<int64_t>& dims) const { return with_ints(*this, "Reshape", dims); }
-Var Var::squeeze(const std::vector<int64_t>& axes) const { return with_ints(*this, "Squeeze", axes); }
-Var Var::unsqueeze(const std::vector<int64_t>& axes) const { return with_ints(*this, "Unsqueeze", axes); }
-Var Var::expand(const std::vector<int64_t>& dims) const { return with_ints(*this, "Expand", dims); }
-Var Var::slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,
-               const std::vector<int64_t>& steps) const {
-  GraphBuilder g = BuilderAccess::of(*this);
-  std::vector<Var> in{*this, g.constant(build::int64s(starts)), g.constant(build::int64s(ends)),
-                      g.constant(build::int64s(axes))};
-  if (!steps.empty()) in.push_back(g.constant(build::int64s(steps)));
-  return g.op("Slice", in)[0];
-}
-Var Var::shape() const { return unary("Shape"); }
-Var Var::cast(DType to) const {
-  return BuilderAccess::of(*this).op("Cast", {*this}, {{"to", static_cast<int64_t>(to)}})[0];
+Var Var::int64s(const Var& self, const std::vector<int64_t>& values) {
+  return BuilderAccess::of(self).constant(build::int64s(values));
 }
 
 }  // namespace onemodel

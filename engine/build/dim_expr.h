@@ -40,6 +40,8 @@ class DimTable {
   int64_t evaluate(DimId d, const std::unordered_map<std::string, int64_t>& symbols, bool& ok) const;
   std::string to_string(DimId d) const;  // "64", "batch", "(seq + 2)", "2*batch*seq"
   const std::vector<std::string>& symbols() const { return symbol_names_; }
+  // d as coefficient x product of atoms (appended to `atoms`; `coef` multiplied).
+  void factors(DimId d, int64_t& coef, std::vector<DimId>& atoms) const;
 
  private:
   struct Node {
@@ -51,7 +53,6 @@ class DimTable {
   };
   DimId intern(Node n);
   DimId binary(Op op, DimId a, DimId b);
-  void factors(DimId d, int64_t& coef, std::vector<DimId>& atoms) const;
   DimId product(int64_t coef, std::vector<DimId> atoms);
   int64_t probe_of(const Node& n, int k) const;
 

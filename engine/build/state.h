@@ -70,6 +70,9 @@ class State {
   std::unordered_map<std::string, std::unique_ptr<rt::Kernel>> shared_kernels_;
 };
 
+// A builder attribute as the ir node attribute it writes.
+ir::Attribute to_ir(const Attr& a);
+
 // The State behind a Var; Error(InvalidArgument) for an undefined Var or one of another builder.
 State& state_of(const Var& v);
 void check_same_builder(const State& s, const Var& v);

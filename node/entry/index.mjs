@@ -12,4 +12,7 @@ export const {
   convert,
   GraphBuilder,
   GraphValue,
+  EagerValue,
+  Tracer,
+  setEagerMode,
 } = api;

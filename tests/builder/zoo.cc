@@ -1,9 +1,10 @@
 // Built models for the ONNX Runtime oracle (tests/builder/oracle.mjs, docs/model-building.md section 6): every
 // operator the builder names, at fixed and at symbolic shapes, plus an MLP, a small CNN and a two-layer transformer
-// encoder. For each case it writes OUT/<case>/model.onnx (GraphBuilder::to_onnx) and, per size binding k of the
-// symbols, the inputs (in<k>_<name>.npy) and our outputs in fast and exact mode (fast<k>_<i>.npy,
-// exact<k>_<i>.npy; exact is skipped where the model has no exact kernel). The oracle runs ONNX Runtime on the
-// same files and compares.
+// encoder; and traced models (section 8): an MLP, a CNN and a transformer encoder written as eager code, traced at
+// one size, their outputs at every binding being the eager run's (fast and exact). For each case it writes
+// OUT/<case>/model.onnx (GraphBuilder::to_onnx) and, per size binding k of the symbols, the inputs (in<k>_<name>.npy)
+// and our outputs in fast and exact mode (fast<k>_<i>.npy, exact<k>_<i>.npy; exact is skipped where the model has no
+// exact kernel). The oracle runs ONNX Runtime on the same files and compares.
 //
 //   onemodel_build_zoo OUT_DIR
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "cli/npy.h"
 #include "onemodel/builder.h"
+#include "onemodel/trace.h"
 
 namespace om = onemodel;
 using om::DType;
@@ -248,6 +250,77 @@ std::vector<Case> cases() {
   return v;
 }
 
+// ---- traced models: eager code, traced at the first binding ----
+
+using om::EagerTensor;
+using Eager = std::vector<EagerTensor>;
+
+struct TracedCase {
+  std::string name;
+  std::vector<In> inputs;
+  std::function<std::vector<std::pair<std::string, EagerTensor>>(const Eager&)> run;
+  std::vector<std::map<std::string, int64_t>> sizes;
+};
+
+EagerTensor e(std::vector<int64_t> dims, float scale = 0.5f) { return EagerTensor(randn(std::move(dims), scale)); }
+
+// Self-attention over [B, S, d] as eager code writes it: sizes read as integers, heads split by Reshape.
+EagerTensor eager_attention(const EagerTensor& x, const Eager& w, int64_t heads) {
+  const om::Shape& s = x.sizes();
+  const int64_t b = s[0], q = s[1], d = s[2];
+  auto split = [&](const EagerTensor& t) { return t.reshape({b, q, heads, d / heads}).transpose({0, 2, 1, 3}); };
+  EagerTensor qh = split(x.matmul(w[0])), kh = split(x.matmul(w[1])), vh = split(x.matmul(w[2]));
+  EagerTensor scale(Tensor::from_values({1.0f / std::sqrt(static_cast<float>(d / heads))}, om::Shape{}));
+  EagerTensor p = qh.matmul(kh.transpose({0, 1, 3, 2})).mul(scale).softmax(-1);
+  return p.matmul(vh).transpose({0, 2, 1, 3}).reshape({b, q, d}).matmul(w[3]);
+}
+
+std::vector<TracedCase> traced_cases() {
+  const std::vector<std::map<std::string, int64_t>> bs = {
+      {{"B", 2}, {"S", 5}}, {{"B", 3}, {"S", 7}}, {{"B", 1}, {"S", 4}}};
+  std::vector<TracedCase> v;
+  {
+    Eager w = {e({12, 16}), e({16}, 0.1f), e({16, 4})};
+    v.push_back({"traced_mlp",
+                 {{"x", DType::F32, {"B", "S", 12}}},
+                 [w](const Eager& in) -> std::vector<std::pair<std::string, EagerTensor>> {
+                   EagerTensor h = in[0].matmul(w[0]).add(w[1]).gelu();
+                   const om::Shape& s = h.sizes();
+                   EagerTensor rows = h.reshape({s[0] * s[1], s[2]});
+                   return {{"probs", rows.matmul(w[2]).softmax()}};
+                 },
+                 bs});
+  }
+  {
+    Eager w = {e({8, 3, 3, 3}), e({8}, 0.1f), e({16, 8, 3, 3}, 0.2f), e({16}, 0.1f), e({16, 5})};
+    v.push_back({"traced_cnn",
+                 {{"image", DType::F32, {"N", 3, "H", "W"}}},
+                 [w](const Eager& in) -> std::vector<std::pair<std::string, EagerTensor>> {
+                   EagerTensor h = in[0].conv(w[0], w[1], attrs({1, 1}, {1, 1, 1, 1})).relu();
+                   h = h.max_pool(attrs({2, 2}, {}, {2, 2}));
+                   h = h.conv(w[2], w[3], attrs({2, 2}, {1, 1, 1, 1})).relu();
+                   return {{"logits", h.reduce_mean({2, 3}, false).matmul(w[4])}};
+                 },
+                 {{{"N", 2}, {"H", 16}, {"W", 20}}, {{"N", 3}, {"H", 23}, {"W", 18}}}});
+  }
+  {
+    Eager table = {e({20, 16})}, att = {e({16, 16}), e({16, 16}), e({16, 16}), e({16, 16})};
+    Eager ffn = {e({16}, 0.2f), e({16}, 0.1f), e({16, 32}), e({32, 16})};
+    v.push_back({"traced_transformer",
+                 {{"ids", DType::I64, {"B", "S"}, 20}},
+                 [table, att, ffn](const Eager& in) -> std::vector<std::pair<std::string, EagerTensor>> {
+                   EagerTensor x = table[0].gather(in[0]);
+                   for (int layer = 0; layer < 2; ++layer) {
+                     x = x.add(eager_attention(x.layer_norm(ffn[0], ffn[1]), att, 2));
+                     x = x.add(x.layer_norm(ffn[0], ffn[1]).matmul(ffn[2]).gelu().matmul(ffn[3]));
+                   }
+                   return {{"hidden", x}};
+                 },
+                 bs});
+  }
+  return v;
+}
+
 Tensor input_for(const In& in, const std::map<std::string, int64_t>& sizes) {
   std::vector<int64_t> dims;
   for (const om::DimArg& d : in.dims) dims.push_back(d.symbol.empty() ? d.value : sizes.at(d.symbol));
@@ -312,6 +385,48 @@ int main(int argc, char** argv) {
                                    re[o]);
       }
       std::printf("%s: %zu outputs, %zu size bindings\n", k.name.c_str(), outs.size(), k.sizes.size());
+    } catch (const om::Error& e) {
+      std::printf("%s: FAILED %s\n", k.name.c_str(), e.what());
+      ++failed;
+    }
+  }
+  for (const TracedCase& k : traced_cases()) {
+    try {
+      std::filesystem::create_directories(out / k.name);
+      std::string bytes;
+      {
+        om::set_eager_mode(om::Mode::Fast);
+        om::Tracer tracer = om::Tracer::begin();
+        Eager ins;
+        for (const In& in : k.inputs) {
+          std::vector<std::string> axes;
+          for (const om::DimArg& d : in.dims) axes.push_back(d.symbol);
+          ins.push_back(tracer.input(in.name, input_for(in, k.sizes[0]), axes));
+        }
+        bytes = tracer.finish(k.run(ins)).onnx;
+      }
+      std::FILE* f = std::fopen((out / k.name / "model.onnx").c_str(), "wb");
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+      for (size_t s = 0; s < k.sizes.size(); ++s) {
+        Eager ins;
+        for (const In& in : k.inputs) {
+          Tensor t = input_for(in, k.sizes[s]);
+          onemodel::cli::write_npy(out / k.name / ("in" + std::to_string(s) + "_" + in.name + ".npy"), t);
+          ins.emplace_back(t);
+        }
+        for (om::Mode mode : {om::Mode::Fast, om::Mode::Exact}) {
+          om::set_eager_mode(mode);
+          auto outs = k.run(ins);
+          for (size_t o = 0; o < outs.size(); ++o)
+            onemodel::cli::write_npy(out / k.name /
+                                         ((mode == om::Mode::Fast ? "fast" : "exact") + std::to_string(s) + "_" +
+                                          std::to_string(o) + ".npy"),
+                                     outs[o].second.value());
+        }
+        om::set_eager_mode(om::Mode::Fast);
+      }
+      std::printf("%s: traced, %zu size bindings\n", k.name.c_str(), k.sizes.size());
     } catch (const om::Error& e) {
       std::printf("%s: FAILED %s\n", k.name.c_str(), e.what());
       ++failed;

@@ -4,18 +4,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 
 import { GraphBuilder, GraphValue, InferenceSession, OneModelError, Tensor } from 'onemodel';
 
-import { expectClose } from './helpers.mjs';
+import { expectClose, thrown } from './helpers.mjs';
 
 const f32 = (values, dims) => new Tensor('float32', Float32Array.from(values), dims);
-
-function thrown(f) {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected an error');
-}
 
 beforeAll(async () => {
   await GraphBuilder.ready();

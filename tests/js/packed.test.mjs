@@ -132,14 +132,26 @@ async function build(): Promise<Uint8Array> {
   return b.toOnnx({ y });
 }
 void build;
+// Tracing an eager run (docs/model-building.md section 9).
+async function trace(): Promise<Uint8Array> {
+  await Tracer.ready();
+  const tracer: Tracer = Tracer.begin();
+  const x: EagerValue = tracer.input('x', t, ['batch']);
+  const y: EagerValue = x.mul(EagerValue.from(t)).relu();
+  const n: number = y.dims[0]!;
+  return tracer.finish({ y: y.reshape([n * 4]) }).onnx;
+}
+void trace;
 `;
     writeFileSync(
       join(app, 'esm.mts'),
-      `import { InferenceSession, Tensor, OneModelError, env, GraphBuilder, type GraphValue, type Dim, type TypedTensor } from 'onemodel';\n${consumer}`,
+      `import { InferenceSession, Tensor, OneModelError, env, GraphBuilder, type GraphValue, type Dim, EagerValue, Tracer, type TypedTensor } from 'onemodel';\n${consumer}`,
     );
     const cjsHeader = [
       "import onemodel = require('onemodel');",
-      'const { InferenceSession, Tensor, OneModelError, env, GraphBuilder } = onemodel;',
+      'const { InferenceSession, Tensor, OneModelError, env, GraphBuilder, EagerValue, Tracer } = onemodel;',
+      'type EagerValue = onemodel.EagerValue;',
+      'type Tracer = onemodel.Tracer;',
       'type GraphBuilder = onemodel.GraphBuilder;',
       'type GraphValue = onemodel.GraphValue;',
       'type Dim = onemodel.Dim;',

@@ -11,7 +11,9 @@ export { InferenceSession } from './session.js';
 export { ctcGreedyDecode, ctcBeamSearch } from './ctc.js';
 export { convert } from './convert.js';
 export { GraphBuilder, GraphValue } from './builder.js';
-export type { Dim, AttributeValue, ConvAttributes, BuilderSessionOptions } from './builder.js';
+export { EagerValue, Tracer, setEagerMode } from './trace.js';
+export type { Dim, BuilderSessionOptions } from './builder.js';
+export type { AttributeValue, ConvAttributes } from './operators.js';
 export type { ConvertOptions, WeightStorage } from './convert.js';
 export type {
   CtcScores,

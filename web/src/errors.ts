@@ -14,7 +14,12 @@ export type OneModelErrorKind =
   | 'InvalidArgument'
   | 'Internal'
   | 'GraphBuild'
-  | 'Compile';
+  | 'Compile'
+  | 'DataDependent'
+  | 'InPlaceMutation'
+  | 'SymbolicShape'
+  | 'InvalidUsage'
+  | 'UnsupportedOperation';
 
 const KINDS: ReadonlySet<string> = new Set<OneModelErrorKind>([
   'Malformed',
@@ -30,6 +35,11 @@ const KINDS: ReadonlySet<string> = new Set<OneModelErrorKind>([
   'Internal',
   'GraphBuild',
   'Compile',
+  'DataDependent',
+  'InPlaceMutation',
+  'SymbolicShape',
+  'InvalidUsage',
+  'UnsupportedOperation',
 ]);
 
 export interface OneModelErrorDetails {

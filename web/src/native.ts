@@ -180,9 +180,42 @@ export interface NativeBuilder {
   delete(): void;
 }
 
-/** The Emscripten module of the wasm build (bindings/embind.cc). */
-export interface NativeModule extends CtcFunctions, ConvertFunction {
+/** An eager tensor of the wasm module (bindings/trace_embind.cc). */
+export interface NativeEager {
+  dtype(): number;
+  sizes(): number[];
+  value(): { dtype: number; dims: number[]; data: ArrayBufferView };
+  delete(): void;
+}
+
+/** A trace of the wasm module (bindings/trace_embind.cc). */
+export interface NativeTracer {
+  input(name: string, dtype: number, dims: number[], data: ArrayBufferView, axisNames: string[]): NativeEager;
+  parameter(name: string, weight: NativeEager): void;
+  finish(names: string[], values: NativeEager[]): Uint8Array;
+  end(): void;
+  delete(): void;
+}
+
+/** What building models in code needs of the wasm module (web/src/builder.ts, web/src/trace.ts). */
+export interface BuildingModule {
   WasmBuilder: { create(opset: number): NativeBuilder };
+  WasmEager: {
+    constant(dtype: number, dims: number[], data: ArrayBufferView): NativeEager;
+    op(
+      opType: string,
+      inputs: (NativeEager | null)[],
+      attrs: { name: string; kind: string; value: unknown }[],
+      numOutputs: number,
+    ): { size(): number; get(i: number): NativeEager; delete(): void };
+  };
+  WasmTracer: { begin(): NativeTracer };
+  /** 0 fast, 1 exact. */
+  setEagerMode(mode: number): void;
+}
+
+/** The Emscripten module of the wasm build (bindings/embind.cc). */
+export interface NativeModule extends CtcFunctions, ConvertFunction, BuildingModule {
   WasmSession: {
     create(
       bytes: Uint8Array,
@@ -227,8 +260,8 @@ export interface Engine extends CtcFunctions, ConvertFunction {
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
   create(...args: CreateArgs): NativeSession | Promise<NativeSession>;
-  /** The graph builder (web/src/builder.ts); only the wasm module in this thread has one. */
-  builder?: (opset: number) => NativeBuilder;
+  /** Building models in code (web/src/builder.ts, trace.ts); only the wasm module in this thread has it. */
+  building?: BuildingModule;
 }
 
 /** What an entry point (web/src/index.ts, node/src/index.ts) supplies to the shared session code. */
@@ -259,6 +292,6 @@ export function wasmEngine(mod: NativeModule): Engine {
     ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),
     convert: (bytes, sourceName, weightStorage) => mod.convert(bytes, sourceName, weightStorage),
-    builder: (opset) => mod.WasmBuilder.create(opset),
+    building: mod,
   };
 }

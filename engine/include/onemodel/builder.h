@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "onemodel/operators.h"
 #include "onemodel/session.h"
 #include "onemodel/tensor.h"
 
@@ -41,36 +42,7 @@ struct DimArg {
   std::string symbol;  // non-empty: symbolic
 };
 
-// A node attribute, typed as ONNX types it.
-struct Attr {
-  enum class Type { Int, Float, String, Ints, Floats, Tensor };
-  Attr(std::string n, int64_t v) : name(std::move(n)), type(Type::Int), i(v) {}
-  Attr(std::string n, int v) : name(std::move(n)), type(Type::Int), i(v) {}
-  Attr(std::string n, float v) : name(std::move(n)), type(Type::Float), f(v) {}
-  Attr(std::string n, const char* v) : name(std::move(n)), type(Type::String), s(v) {}
-  Attr(std::string n, std::string v) : name(std::move(n)), type(Type::String), s(std::move(v)) {}
-  Attr(std::string n, std::vector<int64_t> v) : name(std::move(n)), type(Type::Ints), ints(std::move(v)) {}
-  Attr(std::string n, std::vector<float> v) : name(std::move(n)), type(Type::Floats), floats(std::move(v)) {}
-  Attr(std::string n, Tensor v) : name(std::move(n)), type(Type::Tensor), t(std::move(v)) {}
-  std::string name;
-  Type type;
-  int64_t i = 0;
-  float f = 0;
-  std::string s;
-  std::vector<int64_t> ints;
-  std::vector<float> floats;
-  Tensor t;
-};
-
-// Convolution and pooling attributes (ONNX Conv / ConvTranspose / MaxPool / AveragePool); empty = the default.
-struct ConvAttrs {
-  std::vector<int64_t> strides, pads, dilations, kernel_shape, output_padding;
-  int64_t group = 1;
-  bool ceil_mode = false;          // pools
-  bool count_include_pad = false;  // AveragePool
-};
-
-class Var {
+class Var : public Operators<Var> {
  public:
   Var() : id_(-1) {}  // no value: an omitted optional input of op()
   bool defined() const { return state_ != nullptr; }
@@ -80,66 +52,18 @@ class Var {
   std::optional<int64_t> dim_value(int axis) const;  // the extent when it is fixed
   std::string shape_string() const;                  // "[batch,seq,384]"
 
-  // Element-wise with numpy broadcasting.
-  Var add(const Var& b) const;
-  Var sub(const Var& b) const;
-  Var mul(const Var& b) const;
-  Var div(const Var& b) const;
-  Var pow(const Var& b) const;
-  Var neg() const;
-  Var relu() const;
-  Var sigmoid() const;
-  Var tanh() const;
-  Var exp() const;
-  Var log() const;
-  Var sqrt() const;
-  Var abs() const;
-  Var erf() const;
-  Var gelu(bool tanh_approximation = false) const;
-  // Products, normalisations, softmax.
-  Var matmul(const Var& b) const;
-  Var softmax(int64_t axis = -1) const;
-  Var log_softmax(int64_t axis = -1) const;
-  Var layer_norm(const Var& scale, const Var& bias = {}, int64_t axis = -1, float epsilon = 1e-5f) const;
-  Var batch_norm(const Var& scale, const Var& bias, const Var& mean, const Var& var, float epsilon = 1e-5f) const;
-  // Convolution and pooling (NCHW; weights [M, C/group, kH, kW]; ConvTranspose weights [C, M/group, kH, kW]).
-  Var conv(const Var& w, const Var& b = {}, const ConvAttrs& a = {}) const;
-  Var conv_transpose(const Var& w, const Var& b = {}, const ConvAttrs& a = {}) const;
-  Var max_pool(const ConvAttrs& a) const;
-  Var average_pool(const ConvAttrs& a) const;
-  // Resize to explicit sizes (every axis); mode "nearest" (asymmetric, floor) or "linear" (half_pixel).
-  Var resize(const std::vector<int64_t>& sizes, std::string_view mode = "nearest") const;
-  // Shape and indexing.
-  Var gather(const Var& indices, int64_t axis = 0) const;
-  Var reduce_sum(const std::vector<int64_t>& axes, bool keepdims = true) const;
-  Var reduce_mean(const std::vector<int64_t>& axes, bool keepdims = true) const;
-  Var transpose(const std::vector<int64_t>& perm) const;
-  Var reshape(const std::vector<int64_t>& dims) const;  // ONNX rules: 0 copies the input's axis, one -1
-  Var squeeze(const std::vector<int64_t>& axes) const;
-  Var unsqueeze(const std::vector<int64_t>& axes) const;
-  Var expand(const std::vector<int64_t>& dims) const;
-  Var slice(const std::vector<int64_t>& starts, const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,
-            const std::vector<int64_t>& steps = {}) const;
-  Var cast(DType to) const;
-  // The extents as an int64 vector [rank]. Symbolic extents stay symbolic: shape operands computed from it
-  // (Gather, Mul, Concat of shapes into a Reshape or Expand) are evaluated at the probe bindings and at compile.
-  Var shape() const;
+  // The operators (onemodel/operators.h) come from Operators<Var>; each appends one node.
+  static Var apply(const Var& self, std::string_view op, std::vector<Var> inputs, std::vector<Attr> attrs);
+  static Var int64s(const Var& self, const std::vector<int64_t>& values);
 
   Var(std::shared_ptr<build::State> state, int id) : state_(std::move(state)), id_(id) {}
   const std::shared_ptr<build::State>& state() const { return state_; }
   int id() const { return id_; }
 
  private:
-  Var unary(std::string_view op) const;
-  Var binary(std::string_view op, const Var& b) const;
   std::shared_ptr<build::State> state_;
   int id_;
 };
-
-inline Var operator+(const Var& a, const Var& b) { return a.add(b); }
-inline Var operator-(const Var& a, const Var& b) { return a.sub(b); }
-inline Var operator*(const Var& a, const Var& b) { return a.mul(b); }
-inline Var operator/(const Var& a, const Var& b) { return a.div(b); }
 
 // The extents a compiled model's input takes: fixes its symbolic axes.
 struct InputSpec {

@@ -24,6 +24,12 @@ enum class ErrorKind {
   Internal,              // a bug: an invariant of the engine itself was broken
   GraphBuild,            // model building in code: a shape or type error found while building (model-building.md)
   Compile,               // model building in code: an error found when input specs fix the symbolic dimensions
+  // Tracing (model-building.md section 8): raised at the offending call while a trace records.
+  DataDependent,         // a traced tensor's values were read: the graph cannot depend on them
+  InPlaceMutation,       // a traced tensor, or a constant the trace captured, was changed in place
+  SymbolicShape,         // a symbolic axis reached something that cannot express it
+  InvalidUsage,          // nested tracers, names used twice, outputs that depend on no input, bad symbol sizes
+  UnsupportedOperation,  // an operation without an ONNX mapping for tracing
 };
 
 std::string_view error_kind_name(ErrorKind k) noexcept;
