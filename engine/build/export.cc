@@ -5,6 +5,8 @@
 #include <unordered_map>
 
 #include "build/state.h"
+#include "onemodel/model_format.h"
+#include "onemodel/trace.h"
 #include "onnx/writer.h"
 
 namespace onemodel {
@@ -249,6 +251,15 @@ Var GraphBuilder::value(int id) const {
   if (id < 0 || static_cast<size_t>(id) >= state_->values.size())
     throw Error(ErrorKind::InvalidArgument, "GraphBuilder: no value has id " + std::to_string(id));
   return Var(state_, id);
+}
+
+std::vector<std::byte> GraphBuilder::to_onemodel(const Outputs& outputs) const {
+  const std::string bytes = to_onnx(outputs);
+  return model_format::convert_bytes(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), {}, "<built>");
+}
+
+std::vector<std::byte> TracedModel::to_onemodel() const {
+  return model_format::convert_bytes(std::as_bytes(std::span<const char>(onnx.data(), onnx.size())), {}, "<traced>");
 }
 
 BuiltModel GraphBuilder::compile(const Outputs& outputs, const SessionOptions& options,

@@ -1,5 +1,6 @@
 // Built models against ONNX Runtime (docs/model-building.md section 6): runs onemodel_build_zoo (every builder
-// operator at fixed and symbolic shapes, an MLP, a small CNN, a two-layer transformer encoder), loads each exported
+// operator at fixed and symbolic shapes, an MLP, a small CNN, a two-layer transformer encoder, built and traced) and
+// tests/builder/js_models.mjs (the three models in JavaScript, built and traced; needs `npm run build`), loads each exported
 // model in onnxruntime-node, runs it on the same inputs at every size binding and compares with our fast and exact
 // outputs: scaled error max|ours - ort| / max|ort| <= 1e-5 (integer outputs equal). One line per case, binding and
 // mode; exits 1 when any misses, fails to load or fails to run.
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { readNpy, scaledError } from '../../bench/lib/npy.mjs';
+import { writeJsModels } from './js_models.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BOUND = 1e-5;
@@ -27,6 +29,9 @@ let ok = 0;
 let missed = 0;
 try {
   process.stdout.write(execFileSync(zoo, [dir], { encoding: 'utf8' }));
+  // The same kinds of models written in JavaScript, built and traced (the npm package's dist/).
+  const om = await import(join(ROOT, 'dist', 'node', 'index.mjs'));
+  console.log(`JavaScript: ${(await writeJsModels(om, dir)).join(', ')}`);
   for (const name of readdirSync(dir).sort()) {
     const files = readdirSync(join(dir, name));
     let session;

@@ -83,12 +83,18 @@ TEST(Trace, MlpAtOtherBatchAndSequenceSizesMatchesTheEagerRun) {
     EXPECT_EQ(model.graph->inputs.size(), 1u);
     EXPECT_EQ(model.graph->values[model.graph->inputs[0]].type.dims[1].param, "seq");
     Session s = load(m, mode);
+    const std::vector<std::byte> format = m.to_onemodel();  // the OneModel format gives the same bits
+    SessionOptions fo;
+    fo.mode = mode;
+    fo.intra_op_threads = 1;
+    Session from_format = Session::load_bytes(format, fo);
     for (auto [b, q] : {std::pair<int64_t, int64_t>{2, 3}, {4, 5}, {1, 7}}) {
       Tensor x = ramp({b, q, 4}, 0.3f);
       std::vector<float> eager = mlp(EagerTensor(x), w1, b1, w2).to_vector<float>();
       std::vector<Tensor> out = s.run(std::vector<NamedTensor>{{"x", x}});
       ASSERT_EQ(out[0].shape(), (Shape{b * q, 3}));
       std::vector<float> graph = floats(out[0]);
+      EXPECT_EQ(floats(from_format.run(std::vector<NamedTensor>{{"x", x}})[0]), graph);
       if (mode == Mode::Exact) {
         EXPECT_EQ(graph, eager) << "batch " << b << " seq " << q;  // the same kernels: the same bits
       } else {

@@ -120,6 +120,15 @@ describe('GraphBuilder', () => {
     const out = await s.run({ x: f32([1, 1, 1, 1], [1, 4]) });
     expectClose(expect, out.h.data, [1, 2, 3, 4].map(Math.tanh), 1e-6);
     await s.release();
+    // The OneModel format of the same model gives the same values.
+    const b = new GraphBuilder();
+    const x = b.input('x', 'float32', ['n', 4]);
+    const format = await b.toOneModel({ h: x.tanh() });
+    expect(new TextDecoder().decode(format.subarray(0, 8))).toBe('ONEMODEL');
+    const f = await InferenceSession.create(format);
+    const h = (await f.run({ x: f32([1, 1, 1, 1], [1, 4]) })).h;
+    expectClose(expect, h.data, [1, 1, 1, 1].map(Math.tanh), 1e-7);
+    await f.release();
   });
 
   test('op() reaches any operator, with typed attributes', async () => {

@@ -3,6 +3,7 @@
 // from the operators' `infer` and errors are the engine's (GraphBuild, Compile). The wasm module is the builder's
 // engine everywhere (also in Node, where sessions may then run on the native addon): `await GraphBuilder.ready()`
 // once before `new GraphBuilder()`, or use `await GraphBuilder.create()`.
+import { convert } from './convert.js';
 import { OneModelError, fromNative } from './errors.js';
 import type { BuildingModule, NativeBuilder } from './native.js';
 import { InferenceSession, chooseEngine, setDefaultFeeds } from './session.js';
@@ -162,6 +163,11 @@ export class GraphBuilder {
   toOnnx(outputs: Readonly<Record<string, GraphValue>>): Uint8Array {
     const [names, ids] = this.#outputs(outputs);
     return call(() => this.native.toOnnx(names, ids));
+  }
+
+  /** The same model in the OneModel file format (docs/format.md): `convert(toOnnx(outputs))`. */
+  async toOneModel(outputs: Readonly<Record<string, GraphValue>>): Promise<Uint8Array> {
+    return convert(this.toOnnx(outputs));
   }
 
   /** A session of what `outputs` need; leaves not fed take their data. */

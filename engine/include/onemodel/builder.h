@@ -111,6 +111,8 @@ class GraphBuilder {
 
   // ONNX ModelProto bytes of what `outputs` need (unused values and nodes are pruned); deterministic.
   std::string to_onnx(const Outputs& outputs) const;
+  // The same model in the OneModel file format (docs/format.md), deterministic as well.
+  std::vector<std::byte> to_onemodel(const Outputs& outputs) const;
   // The bytes compile() loads: `specs` checked and fixed on the inputs (Error(Compile)), leaves written as plain
   // inputs (their data is the caller's default to add; our runtime treats an input's initializer as constant).
   std::string compiled_onnx(const Outputs& outputs, const std::vector<InputSpec>& specs = {}) const;

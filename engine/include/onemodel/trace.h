@@ -73,6 +73,8 @@ class EagerTensor : public Operators<EagerTensor> {
 
 struct TracedModel {
   std::string onnx;  // ModelProto bytes (opset 20, IR version 9), deterministic
+  // The same model in the OneModel file format (docs/format.md).
+  std::vector<std::byte> to_onemodel() const;
 };
 
 class Tracer {
