@@ -141,7 +141,8 @@ Var TraceState::shape_operand(const std::vector<DimId>& dims, bool allow_minus_o
 
 // The extents of a Reshape of x to `target` (the eager result's sizes) as expressions (tracing notes section 4):
 // both shapes split into groups of equal element count; in each group an output extent takes an atom of the inputs
-// whose example size it is, else a constant that divides the group's constant factor, else the whole rest.
+// whose example size it is, else a constant that divides the group's constant factor, else every atom left or one
+// atom times such a constant; the last extent of a group takes the rest.
 std::vector<DimId> TraceState::reshape_dims(const Var& x, const Shape& target) {
   DimTable& d = builder.state()->dims;
   const std::vector<DimId>& in = builder.state()->values[static_cast<size_t>(x.id())].dims;
@@ -173,13 +174,31 @@ std::vector<DimId> TraceState::reshape_dims(const Var& x, const Shape& target) {
         out.push_back(rest);
         break;
       }
+      // An atom of that size; a constant; every atom left times a constant; one atom times a constant.
       auto hit = std::find_if(atoms.begin(), atoms.end(), [&](DimId a) { return example_of(a) == v; });
+      int64_t all = 1;
+      for (DimId a : atoms) all *= example_of(a);
+      auto part = std::find_if(atoms.begin(), atoms.end(), [&](DimId a) {
+        const int64_t e = example_of(a);
+        return e > 0 && v % e == 0 && coef % (v / e) == 0;
+      });
       if (hit != atoms.end()) {
         out.push_back(*hit);
         atoms.erase(hit);
       } else if (v != 0 && coef % v == 0) {
         out.push_back(d.constant(v));
         coef /= v;
+      } else if (!atoms.empty() && all > 0 && v % all == 0 && coef % (v / all) == 0) {
+        DimId e = d.constant(v / all);
+        for (DimId a : atoms) e = d.mul(e, a);
+        out.push_back(e);
+        coef /= v / all;
+        atoms.clear();
+      } else if (part != atoms.end()) {
+        const int64_t f = v / example_of(*part);
+        out.push_back(d.mul(*part, d.constant(f)));
+        coef /= f;
+        atoms.erase(part);
       } else {
         throw Error(ErrorKind::SymbolicShape,
                     "Reshape: extent " + std::to_string(v) + " splits a symbolic size ambiguously");

@@ -1,7 +1,8 @@
 // Built models for the ONNX Runtime oracle (tests/builder/oracle.mjs, docs/model-building.md section 6): every
 // operator the builder names, at fixed and at symbolic shapes, plus an MLP, a small CNN and a two-layer transformer
-// encoder; and traced models (section 8): an MLP, a CNN and a transformer encoder written as eager code, traced at
-// one size, their outputs at every binding being the eager run's (fast and exact). For each case it writes
+// encoder, each case written once for both APIs: built with a GraphBuilder, and traced from eager tensors (section 8;
+// `<case>_traced`, traced at the first binding, its outputs at every binding the eager run's, fast and exact). The
+// traced_* cases are eager code as users write it (sizes read as integers into Reshape). For each case it writes
 // OUT/<case>/model.onnx (GraphBuilder::to_onnx) and, per size binding k of the symbols, the inputs (in<k>_<name>.npy)
 // and our outputs in fast and exact mode (fast<k>_<i>.npy, exact<k>_<i>.npy; exact is skipped where the model has no
 // exact kernel). The oracle runs ONNX Runtime on the same files and compares.
@@ -49,14 +50,41 @@ struct In {
   int64_t int_range = 0;  // integer inputs: values in [0, int_range)
 };
 
+template <class V>
+using Outs = std::vector<std::pair<std::string, V>>;
+
+// Eager tensors made the way a GraphBuilder makes values, so one generic case body serves both APIs.
+struct EagerMaker {
+  om::EagerTensor constant(const Tensor& t, const std::string& = "") { return om::EagerTensor(t); }
+  om::EagerTensor concat(const std::vector<om::EagerTensor>& v, int64_t axis) {
+    return om::EagerTensor::op("Concat", v, {{"axis", axis}})[0];
+  }
+  std::vector<om::EagerTensor> op(std::string_view type, const std::vector<om::EagerTensor>& in,
+                                  const std::vector<om::Attr>& attrs = {}, int n = 1) {
+    return om::EagerTensor::op(type, in, attrs, n);
+  }
+};
+
+// A case: one generic body, built with a GraphBuilder and traced from eager tensors (`<name>_traced`). The weights
+// are drawn after reseeding, so every call of the body makes the same ones.
 struct Case {
+  template <class F>
+  Case(std::string n, std::vector<In> in, F body, std::vector<std::map<std::string, int64_t>> s)
+      : name(std::move(n)), inputs(std::move(in)), build(body), trace(body), sizes(std::move(s)) {}
   std::string name;
   std::vector<In> inputs;
   std::function<om::Outputs(GraphBuilder&, const std::vector<Var>&)> build;
+  std::function<Outs<om::EagerTensor>(EagerMaker&, const std::vector<om::EagerTensor>&)> trace;
   std::vector<std::map<std::string, int64_t>> sizes;  // one binding per run; {} for a fixed-shape case
 };
 
-Var c(GraphBuilder& g, std::vector<int64_t> dims, float scale = 0.5f) {
+void reseed(const std::string& name) {
+  rng_state = 0x1234567;
+  for (char ch : name) rng_state = rng_state * 131 + static_cast<unsigned char>(ch);
+}
+
+template <class G>
+auto c(G& g, std::vector<int64_t> dims, float scale = 0.5f) {
   return g.constant(randn(std::move(dims), scale));
 }
 
@@ -69,182 +97,201 @@ om::ConvAttrs attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, std
 }
 
 // Multi-head self-attention written as the attention pattern (../shared/spec/onemodel-tracing.md section 2).
-Var attention(GraphBuilder& g, Var x, Var mask, int64_t d, int64_t heads) {
-  auto split = [&](Var t) { return t.reshape({0, 0, heads, d / heads}).transpose({0, 2, 1, 3}); };
-  Var q = split(x.matmul(c(g, {d, d}))), k = split(x.matmul(c(g, {d, d}))), v = split(x.matmul(c(g, {d, d})));
+template <class G, class V>
+V attention(G& g, V x, V mask, int64_t d, int64_t heads) {
+  auto split = [&](V t) { return t.reshape({0, 0, heads, d / heads}).transpose({0, 2, 1, 3}); };
+  V q = split(x.matmul(c(g, {d, d}))), k = split(x.matmul(c(g, {d, d}))), v = split(x.matmul(c(g, {d, d})));
   float scale = 1.0f / std::sqrt(static_cast<float>(d / heads));
-  Var s = q.matmul(k.transpose({0, 1, 3, 2})).mul(g.constant(Tensor::from_values({scale}, om::Shape{})));
-  Var p = s.add(mask).softmax(-1);
+  V s = q.matmul(k.transpose({0, 1, 3, 2})).mul(g.constant(Tensor::from_values({scale}, om::Shape{})));
+  V p = s.add(mask).softmax(-1);
   return p.matmul(v).transpose({0, 2, 1, 3}).reshape({0, 0, d}).matmul(c(g, {d, d}));
 }
 
-Var encoder_layer(GraphBuilder& g, Var x, Var mask, int64_t d) {
-  auto ln = [&](Var t) { return t.layer_norm(g.constant(randn({d}, 0.2f)), c(g, {d}, 0.1f)); };
-  Var h = x.add(attention(g, ln(x), mask, d, 2));
-  Var f = ln(h).matmul(c(g, {d, 2 * d})).add(c(g, {2 * d})).gelu().matmul(c(g, {2 * d, d}));
+template <class G, class V>
+V encoder_layer(G& g, V x, V mask, int64_t d) {
+  auto ln = [&](V t) { return t.layer_norm(g.constant(randn({d}, 0.2f)), c(g, {d}, 0.1f)); };
+  V h = x.add(attention(g, ln(x), mask, d, 2));
+  V f = ln(h).matmul(c(g, {d, 2 * d})).add(c(g, {2 * d})).gelu().matmul(c(g, {2 * d, d}));
   return h.add(f);
 }
 
 std::vector<Case> cases() {
   const std::vector<std::map<std::string, int64_t>> bs = {{{"B", 2}, {"S", 5}, {"T", 3}},
                                                           {{"B", 3}, {"S", 7}, {"T", 4}}};
-  const std::vector<std::map<std::string, int64_t>> img = {{{"N", 1}, {"H", 9}, {"W", 10}},
+  const std::vector<std::map<std::string, int64_t>> img = {{{"N", 2}, {"H", 9}, {"W", 10}},
                                                            {{"N", 2}, {"H", 12}, {"W", 15}}};
   std::vector<Case> v;
   v.push_back({"binary",
                {{"x", DType::F32, {"B", "S", 4}}, {"y", DType::F32, {4}}, {"z", DType::F32, {"B", 1, 4}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var x = in[0], y = in[1], z = in[2];
-                 return {{"o", (x + y) * z - x / y.abs().add(g.constant(Tensor::from_values({1.0f}, om::Shape{})))},
-                         {"p", x.abs().add(c(g, {1}, 0.1f)).pow(g.constant(Tensor::from_values({2.0f}, om::Shape{})))}};
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V x = in[0], y = in[1], z = in[2];
+                 return Outs<V>{
+                     {"o", (x + y) * z - x / y.abs().add(g.constant(Tensor::from_values({1.0f}, om::Shape{})))},
+                     {"p", x.abs().add(c(g, {1}, 0.1f)).pow(g.constant(Tensor::from_values({2.0f}, om::Shape{})))}};
                },
                bs});
   v.push_back({"unary",
                {{"x", DType::F32, {"B", 6}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var x = in[0];
-                 Var one = g.constant(Tensor::from_values({1.0f}, om::Shape{}));
-                 return {{"neg", x.neg()},           {"relu", x.relu()}, {"sigmoid", x.sigmoid()},
-                         {"tanh", x.tanh()},         {"exp", x.exp()},   {"log", x.abs().add(one).log()},
-                         {"sqrt", x.abs().sqrt()},   {"erf", x.erf()},   {"gelu", x.gelu()},
-                         {"gelu_tanh", x.gelu(true)}};
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V x = in[0];
+                 V one = g.constant(Tensor::from_values({1.0f}, om::Shape{}));
+                 return Outs<V>{{"neg", x.neg()},           {"relu", x.relu()}, {"sigmoid", x.sigmoid()},
+                                {"tanh", x.tanh()},         {"exp", x.exp()},   {"log", x.abs().add(one).log()},
+                                {"sqrt", x.abs().sqrt()},   {"erf", x.erf()},   {"gelu", x.gelu()},
+                                {"gelu_tanh", x.gelu(true)}};
                },
                bs});
   v.push_back({"matmul",
                {{"x", DType::F32, {"B", "S", 8}}, {"y", DType::F32, {"B", 8, "T"}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 return {{"xw", in[0].matmul(c(g, {8, 5}))}, {"xy", in[0].matmul(in[1])}};
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 return Outs<V>{{"xw", in[0].matmul(c(g, {8, 5}))}, {"xy", in[0].matmul(in[1])}};
                },
                bs});
   v.push_back({"softmax",
                {{"x", DType::F32, {"B", "S", "T"}}},
-               [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
-                 return {{"sm", in[0].softmax()}, {"lsm", in[0].log_softmax()}, {"sm1", in[0].softmax(1)}};
+               [](auto&, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 return Outs<V>{{"sm", in[0].softmax()}, {"lsm", in[0].log_softmax()}, {"sm1", in[0].softmax(1)}};
                },
                bs});
   v.push_back(
       {"norms",
        {{"x", DType::F32, {"B", "S", 16}}, {"i", DType::F32, {"N", 3, "H", "W"}}},
-       [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-         Var var = g.constant(randn({3}, 0.5f).contiguous());
-         Var pos = var.abs().add(g.constant(Tensor::from_values({0.5f}, om::Shape{})));  // a computed variance
-         return {{"ln", in[0].layer_norm(c(g, {16}), c(g, {16}))},
-                 {"bn", in[1].batch_norm(c(g, {3}), c(g, {3}), c(g, {3}), pos)}};
+       [](auto& g, const auto& in) {
+         using V = std::decay_t<decltype(in[0])>;
+         V var = g.constant(randn({3}, 0.5f).contiguous());
+         V pos = var.abs().add(g.constant(Tensor::from_values({0.5f}, om::Shape{})));  // a computed variance
+         return Outs<V>{{"ln", in[0].layer_norm(c(g, {16}), c(g, {16}))},
+                        {"bn", in[1].batch_norm(c(g, {3}), c(g, {3}), c(g, {3}), pos)}};
        },
-       {{{"B", 2}, {"S", 5}, {"N", 1}, {"H", 4}, {"W", 5}}, {{"B", 3}, {"S", 6}, {"N", 2}, {"H", 7}, {"W", 3}}}});
+       {{{"B", 2}, {"S", 5}, {"N", 3}, {"H", 4}, {"W", 6}}, {{"B", 3}, {"S", 6}, {"N", 2}, {"H", 7}, {"W", 3}}}});
   v.push_back({"conv",
                {{"x", DType::F32, {"N", 4, "H", "W"}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var x = in[0];
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V x = in[0];
                  om::ConvAttrs grouped = attrs({2, 2}, {1, 1, 1, 1});
                  grouped.group = 2;
                  grouped.dilations = {2, 1};
                  om::ConvAttrs up = attrs({2, 2}, {1, 1, 1, 1});
                  up.output_padding = {1, 0};
-                 return {{"c3", x.conv(c(g, {6, 4, 3, 3}), c(g, {6}), attrs({}, {1, 1, 1, 1}))},
-                         {"c3s2g2", x.conv(c(g, {4, 2, 3, 3}), {}, grouped)},
-                         {"c1", x.conv(c(g, {3, 4, 1, 1}), c(g, {3}))},
-                         {"ct2", x.conv_transpose(c(g, {4, 3, 2, 2}), c(g, {3}), attrs({2, 2}, {}))},
-                         {"ct3", x.conv_transpose(c(g, {4, 2, 3, 3}), {}, up)}};
+                 return Outs<V>{{"c3", x.conv(c(g, {6, 4, 3, 3}), c(g, {6}), attrs({}, {1, 1, 1, 1}))},
+                                {"c3s2g2", x.conv(c(g, {4, 2, 3, 3}), {}, grouped)},
+                                {"c1", x.conv(c(g, {3, 4, 1, 1}), c(g, {3}))},
+                                {"ct2", x.conv_transpose(c(g, {4, 3, 2, 2}), c(g, {3}), attrs({2, 2}, {}))},
+                                {"ct3", x.conv_transpose(c(g, {4, 2, 3, 3}), {}, up)}};
                },
                img});
   v.push_back({"pool",
                {{"x", DType::F32, {"N", 3, "H", "W"}}},
-               [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
+               [](auto&, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
                  om::ConvAttrs mp = attrs({2, 2}, {1, 1, 1, 1}, {3, 3});
                  mp.ceil_mode = true;
                  om::ConvAttrs ap = attrs({2, 2}, {1, 0, 1, 0}, {2, 2});
                  ap.count_include_pad = true;
-                 return {{"max", in[0].max_pool(mp)},
-                         {"avg", in[0].average_pool(ap)},
-                         {"avg_nopad", in[0].average_pool(attrs({1, 1}, {1, 1, 1, 1}, {3, 3}))}};
+                 return Outs<V>{{"max", in[0].max_pool(mp)},
+                                {"avg", in[0].average_pool(ap)},
+                                {"avg_nopad", in[0].average_pool(attrs({1, 1}, {1, 1, 1, 1}, {3, 3}))}};
                },
                img});
   v.push_back({"resize",
                {{"x", DType::F32, {1, 3, 5, 7}}},
-               [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
-                 return {{"nearest", in[0].resize({1, 3, 10, 9}, "nearest")},
-                         {"linear", in[0].resize({1, 3, 8, 14}, "linear")}};
+               [](auto&, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 return Outs<V>{{"nearest", in[0].resize({1, 3, 10, 9}, "nearest")},
+                                {"linear", in[0].resize({1, 3, 8, 14}, "linear")}};
                },
                {{}}});
   v.push_back(
       {"concat_gather",
        {{"x", DType::F32, {"B", "S", 4}}, {"y", DType::F32, {"B", "T", 4}}, {"ids", DType::I64, {"B", "S"}, 10}},
-       [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-         return {{"cat1", g.concat({in[0], in[1]}, 1)},
-                 {"cat2", g.concat({in[0], in[0].relu()}, 2)},
-                 {"emb", c(g, {10, 6}).gather(in[2])},
-                 {"pick", in[0].gather(g.constant(Tensor::from_values({int64_t{1}}, om::Shape{})), 2)}};
+       [](auto& g, const auto& in) {
+         using V = std::decay_t<decltype(in[0])>;
+         return Outs<V>{{"cat1", g.concat({in[0], in[1]}, 1)},
+                        {"cat2", g.concat({in[0], in[0].relu()}, 2)},
+                        {"emb", c(g, {10, 6}).gather(in[2])},
+                        {"pick", in[0].gather(g.constant(Tensor::from_values({int64_t{1}}, om::Shape{})), 2)}};
        },
        bs});
   v.push_back({"reduce",
                {{"x", DType::F32, {"B", "S", 6}}},
-               [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
-                 return {{"sum1", in[0].reduce_sum({1})},
-                         {"mean_last", in[0].reduce_mean({-1}, false)},
-                         {"sum02", in[0].reduce_sum({0, 2}, false)}};
+               [](auto&, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 return Outs<V>{{"sum1", in[0].reduce_sum({1})},
+                                {"mean_last", in[0].reduce_mean({-1}, false)},
+                                {"sum02", in[0].reduce_sum({0, 2}, false)}};
                },
                bs});
   v.push_back({"shapes",
                {{"x", DType::F32, {"B", "S", 8}}, {"z", DType::F32, {"B", 1, 8}}},
-               [](GraphBuilder&, const std::vector<Var>& in) -> om::Outputs {
-                 Var x = in[0];
-                 return {{"tr", x.transpose({2, 0, 1})},
-                         {"flat", x.reshape({0, -1})},
-                         {"rows", x.reshape({-1, 4})},
-                         {"unsq", x.unsqueeze({1, 4})},
-                         {"sq", in[1].squeeze({1})},
-                         {"exp", in[1].expand({1, 3, 1})},
-                         {"flip", x.slice({-1}, {INT64_MIN}, {2}, {-1})},
-                         {"tail", x.slice({1, 2}, {INT64_MAX, 6}, {1, 2})},
-                         {"i32", x.mul(x).cast(DType::I32)},
-                         {"f64", x.cast(DType::F64)}};
+               [](auto&, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V x = in[0];
+                 return Outs<V>{{"tr", x.transpose({2, 0, 1})},
+                                {"flat", x.reshape({0, -1})},
+                                {"rows", x.reshape({-1, 4})},
+                                {"unsq", x.unsqueeze({1, 4})},
+                                {"sq", in[1].squeeze({1})},
+                                {"exp", in[1].expand({1, 3, 1})},
+                                {"flip", x.slice({-1}, {INT64_MIN}, {2}, {-1})},
+                                {"tail", x.slice({1, 2}, {INT64_MAX, 6}, {1, 2})},
+                                {"i32", x.mul(x).cast(DType::I32)},
+                                {"f64", x.cast(DType::F64)}};
                },
                bs});
   v.push_back({"shape_chain",
                {{"x", DType::F32, {"B", "S", 8}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var shape = in[0].shape();
-                 Var eight = g.constant(Tensor::from_values({int64_t{8}}, om::Shape{1}));
-                 Var rows = g.op("Mul", {shape.slice({0}, {1}, {0}), shape.slice({1}, {2}, {0})})[0];
-                 return {{"flat", g.op("Reshape", {in[0], g.concat({rows, eight}, 0)})[0]}, {"shape", shape}};
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V shape = in[0].shape();
+                 V eight = g.constant(Tensor::from_values({int64_t{8}}, om::Shape{1}));
+                 V rows = g.op("Mul", {shape.slice({0}, {1}, {0}), shape.slice({1}, {2}, {0})})[0];
+                 return Outs<V>{{"flat", g.op("Reshape", {in[0], g.concat({rows, eight}, 0)})[0]}, {"shape", shape}};
                },
                bs});
   v.push_back({"recurrent",
                {{"x", DType::F32, {"S", "B", 4}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 std::vector<Var> lstm = g.op("LSTM", {in[0], c(g, {1, 20, 4}), c(g, {1, 20, 5}), c(g, {1, 40}, 0.1f)},
-                                              {{"hidden_size", int64_t{5}}}, 3);
-                 std::vector<Var> gru = g.op("GRU", {in[0], c(g, {1, 15, 4}), c(g, {1, 15, 5}), c(g, {1, 30}, 0.1f)},
-                                             {{"hidden_size", int64_t{5}}, {"linear_before_reset", int64_t{1}}}, 2);
-                 return {{"lstm_y", lstm[0]}, {"lstm_h", lstm[1]}, {"gru_y", gru[0]}, {"gru_h", gru[1]}};
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 std::vector<V> lstm = g.op("LSTM", {in[0], c(g, {1, 20, 4}), c(g, {1, 20, 5}), c(g, {1, 40}, 0.1f)},
+                                            {{"hidden_size", int64_t{5}}}, 3);
+                 std::vector<V> gru = g.op("GRU", {in[0], c(g, {1, 15, 4}), c(g, {1, 15, 5}), c(g, {1, 30}, 0.1f)},
+                                           {{"hidden_size", int64_t{5}}, {"linear_before_reset", int64_t{1}}}, 2);
+                 return Outs<V>{{"lstm_y", lstm[0]}, {"lstm_h", lstm[1]}, {"gru_y", gru[0]}, {"gru_h", gru[1]}};
                },
                bs});
   v.push_back({"mlp",
                {{"x", DType::F32, {"B", 12}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var h = in[0].matmul(c(g, {12, 16})).add(c(g, {16})).relu();
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V h = in[0].matmul(c(g, {12, 16})).add(c(g, {16})).relu();
                  h = h.matmul(c(g, {16, 16})).add(c(g, {16})).tanh();
-                 return {{"probs", h.matmul(c(g, {16, 4})).add(c(g, {4})).softmax()}};
+                 return Outs<V>{{"probs", h.matmul(c(g, {16, 4})).add(c(g, {4})).softmax()}};
                },
                bs});
   v.push_back({"cnn",
                {{"image", DType::F32, {"N", 3, "H", "W"}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var h = in[0].conv(c(g, {8, 3, 3, 3}), c(g, {8}), attrs({1, 1}, {1, 1, 1, 1})).relu();
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V h = in[0].conv(c(g, {8, 3, 3, 3}), c(g, {8}), attrs({1, 1}, {1, 1, 1, 1})).relu();
                  h = h.batch_norm(g.constant(randn({8}, 0.2f)), c(g, {8}), c(g, {8}), g.constant(positive({8})));
                  h = h.max_pool(attrs({2, 2}, {}, {2, 2}));
                  h = h.conv(c(g, {16, 8, 3, 3}, 0.2f), c(g, {16}), attrs({2, 2}, {1, 1, 1, 1})).relu();
-                 Var pooled = h.reduce_mean({2, 3}, false);  // global average pool
-                 return {{"logits", pooled.matmul(c(g, {16, 5})).add(c(g, {5}))}};
+                 V pooled = h.reduce_mean({2, 3}, false);  // global average pool
+                 return Outs<V>{{"logits", pooled.matmul(c(g, {16, 5})).add(c(g, {5}))}};
                },
-               {{{"N", 1}, {"H", 16}, {"W", 20}}, {{"N", 2}, {"H", 23}, {"W", 18}}}});
+               {{{"N", 2}, {"H", 16}, {"W", 20}}, {{"N", 1}, {"H", 23}, {"W", 18}}}});
   v.push_back({"transformer",
                {{"ids", DType::I64, {"B", "S"}, 20}, {"mask", DType::F32, {"B", 1, 1, "S"}}},
-               [](GraphBuilder& g, const std::vector<Var>& in) -> om::Outputs {
-                 Var x = c(g, {20, 16}).gather(in[0]);
+               [](auto& g, const auto& in) {
+                 using V = std::decay_t<decltype(in[0])>;
+                 V x = c(g, {20, 16}).gather(in[0]);
                  for (int layer = 0; layer < 2; ++layer) x = encoder_layer(g, x, in[1], 16);
-                 return {{"hidden", x}};
+                 return Outs<V>{{"hidden", x}};
                },
                bs});
   return v;
@@ -258,7 +305,7 @@ using Eager = std::vector<EagerTensor>;
 struct TracedCase {
   std::string name;
   std::vector<In> inputs;
-  std::function<std::vector<std::pair<std::string, EagerTensor>>(const Eager&)> run;
+  std::function<Outs<EagerTensor>(const Eager&)> run;
   std::vector<std::map<std::string, int64_t>> sizes;
 };
 
@@ -341,6 +388,47 @@ Tensor input_for(const In& in, const std::map<std::string, int64_t>& sizes) {
 
 }  // namespace
 
+// Traces `run` at the first binding into OUT/<name>/model.onnx; the outputs at every binding are the eager run's.
+void write_traced(const std::filesystem::path& out, const std::string& name, const std::vector<In>& inputs,
+                  const std::vector<std::map<std::string, int64_t>>& sizes,
+                  const std::function<Outs<EagerTensor>(const Eager&)>& run) {
+  std::filesystem::create_directories(out / name);
+  std::string bytes;
+  {
+    om::set_eager_mode(om::Mode::Fast);
+    om::Tracer tracer = om::Tracer::begin();
+    Eager ins;
+    for (const In& in : inputs) {
+      std::vector<std::string> axes;
+      for (const om::DimArg& d : in.dims) axes.push_back(d.symbol);
+      ins.push_back(tracer.input(in.name, input_for(in, sizes[0]), axes));
+    }
+    bytes = tracer.finish(run(ins)).onnx;
+  }
+  std::FILE* f = std::fopen((out / name / "model.onnx").c_str(), "wb");
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    Eager ins;
+    for (const In& in : inputs) {
+      Tensor t = input_for(in, sizes[s]);
+      onemodel::cli::write_npy(out / name / ("in" + std::to_string(s) + "_" + in.name + ".npy"), t);
+      ins.emplace_back(t);
+    }
+    for (om::Mode mode : {om::Mode::Fast, om::Mode::Exact}) {
+      om::set_eager_mode(mode);
+      auto outs = run(ins);
+      for (size_t o = 0; o < outs.size(); ++o)
+        onemodel::cli::write_npy(
+            out / name /
+                ((mode == om::Mode::Fast ? "fast" : "exact") + std::to_string(s) + "_" + std::to_string(o) + ".npy"),
+            outs[o].second.value());
+    }
+    om::set_eager_mode(om::Mode::Fast);
+  }
+  std::printf("%s: traced, %zu size bindings\n", name.c_str(), sizes.size());
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) return std::fprintf(stderr, "usage: onemodel_build_zoo OUT_DIR\n"), 2;
   const std::filesystem::path out = argv[1];
@@ -350,6 +438,7 @@ int main(int argc, char** argv) {
       GraphBuilder g;
       std::vector<Var> ins;
       for (const In& in : k.inputs) ins.push_back(g.input(in.name, in.dtype, in.dims));
+      reseed(k.name);
       om::Outputs outs = k.build(g, ins);
       std::filesystem::create_directories(out / k.name);
       std::string bytes = g.to_onnx(outs);
@@ -390,43 +479,21 @@ int main(int argc, char** argv) {
       ++failed;
     }
   }
+  for (const Case& k : cases()) {
+    try {
+      write_traced(out, k.name + "_traced", k.inputs, k.sizes, [&](const Eager& ins) {
+        reseed(k.name);
+        EagerMaker maker;
+        return k.trace(maker, ins);
+      });
+    } catch (const om::Error& e) {
+      std::printf("%s_traced: FAILED %s\n", k.name.c_str(), e.what());
+      ++failed;
+    }
+  }
   for (const TracedCase& k : traced_cases()) {
     try {
-      std::filesystem::create_directories(out / k.name);
-      std::string bytes;
-      {
-        om::set_eager_mode(om::Mode::Fast);
-        om::Tracer tracer = om::Tracer::begin();
-        Eager ins;
-        for (const In& in : k.inputs) {
-          std::vector<std::string> axes;
-          for (const om::DimArg& d : in.dims) axes.push_back(d.symbol);
-          ins.push_back(tracer.input(in.name, input_for(in, k.sizes[0]), axes));
-        }
-        bytes = tracer.finish(k.run(ins)).onnx;
-      }
-      std::FILE* f = std::fopen((out / k.name / "model.onnx").c_str(), "wb");
-      std::fwrite(bytes.data(), 1, bytes.size(), f);
-      std::fclose(f);
-      for (size_t s = 0; s < k.sizes.size(); ++s) {
-        Eager ins;
-        for (const In& in : k.inputs) {
-          Tensor t = input_for(in, k.sizes[s]);
-          onemodel::cli::write_npy(out / k.name / ("in" + std::to_string(s) + "_" + in.name + ".npy"), t);
-          ins.emplace_back(t);
-        }
-        for (om::Mode mode : {om::Mode::Fast, om::Mode::Exact}) {
-          om::set_eager_mode(mode);
-          auto outs = k.run(ins);
-          for (size_t o = 0; o < outs.size(); ++o)
-            onemodel::cli::write_npy(out / k.name /
-                                         ((mode == om::Mode::Fast ? "fast" : "exact") + std::to_string(s) + "_" +
-                                          std::to_string(o) + ".npy"),
-                                     outs[o].second.value());
-        }
-        om::set_eager_mode(om::Mode::Fast);
-      }
-      std::printf("%s: traced, %zu size bindings\n", k.name.c_str(), k.sizes.size());
+      write_traced(out, k.name, k.inputs, k.sizes, k.run);
     } catch (const om::Error& e) {
       std::printf("%s: FAILED %s\n", k.name.c_str(), e.what());
       ++failed;
