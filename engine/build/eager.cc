@@ -54,7 +54,16 @@ std::vector<Tensor> compute(std::string_view op, const std::vector<EagerTensor>&
       kernel->infer(ctx);
       if (ctx.needs_runtime_values) fail(ErrorKind::Internal, "infer asked for values it was given");
     }
-    return build::evaluate_node(*kernel, node, metas, outs, exact, kern::session_isa());
+    std::vector<Tensor> results = build::evaluate_node(*kernel, node, metas, outs, exact, kern::session_isa());
+    // A result that shares an input's storage (a view, a stated constant) is copied: eager tensors never alias, so
+    // assign() to one cannot change another unseen (and the trace's version checks see every change).
+    for (Tensor& r : results)
+      for (const EagerTensor& in : inputs)
+        if (in.defined() && r.storage().data == in.cell()->value.storage().data) {
+          r = r.clone();
+          break;
+        }
+    return results;
   } catch (const Error& e) {
     if (e.message().rfind(node.op_type + " of ", 0) == 0) throw;
     fail(e.kind(), e.message());

@@ -196,9 +196,12 @@ void State::fold_shape_chain(const ir::Node& node, const rt::Kernel& kernel,
 const rt::Kernel& State::kernel_for(const ir::Node& node, std::unique_ptr<rt::Kernel>& owned) {
   const rt::OpDef* def = rt::find_op(node.domain, node.op_type, node.opset);
   if (!def) build_error(*this, node, "no operator " + node.op_type + " at opset " + std::to_string(node.opset));
+  // Shared per operator and set of present inputs (a factory may look at which optional inputs are there).
   bool shared = node.attributes.empty();
+  std::string key = node.op_type + "/";
+  for (int v : node.inputs) key.push_back(v < 0 ? '0' : '1');
   if (shared)
-    if (auto it = shared_kernels_.find(node.op_type); it != shared_kernels_.end()) return *it->second;
+    if (auto it = shared_kernels_.find(key); it != shared_kernels_.end()) return *it->second;
   std::unique_ptr<rt::Kernel> k;
   try {
     k = def->factory(rt::NodeInfo(node, false));
@@ -207,7 +210,7 @@ const rt::Kernel& State::kernel_for(const ir::Node& node, std::unique_ptr<rt::Ke
   }
   const rt::Kernel& ref = *k;
   if (shared)
-    shared_kernels_.emplace(node.op_type, std::move(k));
+    shared_kernels_.emplace(std::move(key), std::move(k));
   else
     owned = std::move(k);
   return ref;

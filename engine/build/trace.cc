@@ -82,8 +82,8 @@ EagerTensor TraceState::input(const std::string& name, const Tensor& example,
 void TraceState::parameter(const std::string& name, const EagerTensor& weight) {
   if (!weight.defined()) throw Error(ErrorKind::InvalidUsage, "parameter '" + name + "': no tensor");
   for (const auto& [key, other] : parameters_)
-    if (other == name) throw Error(ErrorKind::InvalidUsage, "parameter name '" + name + "' is used twice");
-  parameters_[storage_key(weight.cell()->value)] = name;
+    if (other.first == name) throw Error(ErrorKind::InvalidUsage, "parameter name '" + name + "' is used twice");
+  parameters_[storage_key(weight.cell()->value)] = {name, weight.cell()};
 }
 
 Var TraceState::var_of(const EagerTensor& t) {
@@ -96,7 +96,7 @@ Var TraceState::var_of(const EagerTensor& t) {
   auto named = parameters_.find(key);
   Var c;
   try {
-    c = builder.constant(t.cell()->value, named == parameters_.end() ? "" : named->second);
+    c = builder.constant(t.cell()->value, named == parameters_.end() ? "" : named->second.first);
   } catch (const Error& e) {
     throw Error(ErrorKind::InvalidUsage, e.message());
   }
@@ -297,9 +297,9 @@ TracedModel TraceState::finish(const std::vector<std::pair<std::string, EagerTen
     named.emplace_back(name, builder.value(t.cell()->var));
   }
   for (const auto& [cell, version] : captured_)
-    if (auto c = cell.lock(); c && c->version != version)
+    if (cell->version != version)
       throw Error(ErrorKind::InPlaceMutation,
-                  "a constant " + c->value.shape().to_string() + " the trace captured was changed during the trace");
+                  "a constant " + cell->value.shape().to_string() + " the trace captured was changed during the trace");
   TracedModel m;
   try {
     m.onnx = builder.to_onnx(named);

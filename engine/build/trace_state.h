@@ -51,11 +51,13 @@ class TraceState : public std::enable_shared_from_this<TraceState> {
   std::vector<DimId> expand_dims(const Var& x, const Shape& target);
   void check_sizes(std::string_view op, const std::vector<Var>& out, const std::vector<EagerTensor>& results) const;
 
-  std::unordered_map<std::string, int64_t> example_;                     // symbol -> its example size
-  std::unordered_map<std::string, int> constants_;                       // storage key -> constant's value id
-  std::unordered_map<std::string, std::string> parameters_;              // storage key -> parameter name
-  std::vector<std::pair<std::weak_ptr<EagerCell>, uint64_t>> captured_;  // constants and their versions
-  std::unordered_map<DimId, std::pair<int, int>> sources_;               // symbolic extent -> (value id, axis)
+  std::unordered_map<std::string, int64_t> example_;  // symbol -> its example size
+  std::unordered_map<std::string, int> constants_;    // storage key -> constant's value id
+  // Storage keys are addresses: the cells are held here until the trace ends, so no other tensor can take an
+  // address over while its key is in use.
+  std::unordered_map<std::string, std::pair<std::string, std::shared_ptr<EagerCell>>> parameters_;  // -> name
+  std::vector<std::pair<std::shared_ptr<EagerCell>, uint64_t>> captured_;  // constants and their versions
+  std::unordered_map<DimId, std::pair<int, int>> sources_;                 // symbolic extent -> (value id, axis)
 };
 
 }  // namespace onemodel::build

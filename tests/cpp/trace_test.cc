@@ -61,6 +61,9 @@ TEST(Eager, ValuesAreTheKernelsAndMatchLoops) {
   EXPECT_EQ(a.matmul(b).relu().to_vector<float>(), want);
   EXPECT_EQ((a + a).to_vector<float>(), (std::vector<float>{2, -4, 6, -8, 10, -12}));
   EXPECT_EQ(a.sizes(), (Shape{2, 3}));
+  EagerTensor r = a.reshape({3, 2});  // Reshape's kernel is a view: the eager result is still its own tensor
+  r.assign(Tensor::zeros(DType::F32, {3, 2}));
+  EXPECT_EQ(a.to_vector<float>()[0], 1.0f);
   Error e = expect_error(ErrorKind::InvalidModel, [&] { a.add(EagerTensor(f32({1, 2}, {2}))); });
   EXPECT_EQ(e.message().rfind("Add of [2,3], [2]: ", 0), 0u) << e.message();
 }
