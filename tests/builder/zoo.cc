@@ -9,6 +9,7 @@
 //
 //   onemodel_build_zoo OUT_DIR
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -408,25 +409,56 @@ void write_traced(const std::filesystem::path& out, const std::string& name, con
   std::FILE* f = std::fopen((out / name / "model.onnx").c_str(), "wb");
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
+  // Our own sessions of the traced model, fast and exact: checked here against the eager run (exact: the same bits,
+  // the same kernels; fast: the passes may fuse, within 1e-5 scaled).
+  om::SessionOptions fast, exact;
+  fast.intra_op_threads = exact.intra_op_threads = 1;
+  exact.mode = om::Mode::Exact;
+  const auto model = std::as_bytes(std::span<const char>(bytes.data(), bytes.size()));
+  om::Session sessions[2] = {om::Session::load_bytes(model, fast), om::Session::load_bytes(model, exact)};
   for (size_t s = 0; s < sizes.size(); ++s) {
     Eager ins;
+    std::vector<om::NamedTensor> feeds;
     for (const In& in : inputs) {
       Tensor t = input_for(in, sizes[s]);
       onemodel::cli::write_npy(out / name / ("in" + std::to_string(s) + "_" + in.name + ".npy"), t);
       ins.emplace_back(t);
+      feeds.push_back({in.name, t});
     }
     for (om::Mode mode : {om::Mode::Fast, om::Mode::Exact}) {
       om::set_eager_mode(mode);
       auto outs = run(ins);
-      for (size_t o = 0; o < outs.size(); ++o)
+      std::vector<Tensor> graph = sessions[mode == om::Mode::Exact].run(feeds);
+      for (size_t o = 0; o < outs.size(); ++o) {
+        const Tensor eager = outs[o].second.value();
         onemodel::cli::write_npy(
             out / name /
                 ((mode == om::Mode::Fast ? "fast" : "exact") + std::to_string(s) + "_" + std::to_string(o) + ".npy"),
-            outs[o].second.value());
+            eager);
+        if (eager.dtype() != graph[o].dtype() || eager.shape() != graph[o].shape())
+          throw om::Error(om::ErrorKind::Internal, "our session's " + outs[o].first + " is " +
+                                                       graph[o].shape().to_string() + ", the eager run's " +
+                                                       eager.shape().to_string());
+        const Tensor g = graph[o].contiguous();
+        if (mode == om::Mode::Exact && std::memcmp(g.raw(), eager.raw(), eager.nbytes()) != 0)
+          throw om::Error(om::ErrorKind::Internal,
+                          "exact mode: our session's " + outs[o].first + " differs from the eager run in its bits");
+        if (mode == om::Mode::Fast && eager.dtype() == DType::F32) {
+          double worst = 0, top = 0;
+          auto e = eager.data<float>(), q = g.data<float>();
+          for (size_t i = 0; i < e.size(); ++i) {
+            worst = std::max(worst, static_cast<double>(std::fabs(e[i] - q[i])));
+            top = std::max(top, static_cast<double>(std::fabs(e[i])));
+          }
+          if (worst > 1e-5 * std::max(top, 1e-30))
+            throw om::Error(om::ErrorKind::Internal, "fast mode: our session's " + outs[o].first +
+                                                         " is off the eager run by " + std::to_string(worst));
+        }
+      }
     }
     om::set_eager_mode(om::Mode::Fast);
   }
-  std::printf("%s: traced, %zu size bindings\n", name.c_str(), sizes.size());
+  std::printf("%s: traced, %zu size bindings, our sessions equal to the eager run\n", name.c_str(), sizes.size());
 }
 
 int main(int argc, char** argv) {
