@@ -196,9 +196,9 @@ void State::fold_shape_chain(const ir::Node& node, const rt::Kernel& kernel,
 const rt::Kernel& State::kernel_for(const ir::Node& node, std::unique_ptr<rt::Kernel>& owned) {
   const rt::OpDef* def = rt::find_op(node.domain, node.op_type, node.opset);
   if (!def) build_error(*this, node, "no operator " + node.op_type + " at opset " + std::to_string(node.opset));
-  // Shared per operator and set of present inputs (a factory may look at which optional inputs are there).
+  // Shared per operator, output count and set of present inputs (a factory may look at either).
   bool shared = node.attributes.empty();
-  std::string key = node.op_type + "/";
+  std::string key = node.op_type + "/" + std::to_string(node.outputs.size()) + "/";
   for (int v : node.inputs) key.push_back(v < 0 ? '0' : '1');
   if (shared)
     if (auto it = shared_kernels_.find(key); it != shared_kernels_.end()) return *it->second;
@@ -219,6 +219,7 @@ const rt::Kernel& State::kernel_for(const ir::Node& node, std::unique_ptr<rt::Ke
 std::vector<int> State::add_node(ir::Node node, int num_outputs) {
   node.opset = opset;
   node.name = node.op_type + "_" + std::to_string(nodes.size());
+  node.outputs.assign(static_cast<size_t>(num_outputs), 0);  // factories and infer read how many are wanted
   std::unique_ptr<rt::Kernel> owned;
   const rt::Kernel& kernel = kernel_for(node, owned);
   if (kernel.flags().outputs_data_dependent || kernel.flags().on_values)

@@ -4,9 +4,10 @@
 // from a small HTTP server on 127.0.0.1 (random free port), and loads the page in headless Chromium through
 // playwright-core. The page imports the package's browser entry through an import map built from the
 // package's own exports map, runs testdata/classifier.onnx (fast and exact mode, on the page and in a module
-// worker), decodes CTC scores (also in worker mode), loads testdata/unsupported.onnx, and reports the results
-// back. Expected values are numpy's (see tests/js/expected.mjs); exact-mode bytes and CTC results are also
-// compared with this package under Node and, when built, with the native CLI (bytes) and addon (CTC).
+// worker), decodes CTC scores (also in worker mode), builds and traces a small model in code (GraphBuilder,
+// Tracer), loads testdata/unsupported.onnx, and reports the results back. Expected values are numpy's (see
+// tests/js/expected.mjs); exact-mode bytes, CTC results and the built models' exact values are also compared with
+// this package under Node and, when built, with the native CLI (bytes) and addon (CTC, built models).
 // Prints "browser: N passed, M failed"; exits non-zero on failure.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -67,6 +68,37 @@ async function ctcCall(api, values, options = {}) {
   });
 }
 const CTC_ON_PAGE = `(${ctcCall.toString()})(await import('onemodel'), ${JSON.stringify(CTC_SCORES)})`;
+
+// Building and tracing a small model in code (docs/model-building.md), run in exact mode at another size than
+// traced: the same on the page and in Node. Runs in the browser (serialised) and in Node.
+async function buildCall(api, options = {}) {
+  const { GraphBuilder, EagerValue, InferenceSession, Tensor, Tracer } = api;
+  await GraphBuilder.ready();
+  const f32 = (n, dims, k) =>
+    new Tensor(
+      'float32',
+      Float32Array.from({ length: n }, (_, i) => ((i * k) % 11) / 8 - 0.6),
+      dims,
+    );
+  const w = f32(12, [4, 3], 3);
+  const b = new GraphBuilder();
+  const x = b.input('x', 'float32', ['n', 4]);
+  const built = await b.createSession({ y: x.matMul(b.constant(w)).gelu().softmax() }, { mode: 'exact', ...options });
+  const input = f32(20, [5, 4], 7);
+  const y = Array.from((await built.run({ x: input })).y.data);
+  const tracer = Tracer.begin();
+  const ex = tracer.input('x', f32(8, [2, 4], 5), ['n']);
+  const { onnx } = tracer.finish({ y: ex.matMul(EagerValue.from(w)).gelu().softmax() });
+  const traced = await InferenceSession.create(onnx, { mode: 'exact', ...options });
+  const t = Array.from((await traced.run({ x: input })).y.data);
+  return JSON.stringify({
+    dims: b.input('z', 'float32', ['m', 2]).reshape([0, -1]).dims,
+    y,
+    t,
+    same: y.join() === t.join(),
+  });
+}
+const BUILD_ON_PAGE = `(${buildCall.toString()})(await import('onemodel'))`;
 
 // A page importing the package by name (an import map to the tarball's browser entry) and running `script`.
 const pageOf = (title, entry, script) => `<!doctype html>
@@ -129,6 +161,7 @@ function page(entry) {
         bitmap: Array.from(fromBitmap.data), url: t.toDataURL().slice(0, 22) };
     });
     await report('ctc', async () => ${CTC_ON_PAGE});
+    await report('build', async () => ${BUILD_ON_PAGE});
     await report('unsupported', async () => {
       try {
         await InferenceSession.create('/testdata/unsupported.onnx');
@@ -392,6 +425,16 @@ async function main() {
       'CTC greedy and beam search: the same results in the browser as in Node (wasm and native)',
       ctc?.ok && ctc.value === ctcNode.wasm && ctc.value === ctcNode.cpu,
       ctc?.ok ? ctc.value : ctc?.error,
+    );
+
+    // Building and tracing in code: the same exact values on the page as in Node (wasm and native sessions).
+    const built = byName.get('build');
+    const buildNode = [];
+    for (const engine of ['wasm', 'cpu']) buildNode.push(await buildCall(api, { executionProviders: [engine] }));
+    check(
+      'GraphBuilder and Tracer: a built and a traced model give the same exact values in the browser as in Node',
+      built?.ok && JSON.parse(built.value).same && built.value === buildNode[0] && built.value === buildNode[1],
+      built?.ok ? built.value : built?.error,
     );
 
     const unsupported = byName.get('unsupported');

@@ -137,6 +137,21 @@ TEST(BuildGraph, ShapeOperandsComputedFromShapeChains) {
   EXPECT_EQ(fixed.session().inputs()[0].dims[1].value, 3);
 }
 
+TEST(BuildGraph, OperatorsSeeHowManyOutputsAreWanted) {
+  GraphBuilder g;
+  Var x = g.input("x", DType::F32, {"n", 6});
+  std::vector<Var> parts = g.op("Split", {x}, {{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}}, 3);
+  ASSERT_EQ(parts.size(), 3u);
+  for (const Var& p : parts) EXPECT_EQ(p.shape_string(), "[n,2]");
+  std::vector<Var> two = g.op("Split", {x}, {{"axis", int64_t{1}}, {"num_outputs", int64_t{2}}}, 2);
+  EXPECT_EQ(two[1].shape_string(), "[n,3]");
+  // BatchNormalization's factory refuses the training-mode outputs: it must see that three are asked for.
+  Var img = g.input("img", DType::F32, {1, 2, 3, 3});
+  Var c2 = g.constant(Tensor::from_values({1.0f, 1.0f}, Shape{2}));
+  Error e = expect_error(ErrorKind::GraphBuild, [&] { g.op("BatchNormalization", {img, c2, c2, c2, c2}, {}, 3); });
+  EXPECT_NE(e.message().find("running-statistics"), std::string::npos) << e.message();
+}
+
 TEST(BuildGraph, ConvolutionAndPoolShapesFollowTheirFormulas) {
   GraphBuilder g;
   Var x = g.input("x", DType::F32, {"N", 2, "H", "W"});
