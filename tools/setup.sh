@@ -48,10 +48,10 @@ if [ "${ONEMODEL_SETUP_NO_BUILD:-0}" = 1 ]; then exit 0; fi
 jobs=$(nproc)
 log "native build (build/native)"
 cmake --preset native >/dev/null
-# What the suites use of the Release build: the CLI, the conformance runner and the Node addon. The unit tests
-# run in the ASan build (tools/test.sh step 1); `cmake --build --preset native` builds them in Release too
-# (half of this build's compile time).
-cmake --build --preset native -j "$jobs" --target onemodel_cli conformance_runner onemodel_node
+# What the suites use of the Release build: the CLI, the conformance runner, the Node addon and the built-model
+# zoo of tests/builder/oracle.mjs. The unit tests run in the ASan build (tools/test.sh step 1); `cmake --build
+# --preset native` builds them in Release too (half of this build's compile time).
+cmake --build --preset native -j "$jobs" --target onemodel_cli conformance_runner onemodel_node onemodel_build_zoo
 
 log "wasm build (build/wasm)"
 export NODE_PATH=/usr/share/nodejs
