@@ -24,7 +24,7 @@ namespace {
 
 #ifdef ONEMODEL_X86
 struct X86Features {
-  bool sse4 = false, avx2 = false, avx512 = false;
+  bool sse4 = false, avx2 = false, avx512 = false, avx512_vnni = false;
 };
 
 uint64_t xgetbv0() {
@@ -52,6 +52,7 @@ X86Features detect_x86() {
              avx512vl = b7 & (1u << 31);
   const bool zmm_state = (xcr0 & 0xE0) == 0xE0;  // opmask, upper ZMM0-15, ZMM16-31
   f.avx512 = f.avx2 && avx512f && avx512dq && avx512bw && avx512vl && zmm_state;
+  f.avx512_vnni = f.avx512 && (c7 & (1u << 11));  // CPUID.(7,0):ECX.AVX512_VNNI
   return f;
 }
 #endif
@@ -114,6 +115,15 @@ std::span<const Isa> available_isas() noexcept {
 }
 
 Isa best_isa() noexcept { return available_isas().back(); }
+
+bool x86_vnni() noexcept {
+#if defined(ONEMODEL_X86) && !defined(ONEMODEL_FUZZ_ONE_TARGET)
+  static const bool has = detect_x86().avx512_vnni;
+  return has;
+#else
+  return false;
+#endif
+}
 
 bool arm_dot_product() noexcept {
 #if defined(__aarch64__) && defined(__linux__) && defined(HWCAP_ASIMDDP)

@@ -24,6 +24,11 @@ Isa best_isa() noexcept;
 // target uses them for the integer product when present (docs/arm64.md section 4); false elsewhere.
 bool arm_dot_product() noexcept;
 
+// Whether this x86 CPU runs AVX-512 VNNI (VPDPBUSD: four u8 x s8 products added to an int32 lane) on top of
+// the Avx512 target. That target uses it for the byte product of kernels/qgemm.h (docs/int8.md, "Integer product
+// kernel"); false elsewhere.
+bool x86_vnni() noexcept;
+
 // The target a new session uses: best_isa(), capped by the environment variable ONEMODEL_ISA
 // (scalar | sse4 | avx2 | avx512 | neon; case-insensitive). Unknown values throw Error(InvalidArgument). A cap
 // above what the machine offers falls back to the best available target (the cap is a ceiling, not a demand).

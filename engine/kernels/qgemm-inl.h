@@ -100,13 +100,23 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 }
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable(std::make_index_sequence<kMR>());
 
-// The driver shared by the microkernel families: C = A * packed B with `Micro` (element type T, G k values per
-// int32 lane of a packed row, strips of NR columns), over chunks of kMC rows x kStripsPerChunk strips. k is
-// summed in blocks of `qblock` lane groups, blocks after the first added into C with wrap-around.
-template <typename T, int64_t G, int64_t NR, size_t MR>
-void ComputeWith(const std::array<void (*)(int64_t, const T*, int64_t, const T*, int32_t*, int64_t), MR>& micro,
-                 int64_t qblock, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed_b,
-                 int32_t* c, int64_t ldc, ThreadPool* pool) {
+// No correction after a tile (the int16 products). A Post sees each strip of packed B before its tiles
+// (`strip(bs, kq, j0, cols)`) and each finished tile (`tile(i, rows, j0, cols, c, ldc)`: rows i.., columns j0..
+// of C, at `c`); one Post per chunk, so it may keep per-strip state.
+struct NoPost {
+  template <typename TB>
+  void strip(const TB*, int64_t, int64_t, int64_t) {}
+  void tile(int64_t, int64_t, int64_t, int64_t, int32_t*, int64_t) {}
+};
+
+// The driver shared by the microkernel families: C = A * packed B with `Micro` (A's elements TA, packed B's TB,
+// G k values per int32 lane of a packed row, strips of NR columns), over chunks of kMC rows x kStripsPerChunk
+// strips. k is summed in blocks of `qblock` lane groups, blocks after the first added into C with wrap-around.
+// `make_post()` gives each chunk its Post (NoPost above).
+template <typename TA, typename TB, int64_t G, int64_t NR, size_t MR, class MakePost>
+void ComputeWith(const std::array<void (*)(int64_t, const TA*, int64_t, const TB*, int32_t*, int64_t), MR>& micro,
+                 int64_t qblock, int64_t m, int64_t n, int64_t k, const TA* a, int64_t lda, const TB* packed_b,
+                 int32_t* c, int64_t ldc, ThreadPool* pool, const MakePost& make_post) {
   if (m <= 0 || n <= 0) return;
   const int64_t kq = (k + G - 1) / G, strips = (n + NR - 1) / NR;
   const int64_t col_chunks = (strips + kStripsPerChunk - 1) / kStripsPerChunk, row_chunks = (m + kMC - 1) / kMC;
@@ -115,16 +125,18 @@ void ComputeWith(const std::array<void (*)(int64_t, const T*, int64_t, const T*,
     const int64_t i0 = (chunk / col_chunks) * kMC, s0 = (chunk % col_chunks) * kStripsPerChunk;
     const int64_t i1 = std::min(m, i0 + kMC), s1 = std::min(strips, s0 + kStripsPerChunk);
     HWY_ALIGN int32_t edge[MR * NR];
+    auto post = make_post();
     for (int64_t s = s0; s < s1; ++s) {
-      const T* bs = packed_b + s * kq * NR * G;
+      const TB* bs = packed_b + s * kq * NR * G;
       const int64_t j0 = s * NR, cols = std::min(NR, n - j0);
+      post.strip(bs, kq, j0, cols);
       for (int64_t i = i0; i < i1; i += static_cast<int64_t>(MR)) {
         const int64_t rows = std::min<int64_t>(static_cast<int64_t>(MR), i1 - i);
         const auto fn = micro[static_cast<size_t>(rows - 1)];
         for (int64_t q0 = 0; q0 < kq; q0 += qblock) {
           const int64_t qn = std::min(qblock, kq - q0);
-          const T* aq = a + i * lda + q0 * G;
-          const T* bq = bs + q0 * NR * G;
+          const TA* aq = a + i * lda + q0 * G;
+          const TB* bq = bs + q0 * NR * G;
           if (q0 == 0 && cols == NR) {
             fn(qn, aq, lda, bq, c + i * ldc + j0, ldc);
             continue;
@@ -141,6 +153,7 @@ void ComputeWith(const std::array<void (*)(int64_t, const T*, int64_t, const T*,
             }
           }
         }
+        post.tile(i, rows, j0, cols, c + i * ldc + j0, ldc);
       }
     }
   });
@@ -151,7 +164,8 @@ void ComputeWith(const std::array<void (*)(int64_t, const T*, int64_t, const T*,
 // two's-complement wrap-around, the operators' int32 rule.
 inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
                     int64_t ldc, ThreadPool* pool) {
-  ComputeWith<int16_t, kPair, kNR>(kMicro, kQBlock, m, n, k, a, lda, packed_b, c, ldc, pool);
+  ComputeWith<int16_t, int16_t, kPair, kNR>(kMicro, kQBlock, m, n, k, a, lda, packed_b, c, ldc, pool,
+                                            [] { return NoPost{}; });
 }
 
 #if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
@@ -242,7 +256,8 @@ inline bool Product(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t l
           static_cast<int8_t>(v);
       sb[static_cast<size_t>(j)] += v;
     }
-  ComputeWith<int8_t, kQuad, kDotNR>(kDotMicro, kNoBlock, m, n, k, pa.data(), kp, pb.data(), c, ldc, pool);
+  ComputeWith<int8_t, int8_t, kQuad, kDotNR>(kDotMicro, kNoBlock, m, n, k, pa.data(), kp, pb.data(), c, ldc, pool,
+                                             [] { return NoPost{}; });
   for (int64_t i = 0; i < m; ++i) {
     const uint64_t oi = static_cast<uint64_t>(int64_t{oa[static_cast<size_t>(i)]});
     const uint64_t si = static_cast<uint64_t>(sa[static_cast<size_t>(i)]);
@@ -262,10 +277,106 @@ inline constexpr auto kDotProduct = &dot::Product;
 inline constexpr QGemmFns::DotFn kDotProduct = nullptr;
 #endif
 
+#if HWY_TARGET == HWY_AVX3
+// The byte product on AVX-512 VNNI (docs/int8.md "Integer product kernel"): VPDPBUSD multiplies four u8 x s8 pairs and
+// adds them to an int32 lane without saturating (the sum wraps), twice the k values per instruction of the
+// int16 pmaddwd. Highway 1.0.3 has no op for it and no VNNI target of its own, so the microkernel carries the
+// instruction set itself and runs only where the CPU reports it (kern::x86_vnni). A holds signed bytes (rows of
+// kq * 4, broadcast four at a time), packed B unsigned bytes in strips of 32 columns by quads of k.
+namespace vnni {
+#define ONEMODEL_VNNI_ATTR __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512vnni")))
+constexpr int64_t kQuad = 4;         // k values per int32 lane
+constexpr int kVMR = 8;              // rows of accumulators
+constexpr int kVNV = 2;              // zmm vectors of int32 per strip
+constexpr int64_t kVNR = kVNV * 16;  // columns per strip
+static_assert(kMC % kVMR == 0, "chunks hold whole row tiles");
+constexpr int64_t kNoBlock = int64_t{1} << 62;  // the instruction's lanes wrap: k needs no blocks
+
+template <int R>
+ONEMODEL_VNNI_ATTR HWY_NOINLINE void Micro(int64_t kq, const int8_t* HWY_RESTRICT a, int64_t lda,
+                                           const uint8_t* HWY_RESTRICT bp, int32_t* HWY_RESTRICT c, int64_t ldc) {
+  __m512i acc[R][kVNV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kVNV; ++v) acc[r][v] = _mm512_setzero_si512();
+  for (int64_t q = 0; q < kq; ++q) {
+    const uint8_t* HWY_RESTRICT bq = bp + q * kVNR * kQuad;
+    __m512i b[kVNV];
+    for (int v = 0; v < kVNV; ++v) b[v] = _mm512_loadu_si512(bq + v * 64);
+    for (int r = 0; r < R; ++r) {
+      int32_t bits;
+      std::memcpy(&bits, a + r * lda + q * kQuad, sizeof bits);
+      const __m512i av = _mm512_set1_epi32(bits);
+      for (int v = 0; v < kVNV; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], b[v], av);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < kVNV; ++v) _mm512_storeu_si512(c + r * ldc + v * 16, acc[r][v]);
+}
+
+using VMicroFn = void (*)(int64_t, const int8_t*, int64_t, const uint8_t*, int32_t*, int64_t);
+template <size_t... Rs>
+constexpr std::array<VMicroFn, kVMR> VMicroTable(std::index_sequence<Rs...>) {
+  return {&Micro<static_cast<int>(Rs) + 1>...};
+}
+inline constexpr std::array<VMicroFn, kVMR> kVMicro = VMicroTable(std::make_index_sequence<kVMR>());
+
+// The column sums of one packed strip (u[j] = sum_p B[p][j], modulo 2^32): VPDPBUSD of each quad row against
+// signed ones, the strip's bytes still in L1 from the tiles' reads (1/m of the product's instructions).
+ONEMODEL_VNNI_ATTR HWY_NOINLINE inline void StripSums(int64_t kq, const uint8_t* HWY_RESTRICT bp, int32_t* u) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  for (int64_t q = 0; q < kq; ++q) {
+    s0 = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(bp + q * kVNR * kQuad), ones);
+    s1 = _mm512_dpbusd_epi32(s1, _mm512_loadu_si512(bp + q * kVNR * kQuad + 64), ones);
+  }
+  _mm512_storeu_si512(u, s0);
+  _mm512_storeu_si512(u + 16, s1);
+}
+
+// c[i][j] += s[i] * u[j] - r[i] - v[i] * w[j] on each finished tile (uint32 arithmetic: wrap-around), u the
+// column sums of packed B.
+struct Fix {
+  const Q8Fix& f;
+  HWY_ALIGN int32_t u[kVNR];
+  void strip(const uint8_t* bs, int64_t kq, int64_t, int64_t) { StripSums(kq, bs, u); }
+  void tile(int64_t i0, int64_t rows, int64_t j0, int64_t cols, int32_t* c, int64_t ldc) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint32_t s = static_cast<uint32_t>(f.s[i0 + r]), rr = static_cast<uint32_t>(f.r[i0 + r]);
+      int32_t* HWY_RESTRICT row = c + r * ldc;
+      if (f.w) {
+        const uint32_t v = static_cast<uint32_t>(f.v[i0 + r]);
+        const int32_t* w = f.w + j0;
+        for (int64_t j = 0; j < cols; ++j)
+          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + s * static_cast<uint32_t>(u[j]) - rr -
+                                        v * static_cast<uint32_t>(w[j]));
+      } else {
+        for (int64_t j = 0; j < cols; ++j)
+          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + s * static_cast<uint32_t>(u[j]) - rr);
+      }
+    }
+  }
+};
+
+inline void Compute(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
+                    const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool) {
+  ComputeWith<int8_t, uint8_t, kQuad, kVNR>(kVMicro, kNoBlock, m, n, k, a, lda, packed_b, c, ldc, pool, [&fix] {
+    return Fix{fix, {}};
+  });
+}
+#undef ONEMODEL_VNNI_ATTR
+}  // namespace vnni
+inline constexpr QGemmFns::Q8Fn kQ8Product = &vnni::Compute;
+inline constexpr int64_t kQ8Nr = vnni::kVNR;
+#else
+inline constexpr QGemmFns::Q8Fn kQ8Product = nullptr;
+inline constexpr int64_t kQ8Nr = 0;
+#endif
+
 }  // namespace qgemm_detail
 
-inline constexpr QGemmFns kQGemmFns{qgemm_detail::kNR, qgemm_detail::kPair, &qgemm_detail::PackB,
-                                    &qgemm_detail::Compute, qgemm_detail::kDotProduct};
+inline constexpr QGemmFns kQGemmFns{qgemm_detail::kNR,       qgemm_detail::kPair,       &qgemm_detail::PackB,
+                                    &qgemm_detail::Compute,  qgemm_detail::kDotProduct, qgemm_detail::kQ8Nr,
+                                    qgemm_detail::kQ8Product};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -59,5 +59,21 @@ void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a
   ONEMODEL_PER_TARGET(kQGemmFns, isa)->compute(m, n, k, a, lda, packed_b, c, ldc, pool);
 }
 
+QGemmLayout qgemm_q8_layout(Isa isa) {
+  const QGemmFns& fns = *ONEMODEL_PER_TARGET(kQGemmFns, isa);
+  // The instructions are the CPU's, not the target's: AVX-512 VNNI on top of the Avx512 target.
+  const bool runs = fns.q8 && isa == Isa::Avx512 && x86_vnni();
+  return QGemmLayout{runs ? fns.q8_nr : 0, 4};
+}
+
+void qgemm_q8_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
+                     const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool) {
+  if (m < 0 || n < 0 || k < 0) throw Error(ErrorKind::InvalidArgument, "qgemm_q8_packed: negative size");
+  if (qgemm_q8_layout(isa).nr == 0)
+    throw Error(ErrorKind::Internal, "qgemm_q8_packed: no byte product on " + std::string(isa_name(isa)));
+  if (m == 0 || n == 0) return;
+  ONEMODEL_PER_TARGET(kQGemmFns, isa)->q8(m, n, k, a, lda, packed_b, fix, c, ldc, pool);
+}
+
 }  // namespace onemodel::kern
 #endif

@@ -36,6 +36,25 @@ QGemmLayout qgemm_layout(Isa isa);
 void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
                       int32_t* c, int64_t ldc, ThreadPool* pool);
 
+// The byte product (docs/int8.md "Integer product kernel"), where the target and CPU have one (AVX-512 VNNI):
+// C[i][j] = sum_p A[i][p] * B[p][j] + s[i] * u[j] - r[i] - v[i] * w[j], all modulo 2^32, with A signed bytes,
+// B unsigned bytes and u[j] = sum_p B[p][j] (over every packed row: padding rows count). The operators pass raw
+// 8-bit values shifted by a constant into those ranges and let the correction terms (sums times zero points)
+// turn the raw product into the sum of (a - za) * (b - zb). v and w may both be null (no last term).
+struct Q8Fix {
+  const int32_t* s;  // per row of A
+  const int32_t* r;  // per row
+  const int32_t* v;  // per row, or null
+  const int32_t* w;  // per column, or null
+};
+// The packed-B layout of the byte product of `isa` on this CPU ({nr, 4}: strips of nr columns, four k values
+// of a column per int32 lane, element (p, j) at QGemmLayout::at), or nr = 0 when there is none.
+QGemmLayout qgemm_q8_layout(Isa isa);
+// C = A * packed B + the correction of `fix`, on the byte product (qgemm_q8_layout(isa).nr > 0). A's rows need
+// kq * 4 readable bytes (padding k with 0); packed B's padding rows count in u, so they should be 0.
+void qgemm_q8_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
+                     const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool);
+
 // One target's entry points (qgemm-inl.h defines them per target; qgemm.cc picks one per Isa).
 struct QGemmFns {
   int64_t nr;    // columns of a packed B strip
@@ -53,6 +72,12 @@ struct QGemmFns {
   using DotFn = bool (*)(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb,
                          int32_t* c, int64_t ldc, ThreadPool* pool);
   DotFn dot;
+  // The byte product's strip width and entry point (qgemm_q8_packed without its checks), or 0 and nullptr on
+  // targets without one. Runs only on CPUs with the instructions (the dispatcher checks).
+  int64_t q8_nr;
+  using Q8Fn = void (*)(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
+                        const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool);
+  Q8Fn q8;
 };
 
 }  // namespace onemodel::kern

@@ -189,34 +189,40 @@ ConvGeom conv_geom(const NodeInfo& info, const WindowAttrs& at, const Shape& x, 
 // the input (less its zero point) on the integer product of kernels/qgemm.h; integer sums are exact in any
 // order, so this is the plain loop's result. One and two spatial axes are the three-axis case with leading
 // axes of size 1.
-// What one im2col strip is built from: the group's input, its zero point, and per kernel column kx the output
-// columns whose tap lies inside the input row (col_lo/col_hi).
+// What one im2col strip is built from: the group's input, what a value becomes (E(x + off)) and what a tap
+// outside the input writes (E(zx + off)), and per kernel column kx the output columns whose tap lies inside the
+// input row (col_lo/col_hi). The int16 product takes x - zx (off = -zx, so outside taps write 0); the byte
+// product takes x as an unsigned byte (off = 128 for int8 inputs, else 0; outside taps write the zero point,
+// which its correction cancels, docs/int8.md "Integer product kernel").
 template <class Q>
 struct StripSource {
   const ConvGeom& g;
   const Q* xg;
   int64_t plane;
-  int32_t zx;
+  int32_t zx, off;
   int64_t wsz, kq, pair;
   const int64_t* col_lo;
   const int64_t* col_hi;
 };
 
 // Strip of NR im2col columns starting at output position js (cnt of them real), every row (c, kz, ky, kx), in
-// the packed layout of kernels/qgemm.h: row pair q at strip + q * NR * pair, column j's members side by side.
+// the packed layout of kernels/qgemm.h: lane group q at strip + q * NR * pair, column j's members side by side.
 // One strip at a time: the strip (a few KB) is written in order while the input rows it reads stay in cache
 // for the next one (row by row across every strip of the block wrote one cache line per strip and row over a
-// few MiB: 40% of ISNet's run). Each row goes into a small buffer (0 where the tap is outside), then the two
-// rows sharing int32 lanes are stored interleaved, NR columns at once. Unwritten padding stays 0.
-template <int64_t NR, class Q>
-void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* strip) {
+// few MiB: 40% of ISNet's run). Each row goes into a small buffer (the outside value where the tap is
+// outside), then the `pair` rows sharing int32 lanes are stored interleaved, NR columns at once. Rows past the
+// last (k padding) are 0; every element of the strip is written.
+template <int64_t NR, class E, class Q>
+void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, E* strip) {
   const WindowGeom& g = s.g.win;
   const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2], oh = g.out[1], ow = g.out[2];
   const int64_t kd = g.k[0], kh = g.k[1], kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
   const int64_t row0 = js / ow, ox0 = js % ow, oz0 = row0 / oh, oy0 = row0 % oh;
   const bool one_row = ox0 + cnt <= ow;
   int64_t kx = 0, ky = 0, kz = 0, c = 0;
-  const int32_t zx = s.zx;
+  const int32_t off = s.off;
+  const E outside = static_cast<E>(s.zx + off);
+  auto val = [off](Q x) { return static_cast<E>(static_cast<int32_t>(x) + off); };
   // One output row: the input row of taps (kz, ky) as an offset in the channel plane, -1 when it lies in the
   // padding; it changes only when kx wraps.
   int64_t row_off = -1;
@@ -237,60 +243,92 @@ void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, int16_t* stri
     }
     if (one_row) locate();
   };
-  auto build_row = [&](int16_t* t) {  // row (c, kz, ky, kx), then step to the next row
+  auto build_row = [&](E* t) {  // row (c, kz, ky, kx), then step to the next row
     const Q* xc = s.xg + c * s.plane;
-    const int64_t off = kx * dw - pw;
+    const int64_t off_x = kx * dw - pw;
     if (one_row) {
       const int64_t a = std::max(s.col_lo[kx], ox0), b = std::min(s.col_hi[kx], ox0 + cnt);
       if (sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && row_off >= 0) {
         // Every tap inside the input, stride 1: NR consecutive values, a loop of fixed length the compiler
         // turns into a few vector instructions (ISNet spent a third of its run here one value at a time).
-        const Q* src = xc + row_off + off + ox0;
-        for (int64_t j = 0; j < NR; ++j) t[j] = static_cast<int16_t>(static_cast<int32_t>(src[j]) - zx);
+        // Byte rows alias everything, so the loop runs on restricted locals (else it reloads `off` per value).
+        const Q* __restrict src = xc + row_off + off_x + ox0;
+        E* __restrict dst = t;
+        const int32_t o = off;
+        for (int64_t j = 0; j < NR; ++j) dst[j] = static_cast<E>(static_cast<int32_t>(src[j]) + o);
         step();
         return;
       }
-      for (int64_t j = 0; j < NR; ++j) t[j] = 0;
+      for (int64_t j = 0; j < NR; ++j) t[j] = outside;
       if (row_off >= 0) {
-        const Q* srow = xc + row_off + off;
+        const Q* srow = xc + row_off + off_x;
         if (sw == 1) {
-          for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox]) - s.zx);
+          for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = val(srow[ox]);
         } else {
-          for (int64_t ox = a; ox < b; ++ox)
-            t[ox - ox0] = static_cast<int16_t>(static_cast<int32_t>(srow[ox * sw]) - s.zx);
+          for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = val(srow[ox * sw]);
         }
       }
     } else {
-      for (int64_t j = 0; j < NR; ++j) t[j] = 0;
+      for (int64_t j = 0; j < NR; ++j) t[j] = outside;
       for (int64_t jj = 0; jj < cnt; ++jj) {
         const int64_t row = (js + jj) / ow, ox = (js + jj) % ow, oz = row / oh, oy = row % oh;
         const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-        const int64_t ix = ox * sw + off;
+        const int64_t ix = ox * sw + off_x;
         if (iz < 0 || iz >= in_d || iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) continue;
-        t[jj] = static_cast<int16_t>(static_cast<int32_t>(xc[(iz * in_h + iy) * in_w + ix]) - s.zx);
+        t[jj] = val(xc[(iz * in_h + iy) * in_w + ix]);
       }
     }
     step();
   };
-  alignas(64) int16_t t0[NR], t1[NR];
+  constexpr int64_t kMaxPair = sizeof(E) == 1 ? 4 : 2;
+  alignas(64) E rows[kMaxPair][NR];
+  alignas(64) uint32_t lanes[NR];
   for (int64_t p = 0; p < s.wsz; p += s.pair) {
-    int16_t* dst = strip + (p / s.pair) * NR * s.pair;
-    build_row(t0);
+    E* dst = strip + (p / s.pair) * NR * s.pair;
     if (s.pair == 1) {
-      std::memcpy(dst, t0, sizeof t0);
+      build_row(dst);
       continue;
     }
-    if (p + 1 < s.wsz) {
-      build_row(t1);
-    } else {
-      for (int64_t j = 0; j < NR; ++j) t1[j] = 0;
+    for (int64_t t = 0; t < kMaxPair && t < s.pair; ++t) {
+      if (p + t < s.wsz) {
+        build_row(rows[t]);
+      } else {
+        for (int64_t j = 0; j < NR; ++j) rows[t][j] = 0;
+      }
     }
-    alignas(64) uint32_t both[NR];
-    for (int64_t j = 0; j < NR; ++j)
-      both[j] = static_cast<uint32_t>(static_cast<uint16_t>(t0[j])) |
-                (static_cast<uint32_t>(static_cast<uint16_t>(t1[j])) << 16);
-    std::memcpy(dst, both, sizeof both);
+    if constexpr (sizeof(E) == 2) {
+      for (int64_t j = 0; j < NR; ++j)
+        lanes[j] = static_cast<uint32_t>(static_cast<uint16_t>(rows[0][j])) |
+                   (static_cast<uint32_t>(static_cast<uint16_t>(rows[1][j])) << 16);
+    } else {
+      for (int64_t j = 0; j < NR; ++j)
+        lanes[j] = uint32_t{rows[0][j]} | (uint32_t{rows[1][j]} << 8) | (uint32_t{rows[2][j]} << 16) |
+                   (uint32_t{rows[3][j]} << 24);
+    }
+    std::memcpy(dst, lanes, sizeof lanes);
   }
+}
+
+// The weights of one convolution as the product's A operand, kept per thread between calls: int16 rows of w - zw
+// (the int16 product), or signed-byte rows of w - 128 (uint8 weights) or w (int8) for the byte product, with
+// the byte product's per-row corrections: s[i] = shift - zw[i] and r[i] = zx' * sum_p (w - zw[i]).
+struct ConvWeights {
+  std::vector<int16_t> w16;
+  std::vector<int8_t> w8;
+  std::vector<int32_t> s, r;
+};
+
+// Strips of one block built on the pool, fixed groups of 8: strips are independent (each writes all of its
+// own). Built on one thread, they kept ISNet's convolutions at 1.33x at two threads (the products scale).
+template <int64_t NR, class E, class Q>
+void build_strips(const RunContext& ctx, const StripSource<Q>& src, int64_t j0, int64_t cols, E* pb) {
+  const int64_t strip_step = src.kq * NR * src.pair, strips = (cols + NR - 1) / NR;
+  constexpr int64_t kStripsPerChunk = 8;
+  parallel_for(ctx.pool, (strips + kStripsPerChunk - 1) / kStripsPerChunk, double(cols) * double(src.wsz),
+               [&](int64_t chunk) {
+                 for (int64_t st = chunk * kStripsPerChunk; st < std::min(strips, (chunk + 1) * kStripsPerChunk); ++st)
+                   build_strip<NR>(src, j0 + st * NR, std::min(NR, cols - st * NR), pb + st * strip_step);
+               });
 }
 
 void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const Tensor& w, int32_t zx,
@@ -298,13 +336,20 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
   const WindowGeom& win = g.win;
   const int64_t wsz = g.cg * win.k[0] * win.k[1] * win.k[2], plane = win.in_plane(), os = win.out_plane();
   const int64_t mg = g.m / g.group, kw = win.k[2], sw = win.s[2], in_w = win.in[2];
-  const kern::QGemmLayout lay = kern::qgemm_layout(ctx.isa);
-  const int64_t kp = lay.kq(wsz) * lay.pair;  // weight rows padded to whole pairs
-  const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair;
+  // The byte product where the CPU has one (AVX-512 VNNI), else the int16 product.
+  const kern::QGemmLayout q8 = kern::qgemm_q8_layout(ctx.isa);
+  const bool bytes = q8.nr > 0;
+  const kern::QGemmLayout lay = bytes ? q8 : kern::qgemm_layout(ctx.isa);
+  const int64_t kq = lay.kq(wsz), nr = lay.nr, pair = lay.pair, kp = kq * pair;  // rows padded to whole lanes
+  const int64_t esize = bytes ? 1 : 2;
   // The im2col matrix is built for blocks of output positions, so its memory stays a few MiB (a whole
   // 3x3 x 64-channel image at 512x512 would be 300 MB); the buffers are kept per thread between calls.
-  const int64_t block = std::max<int64_t>(nr, (int64_t{4} << 20) / std::max<int64_t>(kp * 2, 1) / nr * nr);
-  thread_local std::vector<int16_t> wbuf, pbuf;
+  const int64_t block = std::max<int64_t>(nr, (int64_t{4} << 20) / std::max<int64_t>(kp * esize, 1) / nr * nr);
+  if (bytes ? nr != 32 : (nr != 4 && nr != 8 && nr != 16 && nr != 32))
+    throw Error(ErrorKind::Internal, "ConvInteger: no strip builder for " + std::to_string(nr) + " columns");
+  thread_local ConvWeights cw;
+  thread_local std::vector<int16_t> pbuf;
+  thread_local std::vector<uint8_t> pbuf8;
   // Per kernel column kx: the output columns whose tap lies inside the row, ix = ox * sw + kx * dw - pw in [0, w).
   std::vector<int64_t> col_lo(static_cast<size_t>(kw)), col_hi(static_cast<size_t>(kw));
   for (int64_t kx = 0; kx < kw; ++kx) {
@@ -312,48 +357,64 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
     col_lo[static_cast<size_t>(kx)] = off >= 0 ? 0 : (-off + sw - 1) / sw;
     col_hi[static_cast<size_t>(kx)] = std::min(win.out[2], in_w - off <= 0 ? 0 : (in_w - off + sw - 1) / sw);
   }
-
-  wbuf.assign(static_cast<size_t>(g.m * kp), 0);
-  int16_t* wv = wbuf.data();
-  for (int64_t m = 0; m < g.m; ++m)
-    widen_q8(
-        w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, wv + m * kp);
+  const bool x_signed = x.dtype() == DType::I8, w_signed = w.dtype() == DType::I8;
+  const int32_t xoff = bytes ? (x_signed ? 128 : 0) : -zx;
+  if (bytes) {
+    // sum_p (x - zx)(w - zw) = sum_p x'(w - shift) + (shift - zw) * sum_p x' - zx' * sum_p (w - zw), with
+    // x' = x + xoff the byte the strip holds (outside taps hold zx' = zx + xoff) and shift = 128 for uint8
+    // weights (0 for int8), so w - shift is a signed byte; all modulo 2^32.
+    const int32_t shift = w_signed ? 0 : 128, zxp = zx + xoff;
+    cw.w8.assign(static_cast<size_t>(g.m * kp), 0);
+    cw.s.resize(static_cast<size_t>(g.m));
+    cw.r.resize(static_cast<size_t>(g.m));
+    quant::visit_q8(w.dtype(), [&](auto tag) {
+      using W = decltype(tag);
+      const W* src = w.data<W>().data();
+      for (int64_t m = 0; m < g.m; ++m) {
+        const int32_t z = zw[static_cast<size_t>(m)];
+        uint32_t sum = 0;
+        for (int64_t p = 0; p < wsz; ++p) {
+          const int32_t v = static_cast<int32_t>(src[m * wsz + p]);
+          cw.w8[static_cast<size_t>(m * kp + p)] = static_cast<int8_t>(v - shift);
+          sum += static_cast<uint32_t>(v - z);
+        }
+        cw.s[static_cast<size_t>(m)] = shift - z;
+        cw.r[static_cast<size_t>(m)] = static_cast<int32_t>(static_cast<uint32_t>(zxp) * sum);
+      }
+    });
+  } else {
+    cw.w16.assign(static_cast<size_t>(g.m * kp), 0);
+    for (int64_t m = 0; m < g.m; ++m)
+      widen_q8(
+          w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, cw.w16.data() + m * kp);
+  }
   quant::visit_q8(x.dtype(), [&](auto tag) {
     using Q = decltype(tag);
     for (int64_t n = 0; n < win.n; ++n)
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const Q* xg = x.data<Q>().data() + (n * win.c + gi * g.cg) * plane;
+        const StripSource<Q> src{g, xg, plane, zx, xoff, wsz, kq, pair, col_lo.data(), col_hi.data()};
         for (int64_t j0 = 0; j0 < os; j0 += block) {
-          const int64_t cols = std::min(block, os - j0), j1 = j0 + cols;
-          // Columns [j0, j1) of the im2col matrix (row (c, kz, ky, kx), column (oz, oy, ox); taps outside the
-          // input 0; values x - zx) written straight into the packed strips of kernels/qgemm.h: element (p, j) at
-          // ((j/nr * kq + p/pair) * nr + j%nr) * pair + p%pair, j counted from j0. Padding stays 0.
-          if (nr != 4 && nr != 8 && nr != 16 && nr != 32)
-            throw Error(ErrorKind::Internal, "ConvInteger: no strip builder for " + std::to_string(nr) + " columns");
+          const int64_t cols = std::min(block, os - j0);
+          int32_t* out = acc + (n * g.m + gi * mg) * os + j0;
+          // Columns [j0, j0 + cols) of the im2col matrix (row (c, kz, ky, kx), column (oz, oy, ox)) written
+          // straight into the packed strips of kernels/qgemm.h: element (p, j) at
+          // ((j/nr * kq + p/pair) * nr + j%nr) * pair + p%pair, j counted from j0.
+          if (bytes) {
+            pbuf8.resize(static_cast<size_t>(lay.packed_size(wsz, cols)));
+            build_strips<32>(ctx, src, j0, cols, pbuf8.data());
+            const kern::Q8Fix fix{cw.s.data() + gi * mg, cw.r.data() + gi * mg, nullptr, nullptr};
+            kern::qgemm_q8_packed(ctx.isa, mg, cols, wsz, cw.w8.data() + gi * mg * kp, kp, pbuf8.data(), fix, out, os,
+                                  ctx.pool);
+            continue;
+          }
           pbuf.resize(static_cast<size_t>(lay.packed_size(wsz, cols)));
           int16_t* pb = pbuf.data();
-          const int64_t strip_step = kq * nr * pair;
-          const StripSource<Q> src{g, xg, plane, zx, wsz, kq, pair, col_lo.data(), col_hi.data()};
-          const int64_t strips = (cols + nr - 1) / nr;
-          // Strips are independent (each zeroes and writes its own): fixed groups of 8 on the pool. Built on one
-          // thread, they kept ISNet's convolutions at 1.33x at two threads (the products scale).
-          constexpr int64_t kStripsPerChunk = 8;
-          parallel_for(ctx.pool, (strips + kStripsPerChunk - 1) / kStripsPerChunk, double(cols) * double(wsz),
-                       [&](int64_t chunk) {
-                         for (int64_t st = chunk * kStripsPerChunk;
-                              st < std::min(strips, (chunk + 1) * kStripsPerChunk); ++st) {
-                           const int64_t js = j0 + st * nr;
-                           int16_t* strip = pb + st * strip_step;
-                           std::fill(strip, strip + strip_step, int16_t{0});
-                           const int64_t cnt = std::min(nr, j1 - js);
-                           if (nr == 4) build_strip<4>(src, js, cnt, strip);
-                           if (nr == 8) build_strip<8>(src, js, cnt, strip);
-                           if (nr == 16) build_strip<16>(src, js, cnt, strip);
-                           if (nr == 32) build_strip<32>(src, js, cnt, strip);
-                         }
-                       });
-          kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, wv + gi * mg * kp, kp, pb, acc + (n * g.m + gi * mg) * os + j0,
-                                 os, ctx.pool);
+          if (nr == 4) build_strips<4>(ctx, src, j0, cols, pb);
+          if (nr == 8) build_strips<8>(ctx, src, j0, cols, pb);
+          if (nr == 16) build_strips<16>(ctx, src, j0, cols, pb);
+          if (nr == 32) build_strips<32>(ctx, src, j0, cols, pb);
+          kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, cw.w16.data() + gi * mg * kp, kp, pb, out, os, ctx.pool);
         }
       }
   });

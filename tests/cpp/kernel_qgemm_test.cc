@@ -38,6 +38,17 @@ std::vector<int32_t> reference(const Case& c, const std::vector<int16_t>& a, int
   return out;
 }
 
+// got (m rows of stride ldc, one sentinel -99 after each row's n values) equals want (m x n, dense).
+void expect_product(const std::vector<int32_t>& got, const std::vector<int32_t>& want, int64_t m, int64_t n,
+                    int64_t ldc, const std::string& where) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(got[static_cast<size_t>(i * ldc + j)], want[static_cast<size_t>(i * n + j)])
+          << "(" << i << "," << j << ") " << where;
+    ASSERT_EQ(got[static_cast<size_t>(i * ldc + n)], -99) << "wrote past a row " << where;
+  }
+}
+
 TEST(KernelQGemm, EveryTargetAndThreadCountMatchesPlainLoop) {
   std::vector<Case> cases = {{1, 1, 1, 0},
                              {1, 1, 0, 0},
@@ -91,13 +102,71 @@ TEST(KernelQGemm, EveryTargetAndThreadCountMatchesPlainLoop) {
         const std::string where = std::string(isa_name(isa)) + " threads " +
                                   std::to_string(pool ? pool->threads() : 1) + " m=" + std::to_string(c.m) +
                                   " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k);
-        for (int64_t i = 0; i < c.m; ++i) {
-          for (int64_t j = 0; j < c.n; ++j)
-            ASSERT_EQ(got[static_cast<size_t>(i * ldc + j)], want[static_cast<size_t>(i * c.n + j)])
-                << "(" << i << "," << j << ") " << where;
-          ASSERT_EQ(got[static_cast<size_t>(i * ldc + c.n)], -99) << "wrote past a row " << where;
-        }
+        expect_product(got, want, c.m, c.n, ldc, where);
       }
+  }
+}
+
+// The byte product (qgemm_q8_packed, AVX-512 VNNI) against a plain loop: signed-byte A, unsigned-byte B packed
+// at QGemmLayout::at (padding rows 0), plus the correction s[i] * u[j] - r[i] - v[i] * w[j] with u the column
+// sums, all wrapped to int32. Extreme bytes (-128, 127, 0, 255) and k past 2^31 / (128 * 255) so sums wrap.
+TEST(KernelQGemm, BytePathMatchesPlainLoopWithCorrections) {
+  const QGemmLayout lay = qgemm_q8_layout(Isa::Avx512);
+  if (lay.nr == 0) GTEST_SKIP() << "this CPU has no byte product (AVX-512 VNNI)";
+  struct BCase {
+    int64_t m, n, k;
+    bool extreme, vw;
+  };
+  std::vector<BCase> cases = {{1, 1, 1, false, false},     {8, 32, 4, false, true},     {9, 33, 5, false, false},
+                              {3, 70, 37, true, true},     {70, 65, 130, false, true},  {130, 7, 9, false, false},
+                              {2, 40, 70001, true, false}, {17, 100, 1152, false, true}};
+  std::mt19937 rng(23);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 20; ++i)
+    cases.push_back({pick(1, 40), pick(1, 100), pick(1, 90), pick(0, 1) == 1, pick(0, 1) == 1});
+  ThreadPool pool2(2), pool7(7);
+  for (const BCase& c : cases) {
+    const int64_t kq = lay.kq(c.k), kp = kq * lay.pair, lda = kp + 4, ldc = c.n + 3;
+    std::vector<int8_t> a(static_cast<size_t>(c.m * lda), 0);
+    std::vector<uint8_t> b(static_cast<size_t>(c.k * c.n)), packed(static_cast<size_t>(lay.packed_size(c.k, c.n)), 0);
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t p = 0; p < c.k; ++p)
+        a[static_cast<size_t>(i * lda + p)] =
+            static_cast<int8_t>(c.extreme ? (pick(0, 1) ? -128 : 127) : pick(-128, 127));
+    for (int64_t p = 0; p < c.k; ++p)
+      for (int64_t j = 0; j < c.n; ++j) {
+        const auto v = static_cast<uint8_t>(c.extreme ? (pick(0, 1) ? 255 : 0) : pick(0, 255));
+        b[static_cast<size_t>(p * c.n + j)] = v;
+        packed[static_cast<size_t>(lay.at(c.k, p, j))] = v;
+      }
+    std::vector<int32_t> fs(static_cast<size_t>(c.m)), fr(fs.size()), fv(fs.size()), fw(static_cast<size_t>(c.n));
+    for (auto* vec : {&fs, &fr, &fv, &fw})
+      for (int32_t& x : *vec) x = pick(-100000, 100000) * (pick(0, 3) == 0 ? 30000 : 1);
+    const Q8Fix fix{fs.data(), fr.data(), c.vw ? fv.data() : nullptr, c.vw ? fw.data() : nullptr};
+    std::vector<int32_t> want(static_cast<size_t>(c.m * c.n));
+    for (int64_t j = 0; j < c.n; ++j) {
+      int64_t u = 0;
+      for (int64_t p = 0; p < c.k; ++p) u += b[static_cast<size_t>(p * c.n + j)];
+      for (int64_t i = 0; i < c.m; ++i) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < c.k; ++p)
+          sum += int64_t{a[static_cast<size_t>(i * lda + p)]} * b[static_cast<size_t>(p * c.n + j)];
+        const uint64_t total = static_cast<uint64_t>(sum) +
+                               static_cast<uint64_t>(int64_t{fs[static_cast<size_t>(i)]}) * static_cast<uint64_t>(u) -
+                               static_cast<uint64_t>(int64_t{fr[static_cast<size_t>(i)]}) -
+                               (c.vw ? static_cast<uint64_t>(int64_t{fv[static_cast<size_t>(i)]}) *
+                                           static_cast<uint64_t>(int64_t{fw[static_cast<size_t>(j)]})
+                                     : 0);
+        want[static_cast<size_t>(i * c.n + j)] = static_cast<int32_t>(static_cast<uint32_t>(total));
+      }
+    }
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &pool2, &pool7}) {
+      std::vector<int32_t> got(static_cast<size_t>(c.m * ldc), -99);
+      qgemm_q8_packed(Isa::Avx512, c.m, c.n, c.k, a.data(), lda, packed.data(), fix, got.data(), ldc, pool);
+      const std::string where = "threads " + std::to_string(pool ? pool->threads() : 1) + " m=" + std::to_string(c.m) +
+                                " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k);
+      expect_product(got, want, c.m, c.n, ldc, where);
+    }
   }
 }
 

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "kernels/isa.h"
 #include "ops_test_util.h"
 
 namespace onemodel::test {
@@ -31,7 +33,22 @@ OpResult run(const std::string& op, std::vector<Tensor> in, int64_t opset = 13, 
   c.attrs = std::move(attrs);
   c.num_outputs = outs;
   c.exact = exact;
-  return run_op(c);
+  OpResult first = run_op(c);
+  // The integer products run on every target this machine offers (the int16 product per target, the byte
+  // product of AVX-512 VNNI, the SDOT path): each must give the scalar target's bits.
+  if (op == "ConvInteger" || op == "QLinearConv" || op == "MatMulInteger" || op == "QLinearMatMul")
+    for (kern::Isa isa : kern::available_isas()) {
+      if (isa == c.isa) continue;
+      OpCase other = c;
+      other.isa = isa;
+      const OpResult r = run_op(other);
+      for (size_t i = 0; i < first.outputs.size(); ++i) {
+        const Tensor &a = first.outputs[i], &b = r.outputs[i];
+        EXPECT_TRUE(a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0)
+            << op << " output " << i << " on " << kern::isa_name(isa) << " differs from " << kern::isa_name(c.isa);
+      }
+    }
+  return first;
 }
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
