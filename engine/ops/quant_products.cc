@@ -205,32 +205,45 @@ struct StripSource {
   const int64_t* col_hi;
 };
 
-// Strip of NR im2col columns starting at output position js (cnt of them real), every row (c, kz, ky, kx), in
-// the packed layout of kernels/qgemm.h: lane group q at strip + q * NR * pair, column j's members side by side.
-// One strip at a time: the strip (a few KB) is written in order while the input rows it reads stay in cache
-// for the next one (row by row across every strip of the block wrote one cache line per strip and row over a
-// few MiB: 40% of ISNet's run). Each row goes into a small buffer (the outside value where the tap is
-// outside), then the `pair` rows sharing int32 lanes are stored interleaved, NR columns at once. Rows past the
-// last (k padding) are 0; every element of the strip is written.
-template <int64_t NR, class E, class Q>
-void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, E* strip) {
+// A group of S consecutive strips of NR im2col columns (W = NR * S of them, starting at output position js, cnt
+// of them real), every row (c, kz, ky, kx), in the packed layout of kernels/qgemm.h: strip t at
+// strip0 + t * strip_step, lane group q at + q * NR * pair, column j's members side by side. Each k row is built
+// W columns wide into a small buffer (the outside value where a tap is outside), then the `pair` rows sharing
+// int32 lanes are interleaved and stored into each strip. W is 64 or more whatever NR is: built one NR-column
+// strip at a time, the per-row bookkeeping cost the wasm build (NR = 8) as much as the products. The columns
+// of a group fall into segments of one output row each; a segment's row of taps is located once per (kz, ky).
+// A group's strips (a few KB each) are written in order while the input rows they read stay in cache (row by
+// row across every strip of a 4 MiB block wrote one cache line per strip and row: 40% of ISNet's run). Rows
+// past the last (k padding) are 0; every element of the real strips is written.
+template <int64_t NR, int64_t S, class E, class Q>
+void build_group(const StripSource<Q>& s, int64_t js, int64_t cnt, E* strip0, int64_t strip_step) {
+  constexpr int64_t W = NR * S;
   const WindowGeom& g = s.g.win;
   const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2], oh = g.out[1], ow = g.out[2];
   const int64_t kd = g.k[0], kh = g.k[1], kw = g.k[2], sw = g.s[2], dw = g.d[2], pw = g.pb[2];
-  const int64_t row0 = js / ow, ox0 = js % ow, oz0 = row0 / oh, oy0 = row0 % oh;
-  const bool one_row = ox0 + cnt <= ow;
-  int64_t kx = 0, ky = 0, kz = 0, c = 0;
   const int32_t off = s.off;
   const E outside = static_cast<E>(s.zx + off);
-  auto val = [off](Q x) { return static_cast<E>(static_cast<int32_t>(x) + off); };
-  // One output row: the input row of taps (kz, ky) as an offset in the channel plane, -1 when it lies in the
-  // padding; it changes only when kx wraps.
-  int64_t row_off = -1;
-  auto locate = [&] {
-    const int64_t iz = oz0 * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy0 * g.s[1] - g.pb[1] + ky * g.d[1];
-    row_off = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h ? (iz * in_h + iy) * in_w : -1;
+  // Segments: columns [t0, t0 + len) of the group are output columns [ox0, ox0 + len) of row (oz, oy); row_off is
+  // the input row of the current (kz, ky) taps as an offset in the channel plane, -1 in the padding.
+  struct Segment {
+    int64_t t0, len, ox0, oz, oy, row_off;
   };
-  if (one_row) locate();
+  Segment seg[W];
+  int64_t nseg = 0;
+  for (int64_t t = 0; t < cnt;) {
+    const int64_t j = js + t, row = j / ow, ox = j % ow, len = std::min(cnt - t, ow - ox);
+    seg[nseg++] = Segment{t, len, ox, row / oh, row % oh, -1};
+    t += len;
+  }
+  int64_t kx = 0, ky = 0, kz = 0, c = 0;
+  auto locate = [&] {
+    for (int64_t i = 0; i < nseg; ++i) {
+      Segment& sg = seg[i];
+      const int64_t iz = sg.oz * g.s[0] - g.pb[0] + kz * g.d[0], iy = sg.oy * g.s[1] - g.pb[1] + ky * g.d[1];
+      sg.row_off = iz >= 0 && iz < in_d && iy >= 0 && iy < in_h ? (iz * in_h + iy) * in_w : -1;
+    }
+  };
+  locate();
   auto step = [&] {  // to the next row (c, kz, ky, kx)
     if (++kx < kw) return;
     kx = 0;
@@ -241,71 +254,65 @@ void build_strip(const StripSource<Q>& s, int64_t js, int64_t cnt, E* strip) {
         ++c;
       }
     }
-    if (one_row) locate();
+    locate();
   };
-  auto build_row = [&](E* t) {  // row (c, kz, ky, kx), then step to the next row
+  auto build_row = [&](E* t) {  // row (c, kz, ky, kx) into t[0, W), then step to the next row
     const Q* xc = s.xg + c * s.plane;
-    const int64_t off_x = kx * dw - pw;
-    if (one_row) {
-      const int64_t a = std::max(s.col_lo[kx], ox0), b = std::min(s.col_hi[kx], ox0 + cnt);
-      if (sw == 1 && cnt == NR && a == ox0 && b == ox0 + NR && row_off >= 0) {
-        // Every tap inside the input, stride 1: NR consecutive values, a loop of fixed length the compiler
-        // turns into a few vector instructions (ISNet spent a third of its run here one value at a time).
-        // Byte rows alias everything, so the loop runs on restricted locals (else it reloads `off` per value).
-        const Q* __restrict src = xc + row_off + off_x + ox0;
-        E* __restrict dst = t;
-        const int32_t o = off;
-        for (int64_t j = 0; j < NR; ++j) dst[j] = static_cast<E>(static_cast<int32_t>(src[j]) + o);
-        step();
-        return;
+    const int64_t off_x = kx * dw - pw, lo = s.col_lo[kx], hi = s.col_hi[kx];
+    for (int64_t j = cnt; j < W; ++j) t[j] = outside;
+    for (int64_t i = 0; i < nseg; ++i) {
+      const Segment& sg = seg[i];
+      // Byte rows alias everything, so the loops run on restricted locals (else they reload `off` per value).
+      E* __restrict ts = t + sg.t0;
+      const int32_t o = off;
+      const int64_t a = std::clamp(lo, sg.ox0, sg.ox0 + sg.len), b = std::clamp(hi, a, sg.ox0 + sg.len);
+      if (sg.row_off < 0) {
+        for (int64_t j = 0; j < sg.len; ++j) ts[j] = outside;
+        continue;
       }
-      for (int64_t j = 0; j < NR; ++j) t[j] = outside;
-      if (row_off >= 0) {
-        const Q* srow = xc + row_off + off_x;
-        if (sw == 1) {
-          for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = val(srow[ox]);
-        } else {
-          for (int64_t ox = a; ox < b; ++ox) t[ox - ox0] = val(srow[ox * sw]);
-        }
+      const Q* __restrict srow = xc + sg.row_off + off_x;
+      for (int64_t ox = sg.ox0; ox < a; ++ox) ts[ox - sg.ox0] = outside;
+      if (sw == 1) {
+        // Stride 1: consecutive values, a loop the compiler turns into vector instructions.
+        const Q* __restrict src = srow + a;
+        E* __restrict dst = ts + (a - sg.ox0);
+        for (int64_t j = 0; j < b - a; ++j) dst[j] = static_cast<E>(static_cast<int32_t>(src[j]) + o);
+      } else {
+        for (int64_t ox = a; ox < b; ++ox) ts[ox - sg.ox0] = static_cast<E>(static_cast<int32_t>(srow[ox * sw]) + o);
       }
-    } else {
-      for (int64_t j = 0; j < NR; ++j) t[j] = outside;
-      for (int64_t jj = 0; jj < cnt; ++jj) {
-        const int64_t row = (js + jj) / ow, ox = (js + jj) % ow, oz = row / oh, oy = row % oh;
-        const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0], iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-        const int64_t ix = ox * sw + off_x;
-        if (iz < 0 || iz >= in_d || iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) continue;
-        t[jj] = val(xc[(iz * in_h + iy) * in_w + ix]);
-      }
+      for (int64_t ox = b; ox < sg.ox0 + sg.len; ++ox) ts[ox - sg.ox0] = outside;
     }
     step();
   };
   constexpr int64_t kMaxPair = sizeof(E) == 1 ? 4 : 2;
-  alignas(64) E rows[kMaxPair][NR];
-  alignas(64) uint32_t lanes[NR];
+  const int64_t strips = (cnt + NR - 1) / NR;
+  alignas(64) E rows[kMaxPair][W];
+  alignas(64) uint32_t lanes[W];
   for (int64_t p = 0; p < s.wsz; p += s.pair) {
-    E* dst = strip + (p / s.pair) * NR * s.pair;
+    const int64_t at = (p / s.pair) * NR * s.pair;
     if (s.pair == 1) {
-      build_row(dst);
+      build_row(rows[0]);
+      for (int64_t t = 0; t < strips; ++t) std::memcpy(strip0 + t * strip_step + at, rows[0] + t * NR, sizeof(E) * NR);
       continue;
     }
     for (int64_t t = 0; t < kMaxPair && t < s.pair; ++t) {
       if (p + t < s.wsz) {
         build_row(rows[t]);
       } else {
-        for (int64_t j = 0; j < NR; ++j) rows[t][j] = 0;
+        for (int64_t j = 0; j < W; ++j) rows[t][j] = 0;
       }
     }
     if constexpr (sizeof(E) == 2) {
-      for (int64_t j = 0; j < NR; ++j)
+      for (int64_t j = 0; j < W; ++j)
         lanes[j] = static_cast<uint32_t>(static_cast<uint16_t>(rows[0][j])) |
                    (static_cast<uint32_t>(static_cast<uint16_t>(rows[1][j])) << 16);
     } else {
-      for (int64_t j = 0; j < NR; ++j)
+      for (int64_t j = 0; j < W; ++j)
         lanes[j] = uint32_t{rows[0][j]} | (uint32_t{rows[1][j]} << 8) | (uint32_t{rows[2][j]} << 16) |
                    (uint32_t{rows[3][j]} << 24);
     }
-    std::memcpy(dst, lanes, sizeof lanes);
+    for (int64_t t = 0; t < strips; ++t)
+      std::memcpy(strip0 + t * strip_step + at, lanes + t * NR, sizeof(uint32_t) * NR);
   }
 }
 
@@ -318,16 +325,19 @@ struct ConvWeights {
   std::vector<int32_t> s, r;
 };
 
-// Strips of one block built on the pool, fixed groups of 8: strips are independent (each writes all of its
-// own). Built on one thread, they kept ISNet's convolutions at 1.33x at two threads (the products scale).
+// Strips of one block built on the pool, in groups of S strips (at least 64 columns: build_group), chunks of
+// max(8, S) strips. Strips are independent (each writes all of its own). Built on one thread, they kept
+// ISNet's convolutions at 1.33x at two threads (the products scale).
 template <int64_t NR, class E, class Q>
 void build_strips(const RunContext& ctx, const StripSource<Q>& src, int64_t j0, int64_t cols, E* pb) {
+  constexpr int64_t S = NR >= 64 ? 1 : 64 / NR, kStripsPerChunk = S > 8 ? S : 8;
   const int64_t strip_step = src.kq * NR * src.pair, strips = (cols + NR - 1) / NR;
-  constexpr int64_t kStripsPerChunk = 8;
   parallel_for(ctx.pool, (strips + kStripsPerChunk - 1) / kStripsPerChunk, double(cols) * double(src.wsz),
                [&](int64_t chunk) {
-                 for (int64_t st = chunk * kStripsPerChunk; st < std::min(strips, (chunk + 1) * kStripsPerChunk); ++st)
-                   build_strip<NR>(src, j0 + st * NR, std::min(NR, cols - st * NR), pb + st * strip_step);
+                 const int64_t end = std::min(strips, (chunk + 1) * kStripsPerChunk);
+                 for (int64_t st = chunk * kStripsPerChunk; st < end; st += S)
+                   build_group<NR, S>(src, j0 + st * NR, std::min(NR * std::min(S, end - st), cols - st * NR),
+                                      pb + st * strip_step, strip_step);
                });
 }
 
