@@ -26,6 +26,13 @@ void for_outer(ThreadPool* pool, int64_t outer, int64_t work_per_outer, F&& body
                });
 }
 
+// Whether every output position of the table has one or two taps (linear; one at the clamped borders).
+bool two_taps(const AxisTable& t) {
+  for (size_t j = 0; j + 1 < t.start.size(); ++j)
+    if (t.start[j + 1] - t.start[j] != 2 && t.start[j + 1] - t.start[j] != 1) return false;
+  return true;
+}
+
 // One axis pass over a [outer, n, inner] view producing [outer, m, inner]; `last`: the final pass, whose NaN
 // results are made canonical as they are stored (a serial pass over the output afterwards was a third of
 // ISNet's 1024 x 1024 upsampling at two threads).
@@ -36,6 +43,33 @@ void for_outer(ThreadPool* pool, int64_t outer, int64_t work_per_outer, F&& body
 void pass_float(const float* src, float* dst, int64_t outer, int64_t n, int64_t inner, const AxisTable& t, bool last,
                 ThreadPool* pool) {
   const int64_t m = static_cast<int64_t>(t.start.size()) - 1;
+  if (inner == 1 && two_taps(t)) {
+    // Along the last axis with one or two taps per position (linear): the taps unpacked into flat arrays, so
+    // each element is two loads, products and adds with no tap loop (the loop was 7-9% of ISNet at one thread).
+    // The same operations in the same order as the loop below: acc = (+0 + w0 * s0) [+ w1 * s1].
+    std::vector<int64_t> i0(static_cast<size_t>(m)), i1(static_cast<size_t>(m));
+    std::vector<float> w0(static_cast<size_t>(m)), w1(static_cast<size_t>(m));
+    std::vector<uint8_t> both(static_cast<size_t>(m));
+    for (size_t j = 0; j < static_cast<size_t>(m); ++j) {
+      const auto b = static_cast<size_t>(t.start[j]);
+      both[j] = t.start[j + 1] - t.start[j] == 2;
+      i0[j] = t.idx[b];
+      w0[j] = t.w[b];
+      i1[j] = both[j] ? t.idx[b + 1] : 0;
+      w1[j] = both[j] ? t.w[b + 1] : 0.0f;
+    }
+    for_outer(pool, outer, m * 2, [&](int64_t o) {
+      const float* __restrict__ s = src + o * n;
+      float* __restrict__ d = dst + o * m;
+      for (int64_t j = 0; j < m; ++j) {
+        const auto u = static_cast<size_t>(j);
+        float acc = 0.0f + w0[u] * s[i0[u]];
+        if (both[u]) acc = acc + w1[u] * s[i1[u]];
+        d[j] = last ? kern::canon(acc) : acc;
+      }
+    });
+    return;
+  }
   for_outer(pool, outer, m * inner * 2, [&](int64_t o) {
     const float* s = src + o * n * inner;
     float* d = dst + o * m * inner;
