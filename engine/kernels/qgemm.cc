@@ -72,6 +72,14 @@ void qgemm_q8_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int8_t* a, 
   if (qgemm_q8_layout(isa).nr == 0)
     throw Error(ErrorKind::Internal, "qgemm_q8_packed: no byte product on " + std::string(isa_name(isa)));
   if (m == 0 || n == 0) return;
+  if (k == 0) {  // no product: the correction alone, with column sums 0
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const uint32_t vw = fix.v ? static_cast<uint32_t>(fix.v[i]) * static_cast<uint32_t>(fix.w[j]) : 0u;
+        c[i * ldc + j] = static_cast<int32_t>(0u - static_cast<uint32_t>(fix.r[i]) - vw);
+      }
+    return;
+  }
   ONEMODEL_PER_TARGET(kQGemmFns, isa)->q8(m, n, k, a, lda, packed_b, fix, c, ldc, pool);
 }
 

@@ -58,15 +58,85 @@ void widen_q8(const Tensor& t, int64_t offset, int64_t count, Z&& zero, int16_t*
 
 // ---- matrix products ----
 
+// One batch matrix on the byte product (docs/int8.md "Integer product kernel"): A as signed bytes
+// a_s = a - shift_a (shift_a = 128 for uint8, 0 for int8), B packed as unsigned bytes b_u = b + off_b (off_b =
+// 128 for int8, 0 for uint8). With alpha_i = shift_a - za[i] and beta_j = off_b + zb[j], modulo 2^32:
+// sum_p (a - za)(b - zb) = sum_p a_s b_u + alpha_i * sum_p b_u - beta_j * (sum_p a_s + k * alpha_i),
+// the kernel's correction with s = alpha, r = 0, v = sum_p a_s + k * alpha, w = beta.
+struct ByteMatMul {
+  std::vector<int8_t> a8;
+  std::vector<uint8_t> packed;
+  std::vector<int32_t> s, r, v, w;
+};
+
+void byte_matmul(const RunContext& ctx, const kern::QGemmLayout& lay, const MatMulDims& d, const Tensor& a,
+                 int64_t a_off, const Tensor& b, int64_t b_off, const std::vector<int32_t>& za,
+                 const std::vector<int32_t>& zb, int32_t* acc) {
+  thread_local ByteMatMul bm;
+  const int64_t kp = lay.kq(d.k) * lay.pair;
+  const int32_t shift_a = a.dtype() == DType::U8 ? 128 : 0, off_b = b.dtype() == DType::I8 ? 128 : 0;
+  bm.a8.assign(static_cast<size_t>(d.m * kp), 0);
+  bm.s.resize(static_cast<size_t>(d.m));
+  bm.r.assign(static_cast<size_t>(d.m), 0);
+  bm.v.resize(static_cast<size_t>(d.m));
+  bm.w.resize(static_cast<size_t>(d.n));
+  quant::visit_q8(a.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* src = a.data<Q>().data() + a_off;
+    for (int64_t i = 0; i < d.m; ++i) {
+      uint32_t sum = 0;
+      for (int64_t p = 0; p < d.k; ++p) {
+        const int32_t v = static_cast<int32_t>(src[i * d.k + p]) - shift_a;
+        bm.a8[static_cast<size_t>(i * kp + p)] = static_cast<int8_t>(v);
+        sum += static_cast<uint32_t>(v);
+      }
+      const int32_t alpha = shift_a - za[static_cast<size_t>(i)];
+      bm.s[static_cast<size_t>(i)] = alpha;
+      bm.v[static_cast<size_t>(i)] =
+          static_cast<int32_t>(sum + static_cast<uint32_t>(d.k) * static_cast<uint32_t>(alpha));
+    }
+  });
+  for (int64_t j = 0; j < d.n; ++j) bm.w[static_cast<size_t>(j)] = off_b + zb[static_cast<size_t>(j)];
+  bm.packed.assign(static_cast<size_t>(lay.packed_size(d.k, d.n)), 0);
+  quant::visit_q8(b.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* src = b.data<Q>().data() + b_off;
+    // In the packed order (strip, quad row, column, member): element (p, j) at QGemmLayout::at, padding 0.
+    const int64_t nr = lay.nr, kq = lay.kq(d.k);
+    uint8_t* dst = bm.packed.data();
+    for (int64_t j0 = 0; j0 < d.n; j0 += nr) {
+      const int64_t cols = std::min(nr, d.n - j0);
+      for (int64_t q = 0; q < kq; ++q, dst += nr * 4)
+        for (int64_t t = 0; t < 4 && q * 4 + t < d.k; ++t) {
+          const Q* row = src + (q * 4 + t) * d.n + j0;
+          for (int64_t j = 0; j < cols; ++j)
+            dst[j * 4 + t] = static_cast<uint8_t>(static_cast<int32_t>(row[j]) + off_b);
+        }
+    }
+  });
+  const kern::Q8Fix fix{bm.s.data(), bm.r.data(), bm.v.data(), bm.w.data()};
+  kern::qgemm_q8_packed(ctx.isa, d.m, d.n, d.k, bm.a8.data(), kp, bm.packed.data(), fix, acc, d.n, ctx.pool);
+}
+
 // acc[o][i][j] = sum_p (A[i][p] - za[i]) * (B[p][j] - zb[j]) for every broadcast batch o, int32 wrap-around,
-// on the integer product of kernels/qgemm.h (exact in any order, so the same bits as the plain triple loop).
+// on the integer products of kernels/qgemm.h (exact in any order, so the same bits as the plain triple loop):
+// the byte product where the CPU has one, else the int16 product.
 void int_matmul(const RunContext& ctx, const MatMulDims& d, const Tensor& a, const Tensor& b,
                 const std::vector<int32_t>& za, const std::vector<int32_t>& zb, int32_t* acc) {
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
-  std::vector<int16_t> a16(static_cast<size_t>(as)), b16(static_cast<size_t>(bs));
+  const kern::QGemmLayout q8 = kern::qgemm_q8_layout(ctx.isa);
+  std::vector<int16_t> a16, b16;
+  if (q8.nr == 0) {
+    a16.resize(static_cast<size_t>(as));
+    b16.resize(static_cast<size_t>(bs));
+  }
   broadcast_n<2>(d.out_batch, {&d.a_batch, &d.b_batch}, [&](int64_t o, const auto& off, int64_t cnt, const auto& st) {
     for (int64_t t = 0; t < cnt; ++t) {
       const int64_t ia = off[0] + t * st[0], ib = off[1] + t * st[1];
+      if (q8.nr > 0) {
+        byte_matmul(ctx, q8, d, a, ia * as, b, ib * bs, za, zb, acc + (o + t) * os);
+        continue;
+      }
       widen_q8(
           a, ia * as, as, [&](int64_t e) { return za[static_cast<size_t>(e / d.k)]; }, a16.data());
       widen_q8(

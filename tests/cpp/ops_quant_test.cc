@@ -130,6 +130,48 @@ TEST(OpsQuantTest, MatMulIntegerZeroPoints) {
   EXPECT_EQ(values<int32_t>(ex2.outputs[0]), (std::vector<int32_t>{-48768}));
 }
 
+// Random MatMulInteger products (A of type TA, B of type TB, batch of 2 on A against one B, per-row a and
+// per-column b zero points, sizes past one register tile) against the int64 sum of the definition; `run`
+// also runs every target this machine offers against the scalar one.
+template <class TA, class TB>
+void check_random_matmul_integer(uint32_t seed) {
+  uint32_t st = seed;
+  auto next = [&](int64_t lo, int64_t hi) {
+    st = st * 1664525u + 1013904223u;
+    return lo + static_cast<int64_t>((st >> 8) % static_cast<uint32_t>(hi - lo + 1));
+  };
+  const int64_t m = next(1, 20), k = next(1, 70), n = next(1, 80);
+  std::vector<TA> a(static_cast<size_t>(2 * m * k)), za(static_cast<size_t>(m));
+  std::vector<TB> b(static_cast<size_t>(k * n)), zb(static_cast<size_t>(n));
+  for (auto* v : {&a, &za})
+    for (auto& x : *v) x = static_cast<TA>(next(std::numeric_limits<TA>::min(), std::numeric_limits<TA>::max()));
+  for (auto* v : {&b, &zb})
+    for (auto& x : *v) x = static_cast<TB>(next(std::numeric_limits<TB>::min(), std::numeric_limits<TB>::max()));
+  auto r =
+      run("MatMulInteger", {t_of<TA>(a, {2, m, k}), t_of<TB>(b, {k, n}), t_of<TA>(za, {m}), t_of<TB>(zb, {n})}, 10);
+  ASSERT_EQ(r.outputs[0].shape(), (Shape{2, m, n}));
+  const auto got = values<int32_t>(r.outputs[0]);
+  for (int64_t o = 0; o < 2; ++o)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += (int64_t{a[static_cast<size_t>((o * m + i) * k + p)]} - za[static_cast<size_t>(i)]) *
+                 (int64_t{b[static_cast<size_t>(p * n + j)]} - zb[static_cast<size_t>(j)]);
+        ASSERT_EQ(got[static_cast<size_t>((o * m + i) * n + j)], static_cast<int32_t>(sum))
+            << "seed " << seed << " at " << o << "," << i << "," << j;
+      }
+}
+
+TEST(OpsQuantTest, MatMulIntegerAgainstThePlainLoop) {
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    check_random_matmul_integer<uint8_t, uint8_t>(seed);
+    check_random_matmul_integer<uint8_t, int8_t>(seed + 10);
+    check_random_matmul_integer<int8_t, uint8_t>(seed + 20);
+    check_random_matmul_integer<int8_t, int8_t>(seed + 30);
+  }
+}
+
 TEST(OpsQuantTest, QLinearMatMulRequantizeTiesAndSaturation) {
   // acc = [5, 7, 255]; y_scale 2: 2.5 -> 2, 3.5 -> 4, 127.5 -> 128, each + zero point 1.
   auto r = run("QLinearMatMul",
