@@ -321,7 +321,7 @@ constexpr std::array<VMicroFn, kVMR> VMicroTable(std::index_sequence<Rs...>) {
 inline constexpr std::array<VMicroFn, kVMR> kVMicro = VMicroTable(std::make_index_sequence<kVMR>());
 
 // The column sums of one packed strip (u[j] = sum_p B[p][j], modulo 2^32): VPDPBUSD of each quad row against
-// signed ones, the strip's bytes still in L1 from the tiles' reads (1/m of the product's instructions).
+// signed ones, before the strip's tiles, which then find its bytes in cache (1/m of the product's VPDPBUSD).
 ONEMODEL_VNNI_ATTR HWY_NOINLINE inline void StripSums(int64_t kq, const uint8_t* HWY_RESTRICT bp, int32_t* u) {
   const __m512i ones = _mm512_set1_epi8(1);
   __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();

@@ -141,7 +141,8 @@ TEST(KernelQGemm, BytePathMatchesPlainLoopWithCorrections) {
       }
     std::vector<int32_t> fs(static_cast<size_t>(c.m)), fr(fs.size()), fv(fs.size()), fw(static_cast<size_t>(c.n));
     for (auto* vec : {&fs, &fr, &fv, &fw})
-      for (int32_t& x : *vec) x = pick(-100000, 100000) * (pick(0, 3) == 0 ? 30000 : 1);
+      for (int32_t& x : *vec)  // some large enough that the corrections wrap (products taken modulo 2^32)
+        x = static_cast<int32_t>(static_cast<uint32_t>(int64_t{pick(-100000, 100000)} * (pick(0, 3) == 0 ? 30000 : 1)));
     const Q8Fix fix{fs.data(), fr.data(), c.vw ? fv.data() : nullptr, c.vw ? fw.data() : nullptr};
     std::vector<int32_t> want(static_cast<size_t>(c.m * c.n));
     for (int64_t j = 0; j < c.n; ++j) {
