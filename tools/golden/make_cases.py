@@ -125,6 +125,36 @@ for (label, n, c, hh, ww, oc, kh, kw, stride, pad, group) in [
                              ("w", save_npy(name, "w", (r.standard_normal(wshape) * 0.3).astype(np.float32))),
                              ("b", save_npy(name, "b", r.standard_normal([oc]).astype(np.float32)))])
 
+# --- Integer products (int8.md): the int16 product per target, the byte product of AVX-512 VNNI, the NEON
+# dot-product path; sums are exact, so every row must give the same int32 bits -----------------------------
+for (label, xt, wt, n, c, hh, ww, oc, stride) in [("u8u8_3x3", T.UINT8, T.UINT8, 1, 16, 9, 70, 24, 1),
+                                                   ("s8s8_3x3_stride2", T.INT8, T.INT8, 2, 5, 23, 20, 7, 2)]:
+    name = f"convinteger_{label}"
+    r = rng_for(name)
+    xnp, wnp = (np.uint8 if xt == T.UINT8 else np.int8), (np.uint8 if wt == T.UINT8 else np.int8)
+    lo_x, hi_x = (0, 256) if xt == T.UINT8 else (-128, 128)
+    lo_w, hi_w = (0, 256) if wt == T.UINT8 else (-128, 128)
+    xshape, wshape = [n, c, hh, ww], [oc, c, 3, 3]
+    yshape = [n, oc, (hh + 2 - 3) // stride + 1, (ww + 2 - 3) // stride + 1]
+    zx = np.array(r.integers(lo_x, hi_x), dtype=xnp)
+    zw = np.array(r.integers(lo_w, hi_w), dtype=wnp)
+    model = save_model(name, [h.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], kernel_shape=[3, 3],
+                                          strides=[stride, stride], pads=[1] * 4)],
+                       [vi("x", xt, xshape), vi("w", wt, wshape), vi("zx", xt, []), vi("zw", wt, [])],
+                       [vi("y", T.INT32, yshape)], opset=13)
+    add(name, model, ["y"], [("x", save_npy(name, "x", r.integers(lo_x, hi_x, xshape).astype(xnp))),
+                             ("w", save_npy(name, "w", r.integers(lo_w, hi_w, wshape).astype(wnp))),
+                             ("zx", save_npy(name, "zx", zx)), ("zw", save_npy(name, "zw", zw))])
+name = "matmulinteger_u8s8_2x37x70x45"
+r = rng_for(name)
+model = save_model(name, [h.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])],
+                   [vi("a", T.UINT8, [2, 37, 70]), vi("b", T.INT8, [70, 45]), vi("za", T.UINT8, [37]),
+                    vi("zb", T.INT8, [45])], [vi("y", T.INT32, [2, 37, 45])], opset=13)
+add(name, model, ["y"], [("a", save_npy(name, "a", r.integers(0, 256, [2, 37, 70]).astype(np.uint8))),
+                         ("b", save_npy(name, "b", r.integers(-128, 128, [70, 45]).astype(np.int8))),
+                         ("za", save_npy(name, "za", r.integers(0, 256, [37]).astype(np.uint8))),
+                         ("zb", save_npy(name, "zb", r.integers(-128, 128, [45]).astype(np.int8)))])
+
 # --- Elementwise functions over the float32 bit-pattern sweep (input built by the harness) ----------------
 for op, opset, attrs in [("Exp", 13, {}), ("Log", 13, {}), ("Tanh", 13, {}), ("Sigmoid", 13, {}), ("Erf", 13, {}),
                          ("Gelu", 20, {}), ("Gelu", 20, {"approximate": "tanh"})]:
@@ -193,6 +223,7 @@ REAL_MODELS = [
     ("cls", ["softmax_0.tmp_0"]),
     ("minilm", ["last_hidden_state"]),
     ("vad", ["output", "stateN"]),
+    ("vadlegacy", ["output", "hn", "cn"]),
 ]
 
 with open(os.path.join(OUT, "cases.txt"), "w") as f:
