@@ -58,6 +58,26 @@ void widen_q8(const Tensor& t, int64_t offset, int64_t count, Z&& zero, int16_t*
 
 // ---- matrix products ----
 
+// rows x k 8-bit values of t from element `offset` (row-major) as signed bytes v - shift into dst (rows of kp,
+// padding left as it is), with each row's sum of v - shift modulo 2^32 in sums: the A operand of the byte
+// product, for the weights of a convolution and the left matrix of a product alike.
+void signed_byte_rows(const Tensor& t, int64_t offset, int64_t rows, int64_t k, int64_t kp, int32_t shift, int8_t* dst,
+                      uint32_t* sums) {
+  quant::visit_q8(t.dtype(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* src = t.data<Q>().data() + offset;
+    for (int64_t i = 0; i < rows; ++i) {
+      uint32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const int32_t v = static_cast<int32_t>(src[i * k + p]) - shift;
+        dst[i * kp + p] = static_cast<int8_t>(v);
+        sum += static_cast<uint32_t>(v);
+      }
+      sums[i] = sum;
+    }
+  });
+}
+
 // One batch matrix on the byte product (docs/int8.md "Integer product kernel"): A as signed bytes
 // a_s = a - shift_a (shift_a = 128 for uint8, 0 for int8), B packed as unsigned bytes b_u = b + off_b (off_b =
 // 128 for int8, 0 for uint8). With alpha_i = shift_a - za[i] and beta_j = off_b + zb[j], modulo 2^32:
@@ -67,6 +87,7 @@ struct ByteMatMul {
   std::vector<int8_t> a8;
   std::vector<uint8_t> packed;
   std::vector<int32_t> s, r, v, w;
+  std::vector<uint32_t> sums;
 };
 
 void byte_matmul(const RunContext& ctx, const kern::QGemmLayout& lay, const MatMulDims& d, const Tensor& a,
@@ -80,22 +101,14 @@ void byte_matmul(const RunContext& ctx, const kern::QGemmLayout& lay, const MatM
   bm.r.assign(static_cast<size_t>(d.m), 0);
   bm.v.resize(static_cast<size_t>(d.m));
   bm.w.resize(static_cast<size_t>(d.n));
-  quant::visit_q8(a.dtype(), [&](auto tag) {
-    using Q = decltype(tag);
-    const Q* src = a.data<Q>().data() + a_off;
-    for (int64_t i = 0; i < d.m; ++i) {
-      uint32_t sum = 0;
-      for (int64_t p = 0; p < d.k; ++p) {
-        const int32_t v = static_cast<int32_t>(src[i * d.k + p]) - shift_a;
-        bm.a8[static_cast<size_t>(i * kp + p)] = static_cast<int8_t>(v);
-        sum += static_cast<uint32_t>(v);
-      }
-      const int32_t alpha = shift_a - za[static_cast<size_t>(i)];
-      bm.s[static_cast<size_t>(i)] = alpha;
-      bm.v[static_cast<size_t>(i)] =
-          static_cast<int32_t>(sum + static_cast<uint32_t>(d.k) * static_cast<uint32_t>(alpha));
-    }
-  });
+  bm.sums.resize(static_cast<size_t>(d.m));
+  signed_byte_rows(a, a_off, d.m, d.k, kp, shift_a, bm.a8.data(), bm.sums.data());
+  for (int64_t i = 0; i < d.m; ++i) {
+    const int32_t alpha = shift_a - za[static_cast<size_t>(i)];
+    bm.s[static_cast<size_t>(i)] = alpha;
+    bm.v[static_cast<size_t>(i)] = static_cast<int32_t>(bm.sums[static_cast<size_t>(i)] +
+                                                        static_cast<uint32_t>(d.k) * static_cast<uint32_t>(alpha));
+  }
   for (int64_t j = 0; j < d.n; ++j) bm.w[static_cast<size_t>(j)] = off_b + zb[static_cast<size_t>(j)];
   bm.packed.assign(static_cast<size_t>(lay.packed_size(d.k, d.n)), 0);
   quant::visit_q8(b.dtype(), [&](auto tag) {
@@ -393,6 +406,7 @@ struct ConvWeights {
   std::vector<int16_t> w16;
   std::vector<int8_t> w8;
   std::vector<int32_t> s, r;
+  std::vector<uint32_t> sums;
 };
 
 // Strips of one block built on the pool, in groups of S strips (at least 64 columns: build_group), chunks of
@@ -447,21 +461,16 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
     cw.w8.assign(static_cast<size_t>(g.m * kp), 0);
     cw.s.resize(static_cast<size_t>(g.m));
     cw.r.resize(static_cast<size_t>(g.m));
-    quant::visit_q8(w.dtype(), [&](auto tag) {
-      using W = decltype(tag);
-      const W* src = w.data<W>().data();
-      for (int64_t m = 0; m < g.m; ++m) {
-        const int32_t z = zw[static_cast<size_t>(m)];
-        uint32_t sum = 0;
-        for (int64_t p = 0; p < wsz; ++p) {
-          const int32_t v = static_cast<int32_t>(src[m * wsz + p]);
-          cw.w8[static_cast<size_t>(m * kp + p)] = static_cast<int8_t>(v - shift);
-          sum += static_cast<uint32_t>(v - z);
-        }
-        cw.s[static_cast<size_t>(m)] = shift - z;
-        cw.r[static_cast<size_t>(m)] = static_cast<int32_t>(static_cast<uint32_t>(zxp) * sum);
-      }
-    });
+    cw.sums.resize(static_cast<size_t>(g.m));
+    signed_byte_rows(w, 0, g.m, wsz, kp, shift, cw.w8.data(), cw.sums.data());
+    for (int64_t m = 0; m < g.m; ++m) {
+      const int32_t z = zw[static_cast<size_t>(m)];
+      // sum_p (w - zw) = sum_p (w - shift) + wsz * (shift - zw)
+      const uint32_t sum =
+          cw.sums[static_cast<size_t>(m)] + static_cast<uint32_t>(wsz) * static_cast<uint32_t>(shift - z);
+      cw.s[static_cast<size_t>(m)] = shift - z;
+      cw.r[static_cast<size_t>(m)] = static_cast<int32_t>(static_cast<uint32_t>(zxp) * sum);
+    }
   } else {
     cw.w16.assign(static_cast<size_t>(g.m * kp), 0);
     for (int64_t m = 0; m < g.m; ++m)
