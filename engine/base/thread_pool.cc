@@ -6,7 +6,10 @@
 namespace onemodel {
 namespace {
 thread_local bool t_inside_chunk = false;  // nested calls run inline: a worker never waits on its own pool
-}
+thread_local int t_thread = 0;             // ThreadPool::current_thread()
+}  // namespace
+
+int ThreadPool::current_thread() { return t_thread; }
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -14,8 +17,9 @@ ThreadPool::ThreadPool(int threads) {
   threads = 1;  // the wasm build has no threads
 #endif
   threads_ = threads;
+  parts_ = std::make_unique<Part[]>(static_cast<size_t>(threads));
   workers_.reserve(static_cast<size_t>(threads - 1));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -27,12 +31,15 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::run_chunks() {
+void ThreadPool::run_chunks(int self) {
   const bool was_inside = t_inside_chunk;
   t_inside_chunk = true;
-  for (int64_t c = next_.fetch_add(1, std::memory_order_relaxed); c < chunks_;
-       c = next_.fetch_add(1, std::memory_order_relaxed))
-    fn_(ctx_, c);
+  for (int i = 0; i < job_parts_; ++i) {
+    Part& part = parts_[static_cast<size_t>((self + i) % job_parts_)];
+    for (int64_t c = part.next.fetch_add(1, std::memory_order_relaxed); c < part.end;
+         c = part.next.fetch_add(1, std::memory_order_relaxed))
+      fn_(ctx_, c);
+  }
   t_inside_chunk = was_inside;
 }
 
@@ -48,7 +55,8 @@ inline void cpu_relax() {
 
 }  // namespace
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int id) {
+  t_thread = id;
   uint64_t seen = 0;
   for (;;) {
     // Watch for the next job for kSpinNs, then sleep until one is published.
@@ -73,7 +81,7 @@ void ThreadPool::worker_loop() {
     int w = wanted_.load();
     while (w > 0 && !wanted_.compare_exchange_weak(w, w - 1)) {
     }
-    if (w > 0) run_chunks();
+    if (w > 0) run_chunks(id < job_parts_ ? id : job_parts_ - w);
     active_.fetch_sub(1);
   }
 }
@@ -89,15 +97,18 @@ void ThreadPool::parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* 
   }
   fn_ = fn;
   ctx_ = ctx;
-  chunks_ = chunks;
-  next_.store(0, std::memory_order_relaxed);
+  job_parts_ = static_cast<int>(extra) + 1;
+  for (int64_t p = 0; p < job_parts_; ++p) {
+    parts_[static_cast<size_t>(p)].next.store(chunks * p / job_parts_, std::memory_order_relaxed);
+    parts_[static_cast<size_t>(p)].end = chunks * (p + 1) / job_parts_;
+  }
   wanted_.store(static_cast<int>(extra));
   generation_.fetch_add(1);  // publishes the job (sequentially consistent, like every access below)
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     wake_.notify_all();
   }
-  run_chunks();
+  run_chunks(0);
   wanted_.store(0);  // places not yet claimed stay empty: every chunk is already taken
   for (int i = 0; active_.load() != 0; ++i) {
     if (i < 4096)

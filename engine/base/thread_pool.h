@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,15 +40,33 @@ class ThreadPool {
   // share one pool) or when called from inside a chunk. No heap allocation. fn must not throw.
   void parallel_for(int64_t chunks, double work_ns, ChunkFn fn, void* ctx);
 
+  // Which thread of its pool runs the current chunk: 0 for the calling thread (and outside any chunk), i for
+  // worker i. A hint for keeping per-thread scratch on one core (kernels/scratch_slots.h); a chunk's result
+  // must never depend on it.
+  static int current_thread();
+
  private:
-  void worker_loop();
-  void run_chunks();
+  void worker_loop(int id);
+  // Runs chunks until none is left: first those of part `self`, then what is left of the other parts.
+  void run_chunks(int self);
 
   int threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex job_mutex_;  // one job at a time
 
-  // A job is published by writing fn_, ctx_, chunks_, next_ and wanted_, then bumping generation_. A worker
+  // A job's chunks are cut into one contiguous part per joining thread (the caller's is part 0, worker i's part
+  // i when there are that many, else the place it claimed); each thread runs its own part from the front, then
+  // takes what is left of the others. So in back-to-back calls of one shape a thread keeps meeting the same data, which
+  // stays in its own core's cache; one shared counter dealt the chunks out alternately and moved the data between the
+  // cores on every call (kernels-gemm.md section 8, with the measurements).
+  struct alignas(64) Part {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::unique_ptr<Part[]> parts_;  // threads_ of them, made once: parallel_for allocates nothing
+  int job_parts_ = 0;
+
+  // A job is published by writing fn_, ctx_, parts_, job_parts_ and wanted_, then bumping generation_. A worker
   // counts itself in active_ before it claims one of the wanted_ places, so the caller, which closes the
   // job by zeroing wanted_ and then waits for active_ to reach 0, never returns while a worker may still
   // read the job.
@@ -60,8 +79,6 @@ class ThreadPool {
   std::atomic<int> active_{0};
   ChunkFn fn_ = nullptr;
   void* ctx_ = nullptr;
-  int64_t chunks_ = 0;
-  std::atomic<int64_t> next_{0};
 };
 
 // parallel_for on `pool`, or on the calling thread when pool is null. f(int64_t chunk) is any callable.

@@ -181,8 +181,10 @@ void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* 
     float* tile = scratch + slot * slot_size;
     float* out = tile + tile_floats;
     float* wt = out + os * lanes;
-    if (!zeroed[static_cast<size_t>(slot)]) std::fill(tile, tile + tile_floats, 0.0f);
-    zeroed[static_cast<size_t>(slot)] = true;
+    if (!zeroed[static_cast<size_t>(slot)]) {  // written once: the flags of the slots share a cache line
+      std::fill(tile, tile + tile_floats, 0.0f);
+      zeroed[static_cast<size_t>(slot)] = true;
+    }
     const int64_t n = c / blocks, oc0 = (c % blocks) * lanes;
     const int64_t used = std::min(lanes, g.out_channels - oc0);  // lanes past it repeat the last channel, dropped
     for (int64_t t = 0; t < taps; ++t)
@@ -241,7 +243,7 @@ void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x
       if (!p.in_place) {
         if (built != in_plane)
           fns.build_phases(p, xin, phases, phases + p.s_w * p.ph_h * phase_plane, padded[static_cast<size_t>(slot)]);
-        padded[static_cast<size_t>(slot)] = true;
+        if (!padded[static_cast<size_t>(slot)]) padded[static_cast<size_t>(slot)] = true;  // once (a shared line)
         built = in_plane;
         src = phases;
       }
