@@ -12,7 +12,8 @@ namespace onemodel::rt {
 class BumpArena final : public Arena {
  public:
   static constexpr size_t kAlign = 64;
-  static constexpr size_t kChunkBytes = size_t{1} << 20;  // 1 MiB, or the request when larger
+  // 2 MiB (one huge page, graph-runtime.md section 5), or the request when larger.
+  static constexpr size_t kChunkBytes = size_t{2} << 20;
 
   BumpArena() = default;
   BumpArena(const BumpArena&) = delete;
