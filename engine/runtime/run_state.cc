@@ -8,13 +8,14 @@
 #include <string>
 
 #include "runtime/inputs.h"
+#include "runtime/run_memory.h"
 
 namespace onemodel::rt {
 
 RunState::RunState(const ExecutionPlan& plan) {
   const CompiledGraph& g = plan.graph();
   const size_t n = g.num_values();
-  slab = allocate_storage(plan.slab_bytes());
+  slab = allocate_run_storage(plan.slab_bytes());
   tensors.assign(n, Tensor());
   if (plan.has_boxed()) boxed.assign(n, Value());
   for (size_t v = 0; v < n; ++v) {

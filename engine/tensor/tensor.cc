@@ -2,55 +2,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <new>
-#include <string>
 
 #include "onemodel/tensor.h"
-
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-#include <sys/mman.h>
-#define ONEMODEL_HUGE_PAGES 1
-#else
-#define ONEMODEL_HUGE_PAGES 0
-#endif
 
 namespace onemodel {
 
 namespace {
-
-#if ONEMODEL_HUGE_PAGES
-// Buffers of at least one huge page (2 MiB) are mapped 2 MiB-aligned and marked MADV_HUGEPAGE where the kernel
-// offers transparent huge pages ("always" or "madvise"), so each 2 MiB of them is one page fault instead of
-// 512 (tensors.md section 1). On the Zen 5 VM of session 19 a first write to a 4 KiB page cost about 10 us and
-// one to a huge page about 0.2 us per 4 KiB, so a new run state's slab (a new input shape) cost tens of
-// milliseconds in faults: PP-OCRv4 rec's first call at a new width was 2.7x its warm call. Only whole huge
-// pages inside the mapping become huge; its tail keeps 4 KiB pages, so nothing past the buffer is resident.
-constexpr size_t kHugePage = size_t{2} << 20;
-
-bool huge_pages_offered() {
-  static const bool offered = [] {
-    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string line;
-    std::getline(f, line);
-    return line.find("[always]") != std::string::npos || line.find("[madvise]") != std::string::npos;
-  }();
-  return offered;
-}
-
-// Zero-filled (fresh anonymous memory), or null when the mapping fails.
-std::byte* map_huge(size_t len) {
-  void* m = mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
-  const auto base = reinterpret_cast<uintptr_t>(m);
-  const uintptr_t start = (base + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
-  if (start > base) munmap(m, start - base);
-  const uintptr_t end = base + len + kHugePage;
-  if (end > start + len) munmap(reinterpret_cast<void*>(start + len), end - (start + len));
-  madvise(reinterpret_cast<void*>(start), len, MADV_HUGEPAGE);  // a hint: refused, the pages stay 4 KiB
-  return reinterpret_cast<std::byte*>(start);
-}
-#endif
 
 // A 64-byte-aligned buffer of `bytes` bytes, zero-filled when `zero`.
 Storage allocate(size_t bytes, bool zero) {
@@ -58,17 +16,6 @@ Storage allocate(size_t bytes, bool zero) {
     throw Error(ErrorKind::Unsupported, "buffer of " + std::to_string(bytes) + " bytes exceeds 2^31-1");
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
-#if ONEMODEL_HUGE_PAGES
-  if (rounded >= kHugePage && huge_pages_offered()) {
-    const size_t len = (rounded + 4095) / 4096 * 4096;
-    if (std::byte* p = map_huge(len)) {
-      Storage s;
-      s.data = std::shared_ptr<std::byte>(p, [len](std::byte* q) { munmap(q, len); });
-      s.bytes = bytes;
-      return s;
-    }
-  }
-#endif
   // calloc, not aligned_alloc + memset: memory fresh from the system is zero already and calloc knows it, so
   // a new run state's slab (megabytes at a new input shape) is not written twice. 64 bytes more for alignment.
   // A buffer about to be overwritten (copy_of) skips the fill: for reused heap memory calloc must memset,

