@@ -21,6 +21,7 @@
 #include <new>
 #include <utility>
 
+#include "base/big_buffer.h"
 #include "base/thread_pool.h"
 #include "hwy/highway.h"
 #include "kernels/gemm.h"
@@ -51,22 +52,11 @@ static_assert(kMC % kMR == 0 && kNC % kNR == 0, "tiles hold whole register tiles
 constexpr double kMacsPerNs = 40.0;
 constexpr double kNsPerPacked = 0.5;
 
-// A 64-byte aligned float buffer owned by one thread, grown on demand and kept for the thread's next calls,
-// so the steady state allocates nothing.
+// A float buffer owned by one thread, grown on demand (by half again at least, on huge pages from 2 MiB:
+// base/big_buffer.h) and kept for the thread's next calls, so the steady state allocates nothing.
 struct ThreadScratch {
-  struct Free {
-    void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
-  std::unique_ptr<float[], Free> mem;
-  int64_t capacity = 0;
-  float* get(int64_t floats) {
-    if (floats > capacity) {
-      mem.reset(
-          static_cast<float*>(::operator new[](static_cast<size_t>(floats) * sizeof(float), std::align_val_t(64))));
-      capacity = floats;
-    }
-    return mem.get();
-  }
+  GrowingFloats buf;
+  float* get(int64_t floats) { return buf.get(static_cast<size_t>(floats)); }
 };
 
 inline float* APackScratch() {

@@ -63,9 +63,10 @@ struct WinogradWeights {
 };
 
 bool winograd_applies(const ConvGeometry& g) {
-  return g.groups == 1 && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
-         g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 && g.in_channels >= 16 &&
-         g.out_channels >= 16 && g.out[1] >= 8 && g.out[2] >= 8;
+  // Depth 1 in and out with one depth tap and no depth padding: a padded depth tap would read +0 everywhere.
+  return g.groups == 1 && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad_before[0] == 0 &&
+         g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 &&
+         g.dilation[2] == 1 && g.in_channels >= 16 && g.out_channels >= 16 && g.out[1] >= 8 && g.out[2] >= 8;
 }
 
 std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry& g, const float* w) {

@@ -39,7 +39,7 @@ Tensor BumpArena::allocate_workspace(DType dtype, const Shape& shape) {
   }
   if (current_ == chunks_.size()) {
     Chunk c;
-    c.storage = allocate_run_storage(need > kChunkBytes ? need : kChunkBytes);
+    c.storage = take_run_storage(memory_, need > kChunkBytes ? need : kChunkBytes);
     chunks_.push_back(std::move(c));
     ++system_allocations_;
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/kernel.h"
+#include "runtime/run_memory.h"
 
 namespace onemodel::rt {
 
@@ -26,6 +27,8 @@ class BumpArena final : public Arena {
   Tensor allocate_workspace(DType dtype, const Shape& shape) override;
   // Starts a new run: every chunk becomes free again (nothing is returned to the system).
   void reset();
+  // Where new chunks come from (null: allocate_run_storage). Set before the first allocation.
+  void set_memory(RunMemory* memory) { memory_ = memory; }
 
   size_t chunk_count() const { return chunks_.size(); }
   // Number of chunks obtained from the system since construction (tests check warm runs add none).
@@ -38,6 +41,7 @@ class BumpArena final : public Arena {
   };
   std::vector<Chunk> chunks_;
   size_t current_ = 0;  // index of the chunk being filled
+  RunMemory* memory_ = nullptr;
   size_t system_allocations_ = 0;
 };
 

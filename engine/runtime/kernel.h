@@ -1,6 +1,7 @@
 // The operator contract (graph-runtime.md section 2). One operator = one small Kernel subclass plus one line
 // in ops/op_table.cc. Contexts are plain structs so kernels can be unit-tested without a session.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -197,27 +198,38 @@ class Kernel {
 
 // A kernel's packing of a constant weight, shared by every plan of its session. A new input shape makes a new
 // plan (OCR's recogniser meets a new width per text line), and packing every weight again made the first call
-// there cost 1.5x a warm one. The kernel keeps the packing it made last, keyed by the weight's storage. That
-// storage outlives the packing (the graph owns initialisers; a folded weight and its packing belong to the same
-// plan), so while the packing lives an address seen again is the same weight.
+// there cost 1.5x a warm one. The kernel keeps the last kVariants packings it made, keyed by the weight's
+// storage: a packing can depend on the shape too (a convolution with few output positions packs its weights
+// transposed), and PP-OCRv4 rec's 1x3 and 1x1 convolutions switched between two packings at every line whose
+// width crossed that bound when only the last one was kept. The weight's storage outlives the packing (the
+// graph owns initialisers; a folded weight and its packing belong to the same plan), so while the packing lives
+// an address seen again is the same weight.
 template <class T>
 class SharedPack {
  public:
-  // The kept packing if it is of `weight` and `matches` it, else make()'s (which may be null: nothing kept).
+  static constexpr size_t kVariants = 4;
+  // A kept packing of `weight` that `matches`, else make()'s (which may be null: nothing kept), kept in place
+  // of the oldest.
   template <class Matches, class Make>
   std::shared_ptr<const T> get(const void* weight, Matches&& matches, Make&& make) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (auto kept = kept_.lock(); kept && from_ == weight && matches(*kept)) return kept;
+    for (const Kept& k : kept_)
+      if (k.from == weight)
+        if (auto p = k.pack.lock(); p && matches(*p)) return p;
     std::shared_ptr<const T> p = make();
-    kept_ = p;
-    from_ = weight;
+    kept_[next_] = Kept{p, weight};
+    next_ = (next_ + 1) % kVariants;
     return p;
   }
 
  private:
+  struct Kept {
+    std::weak_ptr<const T> pack;
+    const void* from = nullptr;
+  };
   mutable std::mutex mutex_;
-  mutable std::weak_ptr<const T> kept_;
-  mutable const void* from_ = nullptr;
+  mutable std::array<Kept, kVariants> kept_{};
+  mutable size_t next_ = 0;
 };
 
 using KernelFactory = std::unique_ptr<Kernel> (*)(const NodeInfo& info);

@@ -30,9 +30,11 @@ Tensor view_with_shape(const Tensor& src, DType dtype, const Shape& shape) {
 }
 
 std::shared_ptr<ExecutionPlan> ExecutionPlan::create(std::shared_ptr<const CompiledGraph> graph,
-                                                     std::vector<InputSignature> key) {
+                                                     std::vector<InputSignature> key,
+                                                     std::shared_ptr<RunMemory> memory) {
   std::shared_ptr<ExecutionPlan> p(new ExecutionPlan());
   p->graph_ = std::move(graph);
+  p->memory_ = std::move(memory);
   p->key_ = std::move(key);
   if (p->key_.size() != p->graph_->inputs().size())
     throw Error(ErrorKind::Internal, "plan key has " + std::to_string(p->key_.size()) + " inputs, the graph " +
@@ -301,6 +303,15 @@ std::unique_ptr<RunState> ExecutionPlan::acquire() const {
     }
   }
   return std::make_unique<RunState>(*this);
+}
+
+size_t ExecutionPlan::drop_idle() const {
+  std::vector<std::unique_ptr<RunState>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    dropped.swap(idle_);
+  }
+  return dropped.size();  // destroyed here, outside the lock
 }
 
 void ExecutionPlan::give_back(std::unique_ptr<RunState> state) const {

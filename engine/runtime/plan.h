@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/compiled_graph.h"
+#include "runtime/run_memory.h"
 
 namespace onemodel::rt {
 
@@ -48,8 +49,10 @@ struct PlanStep {
 
 class ExecutionPlan {
  public:
+  // `memory` (optional): where its run states take their slab and arena chunks (the plan cache's).
   static std::shared_ptr<ExecutionPlan> create(std::shared_ptr<const CompiledGraph> graph,
-                                               std::vector<InputSignature> key);
+                                               std::vector<InputSignature> key,
+                                               std::shared_ptr<RunMemory> memory = nullptr);
   ~ExecutionPlan();
   ExecutionPlan(const ExecutionPlan&) = delete;
   ExecutionPlan& operator=(const ExecutionPlan&) = delete;
@@ -75,6 +78,10 @@ class ExecutionPlan {
   std::unique_ptr<RunState> acquire() const;
   void give_back(std::unique_ptr<RunState> state) const;
   static constexpr size_t kMaxIdle = 8;
+  // Drops the idle run states, their memory going back to run_memory() (the plan cache does this to the
+  // other plans when it builds a new one). Returns how many were dropped.
+  size_t drop_idle() const;
+  RunMemory* run_memory() const { return memory_.get(); }
 
  private:
   ExecutionPlan() = default;
@@ -84,6 +91,7 @@ class ExecutionPlan {
   void place_memory();
 
   std::shared_ptr<const CompiledGraph> graph_;
+  std::shared_ptr<RunMemory> memory_;
   std::vector<InputSignature> key_;
   std::vector<ValueSource> source_;
   std::vector<DType> dtype_;

@@ -48,7 +48,7 @@ std::shared_ptr<const ExecutionPlan> PlanCache::get(const std::shared_ptr<const 
   if (other.valid()) return other.get();
   std::shared_ptr<const ExecutionPlan> built;
   try {
-    built = ExecutionPlan::create(graph, std::vector<InputSignature>(key.begin(), key.end()));
+    built = ExecutionPlan::create(graph, std::vector<InputSignature>(key.begin(), key.end()), memory_);
   } catch (...) {
     promise->set_exception(std::current_exception());
     std::lock_guard<std::mutex> lock(mutex_);
@@ -56,11 +56,19 @@ std::shared_ptr<const ExecutionPlan> PlanCache::get(const std::shared_ptr<const 
     throw;
   }
   promise->set_value(built);
-  std::lock_guard<std::mutex> lock(mutex_);
-  forget(key);
-  ++built_;
-  entries_.push_front(built);
-  while (entries_.size() > capacity_) entries_.pop_back();  // runs holding it keep their reference
+  std::vector<std::shared_ptr<const ExecutionPlan>> others;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forget(key);
+    ++built_;
+    others.assign(entries_.begin(), entries_.end());
+    entries_.push_front(built);
+    while (entries_.size() > capacity_) entries_.pop_back();  // runs holding it keep their reference
+  }
+  // A new shape: the other plans' idle run states give their memory back, so the new plan's run state
+  // reuses pages already written instead of faulting in fresh ones (graph-runtime.md section 5, "Reuse").
+  // A plan whose state was dropped makes a new one from that memory when its shape comes back.
+  for (const auto& p : others) p->drop_idle();
   return built;
 }
 

@@ -51,9 +51,84 @@ std::byte* map_huge(size_t len) {
 }
 #endif
 
+// Kept mappings above this many bytes are unmapped instead (they only come from run states that were
+// dropped, so keeping them adds nothing to the peak; the bound is for pathological shape sequences).
+constexpr size_t kMaxKeptBytes = size_t{1} << 30;
+
 }  // namespace
 
 bool run_storage_uses_huge_pages() { return huge_pages_offered(); }
+
+RunMemory::~RunMemory() {
+#if ONEMODEL_HUGE_PAGES
+  for (const Mapping& m : free_) munmap(m.data, m.len);
+#endif
+}
+
+Storage RunMemory::take(size_t bytes) {
+#if ONEMODEL_HUGE_PAGES
+  if (bytes >= kHugePage && bytes <= static_cast<size_t>(kMaxElements) && huge_pages_offered()) {
+    const size_t len = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    Mapping m{nullptr, 0};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      size_t best = free_.size();
+      for (size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].len >= len && (best == free_.size() || free_[i].len < free_[best].len)) best = i;
+      if (best < free_.size()) {
+        m = free_[best];
+        free_[best] = free_.back();
+        free_.pop_back();
+        free_bytes_ -= m.len;
+        ++reused_;
+      }
+    }
+    if (!m.data) m = Mapping{map_huge(len), len};
+    if (m.data) {
+      Storage s;
+      std::weak_ptr<RunMemory> owner = weak_from_this();
+      s.data = std::shared_ptr<std::byte>(m.data, [owner, m](std::byte*) {
+        if (std::shared_ptr<RunMemory> o = owner.lock())
+          o->give_back(m);
+        else
+          munmap(m.data, m.len);
+      });
+      s.bytes = bytes;
+      return s;
+    }
+  }
+#endif
+  return allocate_run_storage(bytes);
+}
+
+void RunMemory::give_back(Mapping m) {
+#if ONEMODEL_HUGE_PAGES
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_bytes_ + m.len <= kMaxKeptBytes) {
+      try {
+        free_.push_back(m);  // called from a deleter: a failed allocation unmaps instead of throwing
+        free_bytes_ += m.len;
+        return;
+      } catch (...) {
+      }
+    }
+  }
+  munmap(m.data, m.len);
+#else
+  (void)m;
+#endif
+}
+
+size_t RunMemory::kept() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return free_.size();
+}
+
+size_t RunMemory::reused() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return reused_;
+}
 
 Storage allocate_run_storage(size_t bytes) {
 #if ONEMODEL_HUGE_PAGES

@@ -15,7 +15,8 @@ namespace onemodel::rt {
 RunState::RunState(const ExecutionPlan& plan) {
   const CompiledGraph& g = plan.graph();
   const size_t n = g.num_values();
-  slab = allocate_run_storage(plan.slab_bytes());
+  slab = take_run_storage(plan.run_memory(), plan.slab_bytes());
+  arena.set_memory(plan.run_memory());
   tensors.assign(n, Tensor());
   if (plan.has_boxed()) boxed.assign(n, Value());
   for (size_t v = 0; v < n; ++v) {

@@ -28,6 +28,7 @@ class PlanCache {
                                            std::span<const InputSignature> key);
   size_t size() const;
   size_t plans_built() const;
+  const RunMemory& run_memory() const { return *memory_; }
 
  private:
   struct Building {  // a plan some thread is building now
@@ -42,6 +43,7 @@ class PlanCache {
   size_t built_ = 0;
   std::list<std::shared_ptr<const ExecutionPlan>> entries_;  // most recently used first
   std::vector<Building> building_;
+  std::shared_ptr<RunMemory> memory_ = std::make_shared<RunMemory>();  // the run states' memory, shared by its plans
 };
 
 struct SessionCore {

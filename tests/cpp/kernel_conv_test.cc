@@ -206,7 +206,24 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 4, 100, 1, {{6, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
   // An A too large to stay in L2 per column tile (200 x 300 packed): m is cut instead of narrowing the tiles.
   v.push_back(make_conv(1, 300, 200, 1, {{5, 1, 1, 1, 0, 0}, {5, 1, 1, 1, 0, 0}}));
-  // 1-D, 3-D.
+  // Strided panels (rows of every other input column): even and odd sizes, a 7x7 stem, 1x1, strides (2, 1) and
+  // (1, 2), dilation 2, asymmetric padding, grouped, and rows of A cut into blocks (B filled once and shared).
+  v.push_back(make_conv(1, 5, 9, 1, {{30, 3, 2, 1, 1, 1}, {34, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(2, 3, 6, 1, {{29, 3, 2, 1, 1, 1}, {33, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 8, 1, {{40, 7, 2, 1, 3, 3}, {44, 7, 2, 1, 3, 3}}));
+  v.push_back(make_conv(1, 6, 10, 1, {{28, 1, 2, 1, 0, 0}, {36, 1, 2, 1, 0, 0}}));
+  v.push_back(make_conv(1, 4, 7, 1, {{40, 3, 2, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 4, 7, 1, {{20, 3, 1, 1, 1, 1}, {40, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 5, 1, {{30, 3, 2, 2, 2, 2}, {30, 3, 2, 2, 2, 2}}));
+  v.push_back(make_conv(1, 3, 5, 1, {{31, 4, 2, 1, 2, 1}, {33, 4, 2, 1, 1, 2}}));
+  v.push_back(make_conv(1, 6, 8, 2, {{24, 3, 2, 1, 1, 1}, {26, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 16, 200, 1, {{30, 3, 2, 1, 1, 1}, {30, 3, 2, 1, 1, 1}}));
+  // 1-D, 3-D. A 3-D convolution of depth 1 with depth taps and padding reads +0 there (the plane walks that
+  // ignore depth must not take it; they did once), and one whose only depth tap falls in the padding.
+  v.push_back(make_conv(1, 2, 4, 1, {{1, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 2, 3, 1, {{1, 1, 2, 1, 1, 0}, {8, 3, 1, 1, 1, 1}, {8, 3, 1, 1, 1, 1}}));
+  v.push_back(
+      make_conv(1, 16, 16, 1, {{1, 1, 2, 1, 1, 0}, {8, 3, 1, 1, 1, 1}, {8, 3, 1, 1, 1, 1}}));  // Winograd's shape
   v.push_back(make_conv(2, 3, 2, 1, {{17, 5, 3, 2, 2, 1}}));
   v.push_back(make_conv(1, 2, 3, 1, {{4, 2, 1, 2, 1, 0}, {5, 3, 2, 1, 0, 1}, {6, 2, 1, 1, 1, 1}}));
   v.push_back(make_conv(1, 2, 2, 1, {{3, 1, 1, 1, 0, 0}, {4, 1, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/big_buffer.h"
 #include "runtime/arena.h"
 #include "runtime/kernel.h"
 #include "runtime/run_memory.h"
@@ -66,6 +67,71 @@ TEST(RuntimeArena, RunStorageZeroAlignedAndWritable) {
     ASSERT_EQ(pa[bytes / 2], std::byte{0x5A});
     ASSERT_EQ(pa[bytes - 1], std::byte{0x5A});
   }
+}
+
+// graph-runtime.md section 5, "Reuse": a mapping given back is handed out again for a request it holds (the
+// smallest such), and a buffer still out when its RunMemory goes away is unmapped on its own.
+TEST(RuntimeArena, RunMemoryReusesKeptMappings) {
+  if (!run_storage_uses_huge_pages()) GTEST_SKIP() << "no transparent huge pages offered here";
+  const size_t mib = size_t{1} << 20;
+  auto memory = std::make_shared<RunMemory>();
+  Storage a = memory->take(3 * mib);  // a 4 MiB mapping
+  Storage b = memory->take(7 * mib);  // 8 MiB
+  std::byte* pa = a.data.get();
+  std::byte* pb = b.data.get();
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(pa) % (2 * mib), 0u);
+  std::fill(pa, pa + a.bytes, std::byte{0x11});
+  std::fill(pb, pb + b.bytes, std::byte{0x22});
+  EXPECT_EQ(memory->kept(), 0u);
+  a = Storage{};
+  b = Storage{};
+  EXPECT_EQ(memory->kept(), 2u);
+  Storage c = memory->take(4 * mib);  // fits both: the smaller one
+  EXPECT_EQ(c.data.get(), pa);
+  EXPECT_EQ(c.bytes, 4 * mib);
+  EXPECT_EQ(c.data.get()[3 * mib - 1], std::byte{0x11});  // kept contents: callers write what they need
+  Storage d = memory->take(9 * mib);                      // fits neither: a new mapping
+  EXPECT_NE(d.data.get(), pb);
+  EXPECT_EQ(d.data.get()[9 * mib - 1], std::byte{0});
+  Storage e = memory->take(100);  // below 2 MiB: not from the mappings
+  EXPECT_EQ(memory->reused(), 1u);
+  EXPECT_EQ(memory->kept(), 1u);
+  memory.reset();  // c, d and e outlive it
+  std::fill(c.data.get(), c.data.get() + c.bytes, std::byte{0x33});
+  c = Storage{};
+  d = Storage{};
+}
+
+// base/big_buffer.h: aligned, writable, on 2 MiB boundaries from 1 MiB where huge pages are offered; a growing
+// buffer keeps its capacity and grows by at least half.
+TEST(RuntimeArena, BigBuffersAndGrowingFloats) {
+  const size_t mib = size_t{1} << 20;
+  for (size_t bytes : {size_t{64}, size_t{1000}, mib - 4, mib, 3 * mib + 5}) {
+    BigBuffer b = allocate_big_buffer(bytes);
+    const auto at = reinterpret_cast<uintptr_t>(b.get());
+    EXPECT_EQ(at % 64, 0u) << bytes;
+    if (bytes >= mib && run_storage_uses_huge_pages()) {
+      EXPECT_EQ(at % (2 * mib), 0u) << bytes;
+    }
+    std::fill(b.get(), b.get() + bytes, std::byte{0x7F});
+    EXPECT_EQ(b.get()[bytes - 1], std::byte{0x7F});
+  }
+  GrowingFloats g;
+  float* p = g.get(1000);
+  ASSERT_GE(g.capacity(), 1000u);
+  p[999] = 1.0f;
+  EXPECT_EQ(g.get(10), p);  // smaller: the same buffer
+  const size_t cap = g.capacity();
+  g.get(cap + 1);
+  EXPECT_GE(g.capacity(), cap + cap / 2);
+  g.get(300000);  // 1.2 MB: whole huge pages where offered
+  EXPECT_GE(g.capacity(), 300000u);
+  if (run_storage_uses_huge_pages()) {
+    EXPECT_EQ(g.capacity() * sizeof(float) % (2 * mib), 0u);
+  }
+  float* q = g.get(300000);
+  q[299999] = 2.0f;
+  EXPECT_EQ(q[299999], 2.0f);
 }
 
 TEST(RuntimeArena, AllocationIsZeroFilledAfterReset) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "onemodel/builder.h"
 #include "onemodel/model.h"
 #include "onemodel/session.h"
 #include "runtime/session_impl.h"
@@ -290,6 +291,36 @@ TEST(RuntimeSession, PlanCacheReuseAndEviction) {
       EXPECT_EQ(cache.size(), 3u);
       EXPECT_EQ(cache.plans_built(), 3u);  // one plan per batch size, reused afterwards
     }
+  }
+}
+
+// graph-runtime.md section 5, "Reuse": a new shape's run state takes the memory that the other plans' idle
+// run states give back, and results never depend on what that memory held before. Outputs of 1.2-1.4 million
+// floats put the slab above 2 MiB (huge-page mappings, the ones kept for reuse).
+TEST(RuntimeSession, NewShapeReusesRunMemoryWithTheSameResults) {
+  GraphBuilder g;
+  Var x = g.input("x", DType::F32, {"rows", 512});
+  Var y = x.relu().add(x).mul(x);
+  BuiltModel m = g.compile({{"y", y}});
+  auto check = [&](int64_t rows, float shift) {
+    std::vector<float> xs(static_cast<size_t>(rows) * 512);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 13) - 6) * 0.25f + shift;
+    std::vector<Tensor> out = m.run({{"x", Tensor::from_values(std::span<const float>(xs), Shape{rows, 512})}});
+    ASSERT_EQ(out[0].shape(), (Shape{rows, 512}));
+    auto got = out[0].data<float>();
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float v = xs[i];
+      ASSERT_EQ(got[i], ((v > 0 ? v : 0.0f) + v) * v) << "rows " << rows << " at " << i;
+    }
+  };
+  check(2400, 0.0f);
+  check(2600, 0.5f);   // a new plan: the first one's idle state gives its memory back
+  check(2500, -0.5f);  // another: takes the second one's, which holds that run's values
+  check(2400, 1.0f);   // the first shape again: its plan is kept, its run state made anew
+  const rt::PlanCache& cache = m.session().impl()->core()->cache;
+  EXPECT_EQ(cache.plans_built(), 3u);
+  if (rt::run_storage_uses_huge_pages()) {
+    EXPECT_GE(cache.run_memory().reused(), 2u);
   }
 }
 

@@ -1,0 +1,32 @@
+// Buffers that kernels keep across calls (packing scratch, packed weights) and run outputs: 64-byte aligned,
+// and from 1 MiB up made of whole 2 MiB transparent huge pages where the kernel offers them (graph-runtime.md
+// section 5, "Huge pages"). On the virtual machines we measure on, the first write to a 4 KiB page costs about 11 us
+// and to a 2 MiB huge page about 60 us: a 4 MiB packing buffer grown at a new input shape took 11 ms in small pages.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+namespace onemodel {
+
+struct BigBufferFree {
+  void operator()(void* p) const;
+};
+using BigBuffer = std::unique_ptr<std::byte[], BigBufferFree>;
+
+// `bytes` (> 0) bytes, 64-byte aligned, contents unspecified. Throws std::bad_alloc.
+BigBuffer allocate_big_buffer(size_t bytes);
+
+// A buffer one thread keeps and grows: get(n) returns at least n floats, reallocating (contents lost) only
+// when n exceeds the capacity, then by at least half again (from 256 KiB, to whole huge pages), so a shape that
+// grows a little at a time (OCR's recogniser at a new width per text line) does not reallocate at every step.
+class GrowingFloats {
+ public:
+  float* get(size_t floats);
+  size_t capacity() const { return capacity_; }
+
+ private:
+  BigBuffer mem_;
+  size_t capacity_ = 0;
+};
+
+}  // namespace onemodel
