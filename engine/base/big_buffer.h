@@ -1,7 +1,8 @@
 // Buffers that kernels keep across calls (packing scratch, packed weights) and run outputs: 64-byte aligned,
-// and from 1 MiB up made of whole 2 MiB transparent huge pages where the kernel offers them (graph-runtime.md
-// section 5, "Huge pages"). On the virtual machines we measure on, the first write to a 4 KiB page costs about 11 us
-// and to a 2 MiB huge page about 60 us: a 4 MiB packing buffer grown at a new input shape took 11 ms in small pages.
+// and from 1 MiB up 2 MiB aligned and marked for transparent huge pages where the kernel offers them, so the
+// whole 2 MiB pages inside are huge (graph-runtime.md section 5, "Reuse"). On the virtual machines we measure
+// on, the first write to a 4 KiB page costs about 11 us and to a 2 MiB huge page about 60 us: a 4 MiB packing
+// buffer grown at a new input shape took 11 ms in small pages.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -13,8 +14,9 @@ struct BigBufferFree {
 };
 using BigBuffer = std::unique_ptr<std::byte[], BigBufferFree>;
 
-// `bytes` (> 0) bytes, 64-byte aligned, contents unspecified. Throws std::bad_alloc.
-BigBuffer allocate_big_buffer(size_t bytes);
+// `bytes` (> 0) bytes, 64-byte aligned, contents unspecified; `whole_pages`: from 1 MiB, rounded up to whole
+// 2 MiB pages (a buffer written whole and soon, such as a run's output). Throws std::bad_alloc.
+BigBuffer allocate_big_buffer(size_t bytes, bool whole_pages = false);
 
 // A buffer one thread keeps and grows: get(n) returns at least n floats, reallocating (contents lost) only
 // when n exceeds the capacity, then by at least half again (from 256 KiB, to whole huge pages), so a shape that

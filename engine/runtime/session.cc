@@ -294,7 +294,7 @@ struct TensorOutputs {
     if (outputs[k].empty() && r.nbytes() >= kBigOutputBytes) {
       // On huge pages (base/big_buffer.h): PP-OCRv4 rec's 1.5 MB output at a new width took 366 first
       // writes to 4 KiB pages, about 4 ms on the virtual machines we measure.
-      BigBuffer mem = allocate_big_buffer(r.nbytes());
+      BigBuffer mem = allocate_big_buffer(r.nbytes(), true);
       std::memcpy(mem.get(), r.raw(), r.nbytes());
       Storage st;
       st.data = std::shared_ptr<std::byte>(mem.release(), BigBufferFree());
