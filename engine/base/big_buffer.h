@@ -1,13 +1,26 @@
-// Buffers that kernels keep across calls (packing scratch, packed weights) and run outputs: 64-byte aligned,
-// and from 1 MiB up 2 MiB aligned and marked for transparent huge pages where the kernel offers them, so the
-// whole 2 MiB pages inside are huge (graph-runtime.md section 5, "Reuse"). On the virtual machines we measure
-// on, the first write to a 4 KiB page costs about 11 us and to a 2 MiB huge page about 60 us: a 4 MiB packing
-// buffer grown at a new input shape took 11 ms in small pages.
+// Huge pages, in one place: buffers that kernels keep across calls (packing scratch, packed weights) and run
+// outputs (allocate_big_buffer, GrowingFloats), and whole mappings for run states (runtime/run_memory.h).
+// 64-byte aligned, and from 1 MiB up 2 MiB aligned and marked for transparent huge pages where the kernel
+// offers them, so the whole 2 MiB pages inside are huge (graph-runtime.md section 5, "Reuse"). On the virtual
+// machines we measure on, the first write to a 4 KiB page costs about 11 us and to a 2 MiB huge page about
+// 60 us: a 4 MiB packing buffer grown at a new input shape took 11 ms in small pages.
 #pragma once
 #include <cstddef>
 #include <memory>
 
 namespace onemodel {
+
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// True on Linux when the kernel offers transparent huge pages (`always` or `madvise` in
+// /sys/kernel/mm/transparent_hugepage/enabled); false elsewhere and in wasm.
+bool huge_pages_offered();
+
+// `len` (a multiple of kHugePageBytes) bytes of fresh, zero-filled anonymous memory on a 2 MiB boundary,
+// marked for huge pages; null when huge pages are not offered or the mapping fails. Freed with
+// unmap_huge_pages(p, len).
+std::byte* map_huge_pages(size_t len);
+void unmap_huge_pages(std::byte* p, size_t len);
 
 struct BigBufferFree {
   void operator()(void* p) const;

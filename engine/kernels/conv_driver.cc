@@ -23,7 +23,8 @@
 namespace onemodel::kern {
 namespace {
 
-constexpr int64_t kIm2colChunkRows = 16;  // kernels-gemm.md: im2col rows are built in chunks of 16
+constexpr int64_t kIm2colChunkRows = 16;    // kernels-gemm.md: im2col rows are built in chunks of 16
+constexpr int64_t kIm2colMaxOutputs = 256;  // fill_panel's widest panel; the transposed path needs 4 * NR = 128
 constexpr int64_t kMaxDepthwiseTaps = 64;
 constexpr int64_t kMaxDepthwiseStrideW = 8;
 
@@ -562,12 +563,12 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
   // per row, then +0 over the columns whose tap falls in the padding. Row by row runs cost more than the copy
   // on narrow maps (openWakeWord's 96 x 14x4 3x1 conv spent as long filling panels as multiplying).
   const bool flat = flat_depth(g) && g.stride[1] == 1 && sw == 1 && iw_n == ow_n;
-  const int64_t fh = g.in[1], fw = iw_n, plane = fh * fw;
+  const int64_t plane = g.in_size();
   const int64_t j1 = j0 + nc, j0_row = j0 - j0 % ow_n;
   // What a flat row needs of its tap, the same for every channel and only from the tap and the panel's
   // columns (integer divisions: computing them per row cost more than the row's copy).
   struct FlatTap {
-    int64_t delta;   // column j reads element j + delta of that plane
+    int64_t delta;   // column j reads element j + delta of the channel
     int64_t lo, hi;  // output columns whose tap lies inside the row
     int64_t a, b;    // panel columns whose tap's row lies inside the plane
     int64_t ca, cb;  // of those, the ones that address inside the plane
@@ -576,10 +577,10 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
   auto flat_tap = [&](int64_t kh, int64_t kw) {
     FlatTap t{};
     const int64_t off_h = kh * g.dilation[1] - g.pad_before[1], off_w = kw * g.dilation[2] - g.pad_before[2];
-    valid_range(ow_n, 1, off_w, fw, t.lo, t.hi);
-    t.delta = off_h * fw + off_w;
+    valid_range(ow_n, 1, off_w, iw_n, t.lo, t.hi);
+    t.delta = off_h * iw_n + off_w;
     t.a = std::clamp(std::max<int64_t>(0, -off_h) * ow_n, j0, j1);
-    t.b = std::clamp(std::min(oh_n, fh - off_h) * ow_n, t.a, j1);
+    t.b = std::clamp(std::min(oh_n, g.in[1] - off_h) * ow_n, t.a, j1);
     t.ca = std::clamp(-t.delta, t.a, t.b);
     t.cb = std::clamp(plane - t.delta, t.ca, t.b);
     t.row0 = t.a == j0 ? j0_row : t.a;  // a is j0 or a multiple of ow_n
@@ -608,8 +609,9 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
           for (int64_t j = std::max(row, t.a), e = std::min(row + t.lo, t.b); j < e; ++j) tmp[j - j0] = 0.0f;
           for (int64_t j = std::max(row + t.hi, t.a), e = std::min(row + ow_n, t.b); j < e; ++j) tmp[j - j0] = 0.0f;
         }
+    } else {
+      valid_range(ow_n, sw, off_w, iw_n, lo, hi);
     }
-    if (!flat) valid_range(ow_n, sw, off_w, iw_n, lo, hi);
     for (int64_t k = 0; k < (flat ? 0 : nruns); ++k) {
       const Run& ru = runs[k];
       const int64_t id = ru.od * g.stride[0] - g.pad_before[0] + kd * g.dilation[0];
@@ -666,21 +668,15 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
 
 }  // namespace
 
-// Chunks of 16 rows, each as panels of at most 256 columns in one strip (fill_panel with nr = nc: row p of the
-// panel at p * nc), so im2col and the panels write the same values by the same code.
+// Chunks of 16 rows, each one panel in one strip as wide as the output (fill_panel with nr = nc = out_size: row p
+// of the panel at p * out_size), so im2col and the panels write the same values by the same code.
 void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool) {
   const int64_t rows = group_channels * g.taps(), os = g.out_size();
-  constexpr int64_t kCols = 256;
+  if (os > kIm2colMaxOutputs) throw Error(ErrorKind::Internal, "im2col of more than 256 output positions");
   const PanelCtx pc{&g, x};
   parallel_for(pool, ceil_div(rows, kIm2colChunkRows), double(rows * os) / 2.0, [&](int64_t chunk) {
     const int64_t r0 = chunk * kIm2colChunkRows, kc = std::min(rows, r0 + kIm2colChunkRows) - r0;
-    if (os <= kCols) return fill_panel(&pc, r0, kc, 0, os, os, col + r0 * os);
-    alignas(64) float buf[kIm2colChunkRows * kCols];
-    for (int64_t j0 = 0; j0 < os; j0 += kCols) {
-      const int64_t nc = std::min(kCols, os - j0);
-      fill_panel(&pc, r0, kc, j0, nc, nc, buf);
-      for (int64_t p = 0; p < kc; ++p) std::memcpy(col + (r0 + p) * os + j0, buf + p * nc, sizeof(float) * size_t(nc));
-    }
+    fill_panel(&pc, r0, kc, 0, os, os, col + r0 * os);
   });
 }
 
