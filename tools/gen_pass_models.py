@@ -18,7 +18,8 @@ def save(nodes, name, inputs, outputs, inits=(), opset=17):
     graph = h.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
     model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)], producer_name='gen_pass_models')
     model.ir_version = 8
-    onnx.checker.check_model(model)
+    if opset <= 17:  # the checker of onnx 1.12 knows opsets up to 17 (Gelu is opset 20)
+        onnx.checker.check_model(model)
     onnx.save(model, os.path.join(OUT, name + '.onnx'))
 
 
@@ -287,6 +288,25 @@ def conv_affine():
     save(nodes, 'conv_affine', [f32('x', [2, 3, 9, 9])], outs, inits)
 
 
+def linear_gelu():
+    r = np.random.default_rng(37)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # ONNX Gelu (opset 20) in fused programs: after a MatMul and its bias (the erf form, as in a transformer's
+    # feed-forward layer), straight after a MatMul (the tanh form; 150 columns: two column tiles), and after an
+    # Add of computed values (a FusedElementwise).
+    inits = [arr('w', (40, 150)), arr('b', (150,)), arr('w2', (40, 150))]
+    nodes = [h.make_node('MatMul', ['x', 'w'], ['m']), h.make_node('Add', ['m', 'b'], ['mb']),
+             h.make_node('Gelu', ['mb'], ['y']),
+             h.make_node('MatMul', ['x', 'w2'], ['m2']), h.make_node('Gelu', ['m2'], ['y2'], approximate='tanh'),
+             h.make_node('Add', ['x', 'x'], ['xx']), h.make_node('Gelu', ['xx'], ['y3'])]
+    save(nodes, 'linear_gelu', [f32('x', ['n', 5, 40])],
+         [f32('y', ['a0', 'a1', 'a2']), f32('y2', ['b0', 'b1', 'b2']), f32('y3', ['c0', 'c1', 'c2'])], inits,
+         opset=20)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -297,3 +317,4 @@ if __name__ == '__main__':
     linear()
     register_epilogue()
     conv_affine()
+    linear_gelu()

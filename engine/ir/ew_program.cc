@@ -22,7 +22,8 @@ bool ew_is_binary(EwOp op) { return static_cast<int>(op) <= static_cast<int>(EwO
 
 const char* ew_name(EwOp op) {
   static const char* const kNames[] = {"Add",       "Sub",         "Mul",       "Div",  "Max",     "Min", "Relu",
-                                       "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Sigmoid", "Tanh"};
+                                       "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Sigmoid", "Tanh",
+                                       "Gelu"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(EwOp::Count));
   return op < EwOp::Count ? kNames[static_cast<int>(op)] : "?";
 }
@@ -109,6 +110,10 @@ std::optional<EwProgram> ew_read(const Node& node, std::string& error) {
     in.dst = static_cast<int>(c[1]);
     in.p0 = params->floats[i * kFloatsPerInstr];
     in.p1 = params->floats[i * kFloatsPerInstr + 1];
+    if (in.op == EwOp::Gelu && in.p0 != 0.0f && in.p0 != 1.0f) {
+      error = "instruction " + std::to_string(i) + ": Gelu's form must be 0 (erf) or 1 (tanh)";
+      return std::nullopt;
+    }
     written[in.dst] = true;
     p.regs = std::max(p.regs, in.dst + 1);
     p.code.push_back(in);

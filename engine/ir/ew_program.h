@@ -32,6 +32,7 @@ enum class EwOp : uint8_t {
   Clip,  // unary with parameters p0, p1 (alpha/beta, lo/hi)
   Sigmoid,
   Tanh,  // unary on the vector transcendental kernels
+  Gelu,  // the same, p0 = 0 for the erf form, 1 for the tanh form (ONNX Gelu's approximate)
   Count,
 };
 bool ew_is_binary(EwOp op);

@@ -117,7 +117,7 @@ void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float*
 // The im2col matrix of one image and group: rows (c, kd, kh, kw), columns the output positions (at most 256:
 // the transposed path of narrow outputs is its only user; more is an Internal error); padding taps are +0. `x`
 // points at the group's first input channel. Built in chunks of 16 rows.
-void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool);
+void im2col_f32(Isa isa, const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool);
 
 // Adds the col rows (c, kd, kh, kw) x input positions of `channels` channels into their output planes (g.out): every
 // output starts at +0 and receives its taps in increasing (kd, kh, kw) order; exact mode rewrites NaN as 0x7FC00000.
@@ -164,6 +164,9 @@ struct DepthwiseFns {
   void (*to_channels_last)(const float* const* src, int64_t at, int64_t count, float* dst);
   // dst[l * stride + j] = src[j * lanes + l] for j < count and l < used.
   void (*from_channels_last)(const float* src, int64_t count, int64_t used, float* dst, int64_t stride);
+  // dst[i] = src[2 * i] for i < n, reading src[0, avail) only (avail >= 2 * n - 1). Not depthwise: the
+  // im2col rows of a width-stride-2 convolution (a vector-per-4-values loop filled MobileNetV3's stem panels).
+  void (*take_even)(const float* src, int64_t avail, float* dst, int64_t n);
 };
 const DepthwiseFns& depthwise_fns(Isa isa);  // depthwise.cc
 

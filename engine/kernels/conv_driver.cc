@@ -525,6 +525,7 @@ namespace {
 struct PanelCtx {
   const ConvGeometry* g;
   const float* x;  // the group's first input channel
+  const DepthwiseFns* fns;
 };
 
 // Copies row `tmp` (nc floats, contiguous) into the panel row's strips: strip s gets tmp[s*nr, s*nr + nr).
@@ -633,7 +634,8 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
       if (sw == 1) {
         for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[o];
       } else if (sw == 2) {
-        for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[2 * o];
+        // The row's elements from sp[2 * vlo] on: iw_n - off_w - 2 * vlo of them.
+        if (vhi > vlo) pc.fns->take_even(sp + 2 * vlo, iw_n - off_w - 2 * vlo, d + vlo, vhi - vlo);
       } else {
         for (int64_t o = vlo; o < vhi; ++o) d[o] = sp[o * sw];
       }
@@ -670,10 +672,10 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
 
 // Chunks of 16 rows, each one panel in one strip as wide as the output (fill_panel with nr = nc = out_size: row p
 // of the panel at p * out_size), so im2col and the panels write the same values by the same code.
-void im2col_f32(const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool) {
+void im2col_f32(Isa isa, const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool) {
   const int64_t rows = group_channels * g.taps(), os = g.out_size();
   if (os > kIm2colMaxOutputs) throw Error(ErrorKind::Internal, "im2col of more than 256 output positions");
-  const PanelCtx pc{&g, x};
+  const PanelCtx pc{&g, x, &depthwise_fns(isa)};
   parallel_for(pool, ceil_div(rows, kIm2colChunkRows), double(rows * os) / 2.0, [&](int64_t chunk) {
     const int64_t r0 = chunk * kIm2colChunkRows, kc = std::min(rows, r0 + kIm2colChunkRows) - r0;
     fill_panel(&pc, r0, kc, 0, os, os, col + r0 * os);
@@ -770,7 +772,7 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         // of their time copying).
         float* col = scratch;
         const bool one_by_one = path == ConvPath::Gemm1x1;
-        if (!one_by_one) im2col_f32(g, cg, xg, col, nullptr);
+        if (!one_by_one) im2col_f32(isa, g, cg, xg, col, nullptr);
         float* ct = os == 1 ? yg : scratch + k * os;
         gemm_f32_packed(isa, exact, os, MatrixView{one_by_one ? xg : col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
         if (ct == yg) {
@@ -796,7 +798,7 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         });
         continue;
       }
-      const PanelCtx pc{&g, xg};
+      const PanelCtx pc{&g, xg, &depthwise_fns(isa)};
       const GroupEpilogue ge{epilogue, n, gi * mg, os};
       RegEpilogue reg;  // the register epilogue at this image and group's first channel
       if (epilogue && epilogue->reg) {

@@ -135,13 +135,19 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
       break;
     }
     case EwOp::Sigmoid:
-    case EwOp::Tanh: {
+    case EwOp::Tanh:
+    case EwOp::Gelu: {
       const float* src = a.p;
       if (a.scalar) {  // the kernels take arrays
         std::fill(dst, dst + n, a.s);
         src = dst;
       }
-      (ins.op == EwOp::Sigmoid ? sigmoid_f32 : tanh_f32)(isa, exact, src, dst, n);
+      // The functions the unfused operators run (ops/activations.cc, ops/array_unary.h), so the same bits.
+      const auto fn = ins.op == EwOp::Sigmoid ? sigmoid_f32
+                      : ins.op == EwOp::Tanh  ? tanh_f32
+                      : ins.p0 == 0.0f        ? gelu_erf_f32
+                                              : gelu_tanh_f32;
+      fn(isa, exact, src, dst, n);
       return;  // canonical already
     }
     case EwOp::Count: break;

@@ -22,61 +22,73 @@ namespace hn = hwy::HWY_NAMESPACE;
 // and wrote best nine times for a 3x3 window: ResNet-50's stem pool spent its time on those loads).
 // U vectors of outputs from q: the taps in order, each vector its own chain (one chain waited on the compare
 // and blend of every tap: ~6 cycles each).
-template <int U, class D>
+// kFinal: start from NaN instead of best's values and store the results with NaN made canonical.
+template <int U, bool kFinal, class D>
 HWY_INLINE void MaxWindowVectors(D d, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
                                  int64_t dilation, float* best, const int64_t* qs) {
   using V = hn::Vec<D>;
   auto up = [](V v, V b) HWY_ATTR { return hn::IfThenElse(hn::Or(hn::Gt(v, b), hn::IsNaN(b)), v, b); };
   V b[U];
-  for (int u = 0; u < U; ++u) b[u] = hn::LoadU(d, best + qs[u]);
+  for (int u = 0; u < U; ++u)
+    b[u] = kFinal ? hn::Set(d, std::numeric_limits<float>::quiet_NaN()) : hn::LoadU(d, best + qs[u]);
   for (int64_t r = 0; r < nrows; ++r) {
     const float* row = rows[r];
     if (stride == 1) {
       for (int64_t t = 0; t < taps; ++t)
         for (int u = 0; u < U; ++u) b[u] = up(hn::LoadU(d, row + qs[u] + t * dilation), b[u]);
     } else if (dilation == 1) {
-      // Taps t and t + 1 are the two halves of the pairs at t: one de-interleave serves both.
+      // Taps t and t + 1 are the two halves of the pairs at t: one de-interleave serves both. A last unpaired
+      // tap (t > 0) is the odd half of the pairs at t - 1, which ends at the last element the vector needs
+      // (the even half at t read one past it, so the last output of a row had to go alone).
       for (int64_t t = 0; t < taps; t += 2)
         for (int u = 0; u < U; ++u) {
           V even, odd;
-          hn::LoadInterleaved2(d, row + 2 * qs[u] + t, even, odd);
-          b[u] = up(even, b[u]);
-          if (t + 1 < taps) b[u] = up(odd, b[u]);
+          const bool pair = t + 1 < taps;
+          hn::LoadInterleaved2(d, row + 2 * qs[u] + t - (!pair && t > 0 ? 1 : 0), even, odd);
+          if (pair) {
+            b[u] = up(even, b[u]);
+            b[u] = up(odd, b[u]);
+          } else {
+            b[u] = up(t > 0 ? odd : even, b[u]);
+          }
         }
     } else {
       for (int64_t t = 0; t < taps; ++t)
         for (int u = 0; u < U; ++u) {
           V even, odd;
-          hn::LoadInterleaved2(d, row + 2 * qs[u] + t * dilation, even, odd);
-          b[u] = up(even, b[u]);
+          const bool last_odd = t + 1 == taps && t > 0;  // as above: the odd half ends at the last element
+          hn::LoadInterleaved2(d, row + 2 * qs[u] + t * dilation - (last_odd ? 1 : 0), even, odd);
+          b[u] = up(last_odd ? odd : even, b[u]);
         }
     }
   }
-  for (int u = 0; u < U; ++u) hn::StoreU(b[u], d, best + qs[u]);
+  for (int u = 0; u < U; ++u) hn::StoreU(kFinal ? CanonicalNaN(d, b[u]) : b[u], d, best + qs[u]);
 }
 
 // Each vector of outputs folds every tap of every row in registers and touches best once (a pass per tap read
 // and wrote best nine times for a 3x3 window: ResNet-50's stem pool 0.87 -> 0.3 ms with the chains above).
-inline void MaxWindow(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
-                      float* best, int64_t count) {
+template <bool kFinal>
+HWY_INLINE void MaxWindowT(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                           float* best, int64_t count) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   auto update = &max_tap_update;
   // The last vector is moved back to end at the last output it may read for (folding a tap into a value that
-  // already holds it changes nothing, so recomputed outputs keep their values). Stride 2 reads the odd
-  // element of each pair too, so its vectors end one output early and that output goes alone.
+  // already holds it changes nothing, so recomputed outputs keep their values). Stride 2 with one tap reads
+  // the odd element of each pair too, so its vectors end one output early and that output goes alone; with
+  // more taps the last one ends each vector's reads at the last element its outputs need (above).
   int64_t q = 0, vec_end = 0;
   if (stride == 1) vec_end = count;
-  if (stride == 2) vec_end = count - 1;
+  if (stride == 2) vec_end = taps >= 2 ? count : count - 1;
   if ((stride == 1 || stride == 2) && vec_end >= lanes) {
     // Vector starts: whole vectors, then one moved back to end at vec_end; up to four at a time.
     int64_t qs[4];
     int n = 0;
     auto flush = [&]() HWY_ATTR {
-      if (n == 4) MaxWindowVectors<4>(d, rows, nrows, stride, taps, dilation, best, qs);
-      if (n == 3) MaxWindowVectors<3>(d, rows, nrows, stride, taps, dilation, best, qs);
-      if (n == 2) MaxWindowVectors<2>(d, rows, nrows, stride, taps, dilation, best, qs);
-      if (n == 1) MaxWindowVectors<1>(d, rows, nrows, stride, taps, dilation, best, qs);
+      if (n == 4) MaxWindowVectors<4, kFinal>(d, rows, nrows, stride, taps, dilation, best, qs);
+      if (n == 3) MaxWindowVectors<3, kFinal>(d, rows, nrows, stride, taps, dilation, best, qs);
+      if (n == 2) MaxWindowVectors<2, kFinal>(d, rows, nrows, stride, taps, dilation, best, qs);
+      if (n == 1) MaxWindowVectors<1, kFinal>(d, rows, nrows, stride, taps, dilation, best, qs);
       n = 0;
     };
     for (; q + lanes <= vec_end; q += lanes) {
@@ -91,11 +103,22 @@ inline void MaxWindow(const float* const* rows, int64_t nrows, int64_t stride, i
     q = vec_end;
   }
   for (; q < count; ++q) {
-    float b = best[q];  // in a register: best may alias nothing, but the compiler cannot know
+    // In a register: best may alias nothing, but the compiler cannot know.
+    float b = kFinal ? std::numeric_limits<float>::quiet_NaN() : best[q];
     for (int64_t r = 0; r < nrows; ++r)
       for (int64_t t = 0; t < taps; ++t) b = update(rows[r][q * stride + t * dilation], b);
-    best[q] = b;
+    best[q] = kFinal ? kern::canon(b) : b;
   }
+}
+
+inline void MaxWindow(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                      float* best, int64_t count) {
+  MaxWindowT<false>(rows, nrows, stride, taps, dilation, best, count);
+}
+
+inline void MaxWindowFinal(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                           float* y, int64_t count) {
+  MaxWindowT<true>(rows, nrows, stride, taps, dilation, y, count);
 }
 
 // Lanes are outputs: each vector de-interleaves the pairs of a row. A ragged end repeats the last whole
@@ -160,7 +183,7 @@ inline void CopyCanonical(const float* src, float* dst, int64_t n) {
   MapArray(src, dst, n, [](auto d, auto v) HWY_ATTR { return CanonicalNaN(d, v); });
 }
 
-inline constexpr PoolFns kPoolFns{&MaxWindow, &MaxPairs, &SumTaps, &CopyCanonical};
+inline constexpr PoolFns kPoolFns{&MaxWindow, &MaxWindowFinal, &MaxPairs, &SumTaps, &CopyCanonical};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

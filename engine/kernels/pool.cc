@@ -15,6 +15,11 @@ void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t st
   ONEMODEL_PER_TARGET(kPoolFns, isa)->max_window(rows, nrows, stride, taps, dilation, best, count);
 }
 
+void max_window_final_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
+                          int64_t dilation, float* y, int64_t count) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->max_window_final(rows, nrows, stride, taps, dilation, y, count);
+}
+
 void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, int64_t count) {
   ONEMODEL_PER_TARGET(kPoolFns, isa)->max_pairs(rows, nrows, y, count);
 }

@@ -24,6 +24,12 @@ inline float max_tap_update(float v, float b) {
 void max_window_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
                     float* best, int64_t count);
 
+// The same fold from NaN over every tap row at once, written to y[q] with NaN made canonical (0x7FC00000):
+// finished outputs, no running buffer (a row of best values filled, folded and copied out cost ResNet-50's
+// stem pool more than its taps).
+void max_window_final_f32(Isa isa, const float* const* rows, int64_t nrows, int64_t stride, int64_t taps,
+                          int64_t dilation, float* y, int64_t count);
+
 // One output row of a pool with width kernel 2, width stride 2 and no width padding (openWakeWord's 2x2 and
 // 1x2 pools): y[q] for q in [0, count) folds rows[0][2q], rows[0][2q + 1], rows[1][2q], ... in that order
 // under the same rule, starting from NaN, then stores it with NaN made canonical (0x7FC00000). Reads
@@ -41,6 +47,8 @@ void copy_canonical_f32(Isa isa, const float* src, float* dst, int64_t n);
 struct PoolFns {
   void (*max_window)(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
                      float* best, int64_t count);
+  void (*max_window_final)(const float* const* rows, int64_t nrows, int64_t stride, int64_t taps, int64_t dilation,
+                           float* y, int64_t count);
   void (*max_pairs)(const float* const* rows, int64_t nrows, float* y, int64_t count);
   void (*sum_taps)(const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc, int64_t count);
   void (*copy_canonical)(const float* src, float* dst, int64_t n);

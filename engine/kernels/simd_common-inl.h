@@ -103,6 +103,26 @@ HWY_INLINE void CopyOverlapped(const float* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = src ? src[i] : 0.0f;
 }
 
+// dst[i] = src[2 * i] for i < n, reading src[0, avail) only (avail >= 2 * n - 1): whole vectors de-interleaved,
+// the rest as one window ending at the last pair when it fits inside avail (it rewrites the same values), else
+// one value at a time. A stride-2 convolution's im2col rows (conv_driver.cc fill_panel).
+HWY_INLINE void TakeEven(const float* src, int64_t avail, float* dst, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  auto window = [&](int64_t at) {
+    hn::Vec<decltype(d)> even, odd;
+    hn::LoadInterleaved2(d, src + 2 * at, even, odd);
+    hn::StoreU(even, d, dst + at);
+  };
+  for (; i + lanes <= n && 2 * (i + lanes) <= avail; i += lanes) window(i);
+  if (i < n && n >= lanes && 2 * n <= avail) {
+    window(n - lanes);
+    return;
+  }
+  for (; i < n; ++i) dst[i] = src[2 * i];
+}
+
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -172,6 +172,35 @@ void max_pool_rows_f32(kern::Isa isa, const WindowGeom& g, const float* x, float
     });
     return;
   }
+  // Every output row with 1 to 16 tap rows and every column with a tap: the inner run goes straight into the
+  // output row, finished (max_window_final_f32), and the edge outputs fold from NaN in place. ResNet-50's 3x3
+  // stride-2 pool over 64 x 112 x 112 (one thread, AVX-512, alternated minima): 0.43 -> 0.40 ms without the row
+  // buffer's fill, second fold and copy, 0.33 ms with stride-2 vectors reaching the row's last output
+  // (kernels/pool-inl.h); ONNX Runtime's NCHWc pool takes 0.08 ms.
+  bool direct = !empty_column;
+  for (const AxisWindow& wh : w.ax[1]) direct = direct && wh.count > 0 && wh.count <= 16;
+  if (direct) {
+    const int64_t hi = run.second;
+    for_planes(pool, g, g.k[1] * kw, [&](int64_t p, int64_t o) {
+      const float* xp = x + p * plane;
+      for (const AxisWindow& wh : w.ax[1]) {
+        float* yr = y + o;
+        o += out_w;
+        if (hi > lo) {
+          const float* rows[16];
+          for (int64_t b = 0; b < wh.count; ++b) rows[b] = xp + (wh.first + b * wh.step) * in_w - pw + lo * sw;
+          kern::max_window_final_f32(isa, rows, wh.count, sw, kw, dw, yr + lo, hi - lo);
+        }
+        const int64_t tail = std::max(lo, hi);
+        std::fill(yr, yr + lo, std::numeric_limits<float>::quiet_NaN());
+        std::fill(yr + tail, yr + out_w, std::numeric_limits<float>::quiet_NaN());
+        fold_window_row(g, w, run, xp, wh, yr, update, [](const float*, int64_t) {});
+        for (int64_t q = 0; q < lo; ++q) yr[q] = kern::canon(yr[q]);
+        for (int64_t q = tail; q < out_w; ++q) yr[q] = kern::canon(yr[q]);
+      }
+    });
+    return;
+  }
   for_output_rows(pool, g, w, x, y, std::numeric_limits<float>::quiet_NaN(),
                   [&](const float* xp, const AxisWindow& wh, float* best, float* yr) {
                     // The inner run over up to 16 tap rows per call, then the edge outputs tap by tap (disjoint

@@ -1,6 +1,6 @@
 // The `fuse-elementwise` pass (docs/architecture.md "Fused element-wise programs"; both modes, bits preserved): groups
 // of float32 element-wise operators (Add, Sub, Mul, Div, two-input Max/Min, Relu, LeakyRelu, HardSigmoid, HardSwish,
-// Clip with constant bounds, Sigmoid, Tanh) become one FusedElementwise node running them as one program
+// Clip with constant bounds, Sigmoid, Tanh, Gelu) become one FusedElementwise node running them as one program
 // (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program on each block of
 // outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but only its last value
 // may be read outside it. A group that starts at a MatMul by a constant float32 matrix becomes a FusedMatMul the
@@ -50,6 +50,7 @@ constexpr Spec kSpecs[] = {
     {"Clip", EwOp::Clip},
     {"Sigmoid", EwOp::Sigmoid},
     {"Tanh", EwOp::Tanh},
+    {"Gelu", EwOp::Gelu},
 };
 
 // Operators whose outputs have the element type of their first input.
@@ -150,6 +151,15 @@ bool candidate(const PassGraph& g, const ir::Node& n, Candidate& c) {
   for (int v : n.inputs)
     if (v < 0) return false;
   if (spec->op == EwOp::LeakyRelu) c.p0 = attr_float(n, "alpha", 0.01f);
+  if (spec->op == EwOp::Gelu) {
+    // ONNX Gelu (opset 20, also what the `gelu` pass writes); another form or a bad attribute stays unfused, so
+    // the operator reports it.
+    const ir::Attribute* a = n.find_attribute("approximate");
+    if (n.opset < 20 || (a && a->type != ir::AttrType::String)) return false;
+    const std::string form = a ? a->s : "none";
+    if (form != "none" && form != "tanh") return false;
+    c.p0 = form == "tanh" ? 1.0f : 0.0f;
+  }
   if (spec->op == EwOp::HardSigmoid) {
     c.p0 = attr_float(n, "alpha", 0.2f);
     c.p1 = attr_float(n, "beta", 0.5f);
@@ -269,19 +279,19 @@ int fuse_elementwise(PassGraph& g) {
     if (g.removed(i)) continue;
     const ir::Node& n = g.node(i);
     const auto iu = static_cast<size_t>(i);
+    // A candidate with a float32 operand first: Gelu is also an operator that keeps its input's type.
+    bool typed = false;
+    if (!is_conv_head(g, n) && !is_matmul_head(g, n) && candidate(g, n, cand[iu]))
+      for (int v : cand[iu].operands) typed = typed || f32[static_cast<size_t>(v)];
     if (is_conv_head(g, n) || is_matmul_head(g, n)) {
       head[iu] = 1;
+      f32[static_cast<size_t>(n.outputs[0])] = 1;
+    } else if (typed) {
+      fusible[iu] = 1;
       f32[static_cast<size_t>(n.outputs[0])] = 1;
     } else if (keeps_type(n) && !n.inputs.empty() && n.inputs[0] >= 0 && f32[static_cast<size_t>(n.inputs[0])]) {
       for (int v : n.outputs)
         if (v >= 0) f32[static_cast<size_t>(v)] = 1;
-    } else if (candidate(g, n, cand[iu])) {
-      bool typed = false;
-      for (int v : cand[iu].operands) typed = typed || f32[static_cast<size_t>(v)];
-      if (typed) {
-        fusible[iu] = 1;
-        f32[static_cast<size_t>(n.outputs[0])] = 1;
-      }
     }
   }
 

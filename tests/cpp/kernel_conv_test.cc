@@ -218,6 +218,14 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 3, 5, 1, {{31, 4, 2, 1, 2, 1}, {33, 4, 2, 1, 1, 2}}));
   v.push_back(make_conv(1, 6, 8, 2, {{24, 3, 2, 1, 1, 1}, {26, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 16, 200, 1, {{30, 3, 2, 1, 1, 1}, {30, 3, 2, 1, 1, 1}}));
+  // Strided rows of more than two 16-lane vectors (whole de-interleaved windows, then one overlapping window),
+  // and rows whose last tap reads the input row's last element (the rest one value at a time).
+  v.push_back(make_conv(1, 3, 4, 1, {{6, 3, 2, 1, 1, 1}, {75, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 2, 3, 1, {{67, 3, 2, 1, 0, 0}}));
+  // Depthwise stride 2 over planes too large to run channel-blocked: the column phases of every plane after a
+  // slot's first are de-interleaved from the input rows (whole windows, then one overlapping the last).
+  v.push_back(make_conv(1, 4, 4, 4, {{40, 3, 2, 1, 1, 1}, {112, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 3, 3, {{40, 3, 2, 1, 1, 1}, {107, 3, 2, 1, 0, 1}}));
   // 1-D, 3-D. A 3-D convolution of depth 1 with depth taps and padding reads +0 there (the plane walks that
   // ignore depth must not take it; they did once), and one whose only depth tap falls in the padding.
   v.push_back(make_conv(1, 2, 4, 1, {{1, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}}));

@@ -112,6 +112,14 @@ TEST(OpsSpatialTest, MaxPoolRowPathMatchesTheIndexedPath) {
       {{1, 1, 6, 2}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
       {{1, 2, 7, 20}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 0}},
       {{1, 2, 7, 19}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
+      // Stride 2 with rows of whole 16-lane vectors: the last tap's reads end at the row's last needed
+      // element (the tensor's last element here, so ASan sees any read past it); dilation 2 with an odd and
+      // an even number of taps; one tap (its vectors stop an output early).
+      {{1, 2, 5, 75}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 1, 2, 67}, {1, 3}, {1, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{1, 2, 4, 80}, {1, 3}, {1, 2}, {1, 2}, {0, 0, 0, 0}},
+      {{1, 1, 3, 70}, {2, 4}, {1, 2}, {1, 2}, {0, 1, 0, 0}},
+      {{1, 1, 3, 71}, {1, 1}, {1, 2}, {1, 1}, {0, 0, 0, 0}},
   };
   for (const Geo& g : geos)
     for (int fill = 0; fill < 3; ++fill) {  // specials sparse, dense, all NaN but a few

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "ir/ew_program.h"
 #include "isa_env.h"
 #include "onemodel/session.h"
 #include "onnx/import.h"
@@ -316,6 +317,16 @@ TEST(GraphPasses, FuseElementwiseLinearLayers) {
   }
 }
 
+// ONNX Gelu joins fused programs (both forms, after a MatMul with or without its bias, after computed values):
+// the unfused operator's bits in both modes, specials included.
+TEST(GraphPasses, FuseElementwiseGelu) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("linear_gelu"), exact);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedMatMul", 2}, {"FusedElementwise", 1}}));
+  }
+  for (int64_t n : {1, 3}) check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 60 + static_cast<uint32_t>(n))}});
+}
+
 // Convolution epilogues the matrix product applies in registers (kernels-gemm.md section 7): the bias, a
 // residual in either operand order, each tail, on the in-place, packed-panel, padded-plane and im2col paths, on
 // every target: the unfused graph's bits. 9 x 21 = 189 positions leave a ragged strip against every register
@@ -417,6 +428,8 @@ TEST(GraphPasses, FusedProgramsFromAFileAreChecked) {
   expect_refused(node("FusedElementwise", {0, 0, 1, 0, 2}, {0, 0}, 1), "6 ints");
   expect_refused(node("FusedElementwise", ok, {0}, 1), "2 floats");
   expect_refused(node("FusedElementwise", {99, 0, 1, 0, 2, 0}, {0, 0}, 1), "unknown operation 99");
+  expect_refused(node("FusedElementwise", {static_cast<int64_t>(ir::EwOp::Gelu), 0, 1, 0, 0, 0}, {0.5f, 0}, 1),
+                 "Gelu's form must be 0 (erf) or 1 (tanh)");
   expect_refused(node("FusedElementwise", {0, 0, 0, 3, 2, 0}, {0, 0}, 1), "before it is written");
   expect_refused(node("FusedElementwise", {0, 1000, 1, 0, 2, 0}, {0, 0}, 1), "register 1000");
   expect_refused(node("FusedElementwise", {0, 0, 1, -1, 2, 0}, {0, 0}, 1), "input -1");
