@@ -620,7 +620,13 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   const int64_t tiles_n = (n + nt - 1) / nt;
   const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
   const int64_t strips = (m + kMR - 1) / kMR;
-  const int64_t mb = std::max<int64_t>(4, (strips + want_m - 1) / want_m) * kMR;
+  // Blocks of at least 4 strips; a last block of less than half the others joins them (each block reads all of
+  // B once more: ResNet-50's 2048 -> 512 1x1 convolutions at 7 x 7, run transposed with 49 rows, read their
+  // 4 MB of weights a second time for a block of one row).
+  const int64_t per = std::max<int64_t>(4, (strips + want_m - 1) / want_m);
+  int64_t blocks = (strips + per - 1) / per;
+  if (blocks > 1 && strips - (blocks - 1) * per < (per + 1) / 2) --blocks;
+  const int64_t mb = (strips + blocks - 1) / blocks * kMR;
   const int64_t tiles_m = (m + mb - 1) / mb;
   // Cut into row blocks, every block would fill the same panels again: fill all of B once first (it is small
   // then: fewer than 8 column tiles), in parallel over (k-block, column tile), then share it.
