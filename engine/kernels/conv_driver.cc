@@ -393,30 +393,74 @@ namespace {
 constexpr int64_t kPaddedMaxChannels = 96;
 
 struct PaddedPlane {
-  int64_t hp, wp;  // padded plane: every tap of every output inside it
+  int64_t s;       // the stride (both axes): 1, or 2 with each padded plane split into s * s phase planes
+  int64_t hp, wp;  // padded (phase) plane: every tap of every output inside it
   int64_t n;       // product columns: (out rows - 1) * wp + out width
   bool copy;       // false: the input is that plane already (no padding), read as it is
   bool compact;    // the product's columns are not the output's (wp > out width): a scratch C, then copied
 };
 
 bool padded_direct(const ConvGeometry& g) {
-  return conv_path(g) == ConvPath::Im2colGemm && flat_depth(g) && g.stride[1] == 1 && g.stride[2] == 1 &&
-         g.out_size() > 16 && g.out_channels / g.groups <= kPaddedMaxChannels && padded_plane_fits(g);
+  if (conv_path(g) != ConvPath::Im2colGemm || !flat_depth(g) || g.out_size() <= 16 || !padded_plane_fits(g))
+    return false;
+  if (g.stride[1] == 1 && g.stride[2] == 1) return g.out_channels / g.groups <= kPaddedMaxChannels;
+  // Stride 2 both ways without dilation: the padded plane's 2 x 2 phases turn every tap into a stride-1 tap of
+  // one phase (row (c, kh, kw) reads phase (kh % 2, kw % 2) shifted by kh / 2 rows and kw / 2 columns). Any
+  // channel count: the panels' stride-2 gathers cost more than in-place reads of many A strips (ResNet-50's
+  // 128 -> 128 3x3 at 56 -> 28 1.65 -> 1.47 ms, its stem 1.82 -> 1.59 ms; kernels-gemm.md section 6).
+  return g.stride[1] == 2 && g.stride[2] == 2 && g.dilation[1] == 1 && g.dilation[2] == 1;
 }
 
 PaddedPlane padded_plane(const ConvGeometry& g) {
   PaddedPlane p{};
-  p.hp = g.out[1] + (g.kernel[1] - 1) * g.dilation[1];
-  p.wp = g.out[2] + (g.kernel[2] - 1) * g.dilation[2];
+  p.s = g.stride[1];
+  if (p.s == 1) {
+    p.hp = g.out[1] + (g.kernel[1] - 1) * g.dilation[1];
+    p.wp = g.out[2] + (g.kernel[2] - 1) * g.dilation[2];
+    p.copy = !(g.pad_before[1] == 0 && g.pad_before[2] == 0 && p.hp == g.in[1] && p.wp == g.in[2]);
+  } else {
+    p.hp = g.out[1] + (g.kernel[1] - 1) / 2;
+    p.wp = g.out[2] + (g.kernel[2] - 1) / 2;
+    p.copy = true;
+  }
   p.n = (g.out[1] - 1) * p.wp + g.out[2];
-  p.copy = !(g.pad_before[1] == 0 && g.pad_before[2] == 0 && p.hp == g.in[1] && p.wp == g.in[2]);
   p.compact = p.wp != g.out[2];
   return p;
 }
 
 int64_t padded_scratch_floats(const ConvGeometry& g) {
   const PaddedPlane p = padded_plane(g);
-  return (p.copy ? (g.in_channels / g.groups) * p.hp * p.wp : 0) + (p.compact ? (g.out_channels / g.groups) * p.n : 0);
+  return (p.copy ? (g.in_channels / g.groups) * p.s * p.s * p.hp * p.wp : 0) +
+         (p.compact ? (g.out_channels / g.groups) * p.n : 0);
+}
+
+// The 2 x 2 phase planes (hp x wp each) of every channel's zero-padded plane: phase (a, b) of channel c at
+// xp + ((c * 2 + a) * 2 + b) * hp * wp holds padded rows a, a + 2, ... and columns b, b + 2, ... (stride-2
+// convolutions read in place, padded_direct). Input rows are de-interleaved a vector at a time (take_even).
+void phase_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t channels, const float* x, float* xp,
+                      const DepthwiseFns& fns, ThreadPool* pool) {
+  const int64_t h = g.in[1], w = g.in[2], pt = g.pad_before[1], pl = g.pad_before[2];
+  parallel_for(pool, channels, 0.5 * double(channels * 4 * hp * wp), [&](int64_t c) {
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t b = 0; b < 2; ++b) {
+        float* plane = xp + ((c * 2 + a) * 2 + b) * hp * wp;
+        // Phase columns j whose input column 2j + b - pl lies inside the row: [jlo, jhi).
+        const int64_t jlo = std::min(wp, std::max<int64_t>(0, (pl - b + 1) / 2));
+        const int64_t jhi = std::clamp<int64_t>((w + pl - b + 1) / 2, jlo, wp);
+        for (int64_t i = 0; i < hp; ++i) {
+          float* dst = plane + i * wp;
+          const int64_t ir = 2 * i + a - pt;
+          if (ir < 0 || ir >= h || jhi <= jlo) {
+            std::fill(dst, dst + wp, 0.0f);
+            continue;
+          }
+          std::fill(dst, dst + jlo, 0.0f);
+          const int64_t first = 2 * jlo + b - pl;  // the input column of phase column jlo
+          fns.take_even(x + (c * h + ir) * w + first, w - first, dst + jlo, jhi - jlo);
+          std::fill(dst + jhi, dst + wp, 0.0f);
+        }
+      }
+  });
 }
 
 }  // namespace
@@ -754,11 +798,14 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
   const PaddedPlane pp = padded ? padded_plane(g) : PaddedPlane{};
   thread_local std::vector<int64_t> row_off;
   if (padded) {
-    // Row (c, kh, kw) of the product: the padded plane of channel c shifted by kh * dh rows, kw * dw columns.
+    // Row (c, kh, kw) of the product: the padded plane of channel c shifted by kh * dh rows, kw * dw columns;
+    // with stride 2, phase (kh % 2, kw % 2) of channel c shifted by kh / 2 rows and kw / 2 columns.
     row_off.resize(static_cast<size_t>(k));
     for (int64_t r = 0; r < k; ++r) {
       const int64_t kw = r % g.kernel[2], kh = (r / g.kernel[2]) % g.kernel[1], c = r / (g.kernel[2] * g.kernel[1]);
-      row_off[static_cast<size_t>(r)] = c * pp.hp * pp.wp + kh * g.dilation[1] * pp.wp + kw * g.dilation[2];
+      row_off[static_cast<size_t>(r)] =
+          pp.s == 1 ? c * pp.hp * pp.wp + kh * g.dilation[1] * pp.wp + kw * g.dilation[2]
+                    : ((c * 2 + kh % 2) * 2 + kw % 2) * pp.hp * pp.wp + (kh / 2) * pp.wp + kw / 2;
     }
   }
   for (int64_t n = n0; n < n1; ++n)
@@ -818,8 +865,11 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         // scratch: the padded planes (unless the input is one already), then the product's C when its
         // columns are not the output's.
         float* xp = pp.copy ? scratch : nullptr;
-        float* cp = scratch + (pp.copy ? cg * pp.hp * pp.wp : 0);
-        if (pp.copy) pad_planes_f32(g, pp.hp, pp.wp, cg, xg, xp, pool);
+        float* cp = scratch + (pp.copy ? cg * pp.s * pp.s * pp.hp * pp.wp : 0);
+        if (pp.s == 2)
+          phase_planes_f32(g, pp.hp, pp.wp, cg, xg, xp, depthwise_fns(isa), pool);
+        else if (pp.copy)
+          pad_planes_f32(g, pp.hp, pp.wp, cg, xg, xp, pool);
         src.direct = pp.copy ? xp : xg;
         src.row_off = row_off.data();
         if (!pp.compact) {
