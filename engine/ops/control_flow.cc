@@ -134,16 +134,16 @@ class LoopKernel final : public ValueKernel {
 
   void run(RunContext& ctx) const override {
     int64_t trips = std::numeric_limits<int64_t>::max();
-    if (!ctx.value_inputs[0].empty()) {
+    if (!ctx.value_input(0).empty()) {
       trips = scalar_index(ctx, tensor_input(ctx, 0, "M"), "trip count M");
       if (trips < 0) ctx.fail(ErrorKind::InvalidInput, "trip count M is " + num(trips) + "; it must not be negative");
     }
-    const bool has_cond = !ctx.value_inputs[1].empty();
+    const bool has_cond = !ctx.value_input(1).empty();
     bool cond = has_cond ? scalar_bool(ctx, tensor_input(ctx, 1, "cond"), "cond") : true;
 
     std::vector<Value> formal(2 + carried_), outs;
     for (size_t k = 0; k < carried_; ++k) {
-      const Value& v = ctx.value_inputs[2 + k];
+      const Value& v = ctx.value_input(2 + k);
       if (v.empty()) ctx.fail(ErrorKind::InvalidModel, "carried value " + std::to_string(k) + " is missing");
       formal[2 + k] = detach_value(v);  // may be a slab view of the outer run: the outputs must not alias it
     }
@@ -246,7 +246,7 @@ class ScanKernel final : public ValueKernel {
         batch = t.shape()[0];
       }
     std::vector<int64_t> lens;
-    if (!ctx.value_inputs[0].empty()) {
+    if (!ctx.value_input(0).empty()) {
       const Tensor& sl = tensor_input(ctx, 0, "sequence_lens");
       if (sl.dtype() != DType::I32 || sl.numel() != batch)
         ctx.fail(ErrorKind::InvalidInput, "sequence_lens must be int32 with one entry per batch entry");
@@ -374,7 +374,7 @@ class SequenceMapKernel final : public ValueKernel {
     const Value& seq = sequence_input(ctx, 0, "input_sequence");
     const size_t len = seq.items().size();
     for (size_t j = 1; j < nin; ++j) {
-      const Value& v = ctx.value_inputs[j];
+      const Value& v = ctx.value_input(j);
       if (v.kind() == ValueKind::Sequence && v.items().size() != len)
         ctx.fail(ErrorKind::InvalidInput, "input " + std::to_string(j) + " has " + std::to_string(v.items().size()) +
                                               " items, the input sequence " + std::to_string(len));
@@ -385,7 +385,7 @@ class SequenceMapKernel final : public ValueKernel {
     std::vector<Value> formal(nin), outs;
     for (size_t i = 0; i < len; ++i) {
       for (size_t j = 0; j < nin; ++j) {
-        const Value& v = ctx.value_inputs[j];
+        const Value& v = ctx.value_input(j);
         formal[j] = v.kind() == ValueKind::Sequence ? Value(v.items()[i]) : v;
       }
       body_.run(ctx, formal, outs);

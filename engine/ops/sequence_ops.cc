@@ -16,11 +16,11 @@ std::string dt(DType t) { return std::string(dtype_short_name(t)); }
 
 // A position in [-n, hi] made non-negative (hi is n for insert, n - 1 for at/erase).
 int64_t position(const RunContext& ctx, size_t input, int64_t n, int64_t hi, int64_t dflt) {
-  if (!ctx.value_inputs[input].is_tensor()) {
-    if (ctx.value_inputs[input].empty()) return dflt;
+  if (!ctx.value_input(input).is_tensor()) {
+    if (ctx.value_input(input).empty()) return dflt;
     tensor_input(ctx, input, "position");
   }
-  int64_t p = scalar_index(ctx, ctx.value_inputs[input].tensor(), "position");
+  int64_t p = scalar_index(ctx, ctx.value_input(input).tensor(), "position");
   if (p < -n || p > hi)
     ctx.fail(ErrorKind::InvalidInput, "position " + std::to_string(p) + " is outside [" + std::to_string(-n) + ", " +
                                           std::to_string(hi) + "] for a sequence of " + std::to_string(n));
@@ -30,7 +30,7 @@ int64_t position(const RunContext& ctx, size_t input, int64_t n, int64_t hi, int
 class SequenceEmptyKernel final : public ValueKernel {
  public:
   explicit SequenceEmptyKernel(DType t) : t_(t) {}
-  void run(RunContext& ctx) const override { ctx.value_outputs[0] = Value::sequence({}, t_); }
+  void run(RunContext& ctx) const override { ctx.value_output(0) = Value::sequence({}, t_); }
 
  private:
   DType t_;
@@ -47,7 +47,7 @@ class SequenceConstructKernel final : public ValueKernel {
                                               dt(items[0].dtype()) + "; a sequence holds one element type");
       items.push_back(copy_to_arena(ctx, t));
     }
-    ctx.value_outputs[0] = Value::sequence(std::move(items));
+    ctx.value_output(0) = Value::sequence(std::move(items));
   }
 };
 
@@ -63,7 +63,7 @@ class SequenceInsertKernel final : public ValueKernel {
     int64_t p = ctx.value_inputs.size() > 2 ? position(ctx, 2, n, n, n) : n;
     std::vector<Tensor> items = seq.items();
     items.insert(items.begin() + p, copy_to_arena(ctx, t));
-    ctx.value_outputs[0] = Value::sequence(std::move(items), t.dtype());
+    ctx.value_output(0) = Value::sequence(std::move(items), t.dtype());
   }
 };
 
@@ -76,7 +76,7 @@ class SequenceEraseKernel final : public ValueKernel {
     int64_t p = ctx.value_inputs.size() > 1 ? position(ctx, 1, n, n - 1, n - 1) : n - 1;
     std::vector<Tensor> items = seq.items();
     items.erase(items.begin() + p);
-    ctx.value_outputs[0] = Value::sequence(std::move(items), seq.elem_type());
+    ctx.value_output(0) = Value::sequence(std::move(items), seq.elem_type());
   }
 };
 
@@ -85,10 +85,10 @@ class SequenceAtKernel final : public ValueKernel {
   void run(RunContext& ctx) const override {
     const Value& seq = sequence_input(ctx, 0, "input_sequence");
     const auto n = static_cast<int64_t>(seq.items().size());
-    if (ctx.value_inputs.size() < 2 || ctx.value_inputs[1].empty())
+    if (ctx.value_inputs.size() < 2 || ctx.value_input(1).empty())
       ctx.fail(ErrorKind::InvalidModel, "SequenceAt needs a position");
     int64_t p = position(ctx, 1, n, n - 1, 0);
-    ctx.value_outputs[0] = Value(seq.items()[static_cast<size_t>(p)]);
+    ctx.value_output(0) = Value(seq.items()[static_cast<size_t>(p)]);
   }
 };
 
@@ -98,7 +98,7 @@ class SequenceLengthKernel final : public ValueKernel {
     const Value& seq = sequence_input(ctx, 0, "input_sequence");
     Tensor out = ctx.arena->allocate(DType::I64, Shape());
     out.mutable_data<int64_t>()[0] = static_cast<int64_t>(seq.items().size());
-    ctx.value_outputs[0] = Value(out);
+    ctx.value_output(0) = Value(out);
   }
 };
 
@@ -117,7 +117,7 @@ class SplitToSequenceKernel final : public ValueKernel {
     const int64_t dim = in.shape()[axis];
     std::vector<int64_t> lengths;
     bool squeeze = false;
-    const bool has_split = ctx.value_inputs.size() > 1 && !ctx.value_inputs[1].empty();
+    const bool has_split = ctx.value_inputs.size() > 1 && !ctx.value_input(1).empty();
     if (!has_split) {
       lengths.assign(static_cast<size_t>(dim), 1);
       squeeze = !keepdims_;
@@ -164,7 +164,7 @@ class SplitToSequenceKernel final : public ValueKernel {
       items.push_back(std::move(piece));
       start += len;
     }
-    ctx.value_outputs[0] = Value::sequence(std::move(items), in.dtype());
+    ctx.value_output(0) = Value::sequence(std::move(items), in.dtype());
   }
 
  private:
@@ -216,7 +216,7 @@ class ConcatFromSequenceKernel final : public ValueKernel {
         std::memcpy(dst + o * out_row + at, src + o * chunk, static_cast<size_t>(chunk));
       at += chunk;
     }
-    ctx.value_outputs[0] = Value(out);
+    ctx.value_output(0) = Value(out);
   }
 
  private:
@@ -228,15 +228,15 @@ class OptionalKernel final : public ValueKernel {
  public:
   OptionalKernel(ValueKind content, DType elem) : content_(content), elem_(elem) {}
   void run(RunContext& ctx) const override {
-    const Value& in = ctx.value_inputs.empty() ? Value() : ctx.value_inputs[0];
+    const Value& in = ctx.value_input(0);
     if (in.empty()) {
       if (content_ == ValueKind::Unknown)
         ctx.fail(ErrorKind::InvalidModel, "an Optional without an input needs the 'type' attribute");
-      ctx.value_outputs[0] = Value::none(content_, elem_);
+      ctx.value_output(0) = Value::none(content_, elem_);
     } else if (in.is_tensor()) {
-      ctx.value_outputs[0] = Value::optional(Value(copy_to_arena(ctx, in.tensor())));
+      ctx.value_output(0) = Value::optional(Value(copy_to_arena(ctx, in.tensor())));
     } else if (in.kind() == ValueKind::Sequence) {
-      ctx.value_outputs[0] = Value::optional(in);
+      ctx.value_output(0) = Value::optional(in);
     } else {
       ctx.fail(ErrorKind::InvalidModel,
                "an optional holds a tensor or a sequence, got " + std::string(value_kind_text(in.kind())));
@@ -251,25 +251,25 @@ class OptionalKernel final : public ValueKernel {
 class OptionalHasElementKernel final : public ValueKernel {
  public:
   void run(RunContext& ctx) const override {
-    const Value& in = ctx.value_inputs.empty() ? Value() : ctx.value_inputs[0];
+    const Value& in = ctx.value_input(0);
     bool has = in.kind() == ValueKind::Optional ? in.has_element() : !in.empty();
     Tensor out = ctx.arena->allocate(DType::Bool, Shape());
     *static_cast<uint8_t*>(out.raw_mut()) = has ? 1 : 0;
-    ctx.value_outputs[0] = Value(out);
+    ctx.value_output(0) = Value(out);
   }
 };
 
 class OptionalGetElementKernel final : public ValueKernel {
  public:
   void run(RunContext& ctx) const override {
-    const Value& in = ctx.value_inputs.empty() ? Value() : ctx.value_inputs[0];
+    const Value& in = ctx.value_input(0);
     if (in.kind() == ValueKind::Optional) {
       if (!in.has_element()) ctx.fail(ErrorKind::InvalidInput, "the optional input holds no element");
-      ctx.value_outputs[0] = in.element();
+      ctx.value_output(0) = in.element();
     } else if (in.is_tensor()) {
-      ctx.value_outputs[0] = Value(copy_to_arena(ctx, in.tensor()));  // opset 18: a plain tensor passes through
+      ctx.value_output(0) = Value(copy_to_arena(ctx, in.tensor()));  // opset 18: a plain tensor passes through
     } else if (in.kind() == ValueKind::Sequence) {
-      ctx.value_outputs[0] = in;
+      ctx.value_output(0) = in;
     } else {
       ctx.fail(ErrorKind::InvalidModel, "OptionalGetElement needs an input");
     }

@@ -40,7 +40,7 @@ inline const char* value_kind_text(ValueKind k) {
 
 // Input i as a tensor, or Error(InvalidModel) naming the node.
 inline const Tensor& tensor_input(const RunContext& ctx, size_t i, const char* what) {
-  const Value& v = ctx.value_inputs[i];
+  const Value& v = ctx.value_input(i);
   if (!v.is_tensor())
     ctx.fail(ErrorKind::InvalidModel, std::string(what) + " (input " + std::to_string(i) + ") must be a tensor, got " +
                                           value_kind_text(v.kind()));
@@ -49,7 +49,7 @@ inline const Tensor& tensor_input(const RunContext& ctx, size_t i, const char* w
 
 // Input i as a sequence, or Error(InvalidModel) naming the node.
 inline const Value& sequence_input(const RunContext& ctx, size_t i, const char* what) {
-  const Value& v = ctx.value_inputs[i];
+  const Value& v = ctx.value_input(i);
   if (v.kind() != ValueKind::Sequence)
     ctx.fail(ErrorKind::InvalidModel, std::string(what) + " (input " + std::to_string(i) +
                                           ") must be a sequence, got " + value_kind_text(v.kind()));

@@ -166,6 +166,19 @@ struct RunContext {
     outputs[i] = arena->allocate(t, s);
     return outputs[i];
   }
+  // Value kernels: input i, or an empty Value when the node has fewer inputs (a missing input then reads as an
+  // omitted one: the operator's default, or a typed error naming it; indexing value_inputs past a hostile node's
+  // inputs was undefined behaviour found by fuzz_load_run). Output i, or Error(InvalidModel) naming the node.
+  const Value& value_input(size_t i) const {
+    static const Value kNone;
+    return i < value_inputs.size() ? value_inputs[i] : kNone;
+  }
+  Value& value_output(size_t i) const {
+    if (i >= value_outputs.size())
+      fail(ErrorKind::InvalidModel, "output " + std::to_string(i) + " is missing (the node declares " +
+                                        std::to_string(value_outputs.size()) + ")");
+    return value_outputs[i];
+  }
   [[noreturn]] void fail(ErrorKind kind, const std::string& message) const { info.fail(kind, message); }
 };
 

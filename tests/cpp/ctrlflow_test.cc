@@ -271,3 +271,46 @@ TEST(SequenceTest, SplitConcatAtEraseConstructEmpty) {
 
 }  // namespace
 }  // namespace onemodel
+
+#include "runtime/kernel.h"
+#include "runtime/session_impl.h"
+#include "runtime_fake_ops.h"
+
+namespace onemodel {
+namespace {
+
+// Sequence and optional operators whose node lacks inputs it needs (a hostile file): a typed error naming the
+// operator, never a read past the node's inputs. Found by fuzz_load_run in session 21 (a SplitToSequence with
+// no inputs: UBSan, a reference bound to the null data of an empty span; docs/fuzzing.md section 4).
+TEST(SequenceTest, NodesMissingTheirInputsAreTypedErrors) {
+  struct Case {
+    const char* op;
+    std::vector<std::string> ins;
+  };
+  const Case cases[] = {{"SplitToSequence", {}},      {"SequenceInsert", {"s"}}, {"SequenceAt", {"s"}},
+                        {"SequenceErase", {}},        {"SequenceLength", {}},    {"ConcatFromSequence", {}},
+                        {"OptionalGetElement", {}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    rt::fake::Builder b;
+    b.input("x", DType::F32, {2});
+    b.node("SequenceConstruct", {"x"}, {"s"});
+    b.node(c.op, c.ins, {"y"}, c.op == std::string("ConcatFromSequence")
+                                   ? std::vector<ir::Attribute>{test::attr_i("axis", 0)}
+                                   : std::vector<ir::Attribute>{});
+    b.output("y");
+    for (ir::Node& n : b.g().nodes) n.opset = 17;
+    std::vector<NamedValue> in{{"x", f32({1, 2})}};
+    try {
+      Session s = make_session(b.model(), SessionOptions{}, &rt::find_op);
+      s.run_values(in);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_TRUE(e.kind() == ErrorKind::InvalidModel || e.kind() == ErrorKind::InvalidInput) << e.what();
+      EXPECT_NE(e.message().find(c.op), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onemodel
