@@ -7,7 +7,7 @@
 namespace onemodel::binding {
 
 SessionOptions session_options(int mode, int threads, int optimization_level, int max_cached_plans,
-                               std::string external_data_dir) {
+                               std::string external_data_dir, int weight_storage) {
   if (mode < 0 || mode > 1) {
     throw Error(ErrorKind::InvalidArgument, "mode code " + std::to_string(mode) + " is not 0 (fast) or 1 (exact)");
   }
@@ -15,7 +15,11 @@ SessionOptions session_options(int mode, int threads, int optimization_level, in
     throw Error(ErrorKind::InvalidArgument,
                 "optimization level code " + std::to_string(optimization_level) + " is not 0, 1 or 2");
   }
+  if (weight_storage < 0 || weight_storage > 2)
+    throw Error(ErrorKind::InvalidArgument,
+                "weight storage code " + std::to_string(weight_storage) + " is not 0, 1 or 2");
   SessionOptions options;
+  options.weight_storage = static_cast<WeightStorage>(weight_storage);
   options.mode = static_cast<Mode>(mode);
   options.intra_op_threads = threads;
   options.optimization_level = static_cast<OptimizationLevel>(optimization_level);

@@ -15,10 +15,11 @@
 
 namespace onemodel::binding {
 
-// SessionOptions from the codes TypeScript sends (mode 0 fast / 1 exact; level 0 none / 1 basic / 2 all).
-// Error(InvalidArgument) for a code out of range. `external_data_dir` may be empty (external data refused).
+// SessionOptions from the codes TypeScript sends (mode 0 fast / 1 exact; level 0 none / 1 basic / 2 all;
+// weight storage 0 float32 / 1 float16 / 2 bfloat16). Error(InvalidArgument) for a code out of range.
+// `external_data_dir` may be empty (external data refused).
 SessionOptions session_options(int mode, int threads, int optimization_level, int max_cached_plans,
-                               std::string external_data_dir = {});
+                               std::string external_data_dir = {}, int weight_storage = 0);
 
 // convert(bytes, options) of the npm package (docs/format.md section 5): the model (ONNX, or already the
 // OneModel format) written in the OneModel format. `weight_storage` is TypeScript's code (0 float32,

@@ -66,10 +66,10 @@ class WasmSession {
   explicit WasmSession(onemodel::Session s) : session_(std::move(s)) {}
 
   static WasmSession create(const val& bytes, const std::string& source_name, int mode, int threads,
-                            int optimization_level, int max_cached_plans) {
+                            int optimization_level, int max_cached_plans, int weight_storage) {
     return guarded([&]() {
       const onemodel::SessionOptions options =
-          binding::session_options(mode, threads, optimization_level, max_cached_plans);
+          binding::session_options(mode, threads, optimization_level, max_cached_plans, {}, weight_storage);
       std::vector<std::byte> buffer(static_cast<size_t>(bytes["byteLength"].as<double>()));
       copy_from_js("model", bytes, buffer.data(), buffer.size());
       return WasmSession(onemodel::Session::load_bytes(buffer, options, source_name));

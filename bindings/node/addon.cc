@@ -686,14 +686,15 @@ napi_value session_delete(napi_env env, napi_callback_info info) {
   });
 }
 
-// create(model, sourceName, mode, threads, level, maxCachedPlans, externalDataDir) -> Promise<NativeSession>.
+// create(model, sourceName, mode, threads, level, maxCachedPlans, externalDataDir, weightStorage)
+//   -> Promise<NativeSession>.
 // `model` is the model's bytes (a typed array, read in place on the worker: a reference keeps it alive until
 // the session is made, and the engine copies what it keeps) or a file path, which the engine reads itself (its
 // directory then holds any external data). A copy of the bytes here had raised the peak RSS of loading the
 // MiniLM-shaped encoder (90 MB) by its size.
 napi_value create_session(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() {
-    Args a = args_of(env, info, 7);
+    Args a = args_of(env, info, 8);
     const Js js{env};
     napi_valuetype model_type;
     check(env, napi_typeof(env, a.argv[0], &model_type));
@@ -712,7 +713,8 @@ napi_value create_session(napi_env env, napi_callback_info info) {
     const std::string source = js.string_of(a.argv[1], "the source name");
     const onemodel::SessionOptions options = binding::session_options(
         js.int_of(a.argv[2], "mode"), js.int_of(a.argv[3], "threads"), js.int_of(a.argv[4], "level"),
-        js.int_of(a.argv[5], "maxCachedPlans"), js.string_of(a.argv[6], "externalDataDir"));
+        js.int_of(a.argv[5], "maxCachedPlans"), js.string_of(a.argv[6], "externalDataDir"),
+        js.int_of(a.argv[7], "weightStorage"));
     auto* addon = static_cast<AddonData*>(a.data);
     auto session = std::make_shared<std::optional<Session>>();
     job->execute = [path, bytes, source, options, session]() {

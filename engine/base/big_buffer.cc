@@ -65,6 +65,18 @@ void unmap_huge_pages(std::byte* p, size_t len) {
 #endif
 }
 
+void release_clean_pages(const void* p, size_t bytes) {
+#if ONEMODEL_HUGE_PAGES && defined(MADV_PAGEOUT)
+  constexpr uintptr_t kPage = 4096;
+  const auto begin = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);  // a hint: errors ignored
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 void BigBufferFree::operator()(void* p) const { std::free(p); }
 
 BigBuffer allocate_big_buffer(size_t bytes, bool whole_pages) {

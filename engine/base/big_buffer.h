@@ -22,6 +22,12 @@ bool huge_pages_offered();
 std::byte* map_huge_pages(size_t len);
 void unmap_huge_pages(std::byte* p, size_t len);
 
+// A hint that the whole 4 KiB pages inside [p, p + bytes) are not needed again soon: clean file-backed pages (a
+// mapped model file's) leave the process's resident memory and are read from the file again if touched; other
+// memory is left as it is (anonymous pages without swap cannot be paged out). Linux MADV_PAGEOUT; nothing
+// elsewhere and in wasm. Used for the float32 bytes of weights kept compact (docs/fp16.md section 6).
+void release_clean_pages(const void* p, size_t bytes);
+
 struct BigBufferFree {
   void operator()(void* p) const;
 };

@@ -192,6 +192,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   opts.mode = ba.mode;
   opts.intra_op_threads = ba.threads;
   opts.optimization_level = ba.optimization;
+  opts.weight_storage = ba.weight_storage;
 
   Clock::time_point t0 = Clock::now();
   Session session = Session::load(ba.model, opts);

@@ -25,10 +25,15 @@ struct CommonArgs {
   Mode mode = Mode::Fast;
   int threads = 0;
   OptimizationLevel optimization = OptimizationLevel::All;
+  WeightStorage weight_storage = WeightStorage::Float32;
   std::string save_dir;
 };
 
-// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --optimization, --save-outputs and
+// --weight-storage's value (float32, float16, bfloat16), or a UsageError.
+WeightStorage parse_weight_storage(const std::string& v);
+
+// Reads `--opt value` and `--opt=value` forms: --input NAME=FILE, --mode, --threads, --optimization,
+// --weight-storage, --save-outputs and
 // the one MODEL argument into `r`; any other option is offered to `extra(name, take)` (take() returns its value or
 // throws), which returns false for an option it does not know. UsageError for anything else, and when
 // `command` got no MODEL.

@@ -22,14 +22,7 @@ int cmd_convert(const std::vector<std::string>& args) {
       } else {
         throw UsageError("unknown option '" + a + "'");
       }
-      if (value == "float32")
-        options.weight_storage = WeightStorage::Float32;
-      else if (value == "float16")
-        options.weight_storage = WeightStorage::Float16;
-      else if (value == "bfloat16")
-        options.weight_storage = WeightStorage::BFloat16;
-      else
-        throw UsageError("--weight-storage must be float32, float16 or bfloat16, not '" + value + "'");
+      options.weight_storage = parse_weight_storage(value);
     } else if (a.size() > 1 && a[0] == '-') {
       throw UsageError("unknown option '" + a + "'");
     } else {

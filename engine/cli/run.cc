@@ -29,6 +29,7 @@ int cmd_run(const std::vector<std::string>& args) {
   opts.mode = ra.mode;
   opts.intra_op_threads = ra.threads;
   opts.optimization_level = ra.optimization;
+  opts.weight_storage = ra.weight_storage;
   Session session = Session::load(ra.model, opts);
 
   std::map<std::string, Tensor> given;

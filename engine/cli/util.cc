@@ -148,6 +148,13 @@ std::string describe_value(const ValueInfo& info) {
   return s + "]";
 }
 
+WeightStorage parse_weight_storage(const std::string& v) {
+  if (v == "float32") return WeightStorage::Float32;
+  if (v == "float16") return WeightStorage::Float16;
+  if (v == "bfloat16") return WeightStorage::BFloat16;
+  throw UsageError("--weight-storage must be float32, float16 or bfloat16, not '" + v + "'");
+}
+
 int64_t parse_int(const std::string& opt, const std::string& v, int64_t lo, int64_t hi) {
   size_t used = 0;
   long long n = 0;
@@ -205,6 +212,8 @@ void parse_common_args(const std::vector<std::string>& args, const std::string& 
         r.optimization = OptimizationLevel::All;
       else
         throw UsageError("--optimization expects none, basic or all, got '" + v + "'");
+    } else if (a == "--weight-storage") {
+      r.weight_storage = parse_weight_storage(take());
     } else if (a == "--threads") {
       r.threads = static_cast<int>(parse_int("--threads", take(), 0, 1024));
     } else if (a == "--save-outputs") {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/widen.h"
 #include "ops/elementwise_common.h"
 #include "ops/ops.h"
 
@@ -226,6 +227,34 @@ class BitCastKernel final : public Kernel {
   DType to_;
 };
 
+// onemodel.WidenWeight (docs/fp16.md, compact weights; passes/compact_weights.cc makes it): a float16 or bfloat16
+// weight widened exactly to float32 at every run, into the slab, just before the one product that reads it. Never
+// folded into a plan constant: holding the float32 copy is what compact storage avoids.
+class WidenWeightKernel final : public Kernel {
+ public:
+  WidenWeightKernel() : Kernel(KernelFlags{.exact = true, .never_folded = true}) {}
+
+  void infer(InferContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects one input");
+    const DType from = ctx.input(0).dtype;
+    if (from != DType::F16 && from != DType::BF16)
+      ctx.fail(ErrorKind::InvalidModel, "widens float16 or bfloat16, not " + type_str(from));
+    ctx.set_output(0, DType::F32, ctx.input(0).shape);
+  }
+
+  void run(RunContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    Tensor& y = ctx.output(0);
+    if (x.shape() != y.shape() || y.dtype() != DType::F32 || (x.dtype() != DType::F16 && x.dtype() != DType::BF16) ||
+        !x.is_contiguous())
+      ctx.fail(ErrorKind::InvalidInput, "input does not match the planned output " + y.shape().to_string());
+    const auto* src = static_cast<const uint16_t*>(x.raw());
+    auto* dst = static_cast<float*>(y.raw_mut());
+    const auto widen = x.dtype() == DType::BF16 ? kern::widen_bf16_f32 : kern::widen_f16_f32;
+    ew::for_chunks(ctx.pool, x.numel(), [&](int64_t b, int64_t e) { widen(ctx.isa, src + b, dst + b, e - b); });
+  }
+};
+
 // The element type named by attribute `to`: InvalidModel when absent or no type code, Unsupported when not stored.
 DType target_type(const NodeInfo& info) {
   if (!info.has("to")) info.fail(ErrorKind::InvalidModel, "attribute 'to' is required");
@@ -246,5 +275,7 @@ std::unique_ptr<Kernel> make_bit_cast(const NodeInfo& info) {
 std::unique_ptr<Kernel> make_cast(const NodeInfo& info) { return std::make_unique<CastKernel>(target_type(info)); }
 
 std::unique_ptr<Kernel> make_cast_like(const NodeInfo&) { return std::make_unique<CastKernel>(DType::Undefined); }
+
+std::unique_ptr<Kernel> make_widen_weight(const NodeInfo&) { return std::make_unique<WidenWeightKernel>(); }
 
 }  // namespace onemodel::rt

@@ -254,6 +254,8 @@ constexpr std::array kTable = {
     OpDef{"onemodel", "FusedConv", 1, 1, make_fused_conv},
     OpDef{"onemodel", "FusedMatMul", 1, 1, make_fused_matmul},
     OpDef{"onemodel", "FusedElementwise", 1, 1, make_fused_elementwise},
+    // ---- made by the weight compaction (passes/compact_weights.cc, docs/fp16.md) ----
+    OpDef{"onemodel", "WidenWeight", 1, 1, make_widen_weight},
 };
 
 bool same_domain(std::string_view a, std::string_view b) {

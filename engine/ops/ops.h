@@ -99,6 +99,7 @@ std::unique_ptr<Kernel> make_clip(const NodeInfo& info);
 // cast.cc
 std::unique_ptr<Kernel> make_cast(const NodeInfo& info);
 std::unique_ptr<Kernel> make_cast_like(const NodeInfo& info);
+std::unique_ptr<Kernel> make_widen_weight(const NodeInfo& info);
 std::unique_ptr<Kernel> make_bit_cast(const NodeInfo& info);
 
 // ---- normalisation, softmax and reductions (docs/ops-norms.md) ----

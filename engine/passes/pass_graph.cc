@@ -154,8 +154,44 @@ int PassGraph::add_constant(const std::string& base, Tensor t) {
   return id;
 }
 
+int PassGraph::add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims) {
+  std::string name = base;
+  for (int k = 1; g_.find_value(name) >= 0; ++k) name = base + "_" + std::to_string(k);
+  ir::Value val;
+  val.name = name;
+  val.type.kind = ValueKind::Tensor;
+  val.type.elem = dtype;
+  val.type.has_shape = true;
+  for (int64_t d : dims) val.type.dims.push_back(Dim{d, {}});
+  g_.values.push_back(std::move(val));
+  output_uses_.push_back(0);
+  return static_cast<int>(g_.values.size()) - 1;
+}
+
 int PassGraph::finish() {
   const size_t before = g_.nodes.size();
+  if (!inserted_.empty()) {  // queued nodes go in front of theirs, in the order queued (stable sort)
+    std::stable_sort(inserted_.begin(), inserted_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<ir::Node> nodes;
+    std::vector<char> removed;
+    nodes.reserve(g_.nodes.size() + inserted_.size());
+    size_t q = 0;
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      for (; q < inserted_.size() && inserted_[q].first == static_cast<int>(k); ++q) {
+        nodes.push_back(std::move(inserted_[q].second));
+        removed.push_back(0);
+      }
+      nodes.push_back(std::move(g_.nodes[k]));
+      removed.push_back(removed_[k]);
+    }
+    for (; q < inserted_.size(); ++q) {  // queued before a node past the end: last
+      nodes.push_back(std::move(inserted_[q].second));
+      removed.push_back(0);
+    }
+    inserted_.clear();
+    g_.nodes = std::move(nodes);
+    removed_ = std::move(removed);
+  }
   // Drop nodes none of whose outputs anything reads, last to first (one sweep: the list is in dependency order).
   std::vector<int> reads(g_.values.size(), 0);
   for (int v : g_.outputs)
@@ -181,7 +217,7 @@ int PassGraph::finish() {
   g_.nodes = std::move(kept);
   removed_.assign(g_.nodes.size(), 0);
   rebuild_links();
-  return static_cast<int>(before - g_.nodes.size());
+  return static_cast<int>(before) - static_cast<int>(g_.nodes.size());
 }
 
 }  // namespace onemodel::passes

@@ -4,6 +4,7 @@
 // the last node of its pattern, so the list stays in dependency order without re-sorting.
 #pragma once
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,12 @@ class PassGraph {
 
   // Adds an initializer value holding `t` (contiguous) named after `base` (made unique); returns its id.
   int add_constant(const std::string& base, Tensor t);
+  // Adds a value no node produces yet (a float tensor of `dims`, for a node given to insert_before), named
+  // after `base` (made unique); returns its id.
+  int add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims);
+  // Queues `n` to run just before node `before` (finish() inserts it): a helper node whose result only that
+  // node reads, placed there so the memory planner keeps the result alive for that step alone.
+  void insert_before(int before, ir::Node n) { inserted_.emplace_back(before, std::move(n)); }
   void remove(int node) { removed_[static_cast<size_t>(node)] = 1; }
 
   // Compacts the node list, rebuilds links, drops nodes none of whose outputs is read. Returns the number of
@@ -57,6 +64,7 @@ class PassGraph {
   void rebuild_links();
   ir::Graph g_;
   std::vector<char> removed_;
+  std::vector<std::pair<int, ir::Node>> inserted_;  // (before which node, the node), in the order queued
   std::vector<int> output_uses_;  // per value: occurrences in g_.outputs
   // Per value id: a Constant's value_float as a tensor, and aligned copies of stored tensors whose bytes sit
   // at an address not aligned for their element type (initializers are views into the file). std::map: the

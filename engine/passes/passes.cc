@@ -25,7 +25,7 @@ int rank(OptimizationLevel l) { return l == OptimizationLevel::None ? 0 : l == O
 std::span<const GraphPass> all_passes() { return kPasses; }
 
 std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
-                                      std::vector<PassReport>* report) {
+                                      std::vector<PassReport>* report, WeightStorage storage) {
   std::unique_ptr<PassGraph> g;
   int total = 0;
   for (const GraphPass& p : kPasses) {
@@ -35,6 +35,13 @@ std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel 
     if (n > 0) g->finish();
     total += n;
     if (report) report->push_back({std::string(p.name), n});
+  }
+  if (storage != WeightStorage::Float32) {
+    if (!g) g = std::make_unique<PassGraph>(graph);
+    const int n = compact_weights(*g, storage);
+    if (n > 0) g->finish();
+    total += n;
+    if (report) report->push_back({"compact-weights", n});
   }
   if (!g || total == 0) return nullptr;
   return std::make_shared<ir::Graph>(std::move(g->graph()));

@@ -30,10 +30,12 @@ struct PassReport {
   int rewrites = 0;
 };
 
-// Runs the selected passes on a copy of `graph`. Returns null when no pass rewrote anything (the caller keeps
-// the imported graph); `report` receives one entry per pass that ran.
+// Runs the selected passes on a copy of `graph`, then, whatever the level and mode, the weight compaction
+// `storage` asks for (compact_weights: it keeps the bits of the model with rounded weights). Returns null when
+// nothing was rewritten (the caller keeps the imported graph); `report` receives one entry per pass that ran.
 std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
-                                      std::vector<PassReport>* report = nullptr);
+                                      std::vector<PassReport>* report = nullptr,
+                                      WeightStorage storage = WeightStorage::Float32);
 
 // The passes (one file each).
 int fold_conv_batchnorm(PassGraph& g);  // conv_batchnorm.cc
@@ -41,5 +43,7 @@ int fold_conv_affine(PassGraph& g);     // conv_affine.cc
 int fuse_gelu(PassGraph& g);            // gelu.cc
 int fuse_attention(PassGraph& g);       // attention.cc
 int fuse_elementwise(PassGraph& g);     // elementwise.cc
+// Not in the table (the option selects it, not the level): compact_weights.cc.
+int compact_weights(PassGraph& g, WeightStorage storage);
 
 }  // namespace onemodel::passes

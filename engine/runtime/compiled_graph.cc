@@ -51,7 +51,8 @@ ValueInfo describe(const ir::Value& v) {
 }  // namespace
 
 std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const ir::Model> model, bool exact,
-                                                           OpLookup lookup, int threads, OptimizationLevel level) {
+                                                           OpLookup lookup, int threads, OptimizationLevel level,
+                                                           WeightStorage storage) {
   if (!model || !model->graph) throw Error(ErrorKind::InvalidModel, "the model has no graph");
   std::shared_ptr<CompiledGraph> g(new CompiledGraph());
   g->model_ = std::move(model);
@@ -61,7 +62,8 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   // The passes preserve bits for float32 values only: in a half-precision graph they would fuse across the
   // roundings to the storage type, so exact mode runs it unfused (docs/fp16.md section 4).
   if (g->half_ && exact) level = OptimizationLevel::None;
-  if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report)) g->graph_ = std::move(rewritten);
+  if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report, storage))
+    g->graph_ = std::move(rewritten);
   for (const auto& r : report) g->pass_report_.emplace_back(r.name, r.rewrites);
   g->exact_ = exact;
   g->isa_ = kern::session_isa();
@@ -273,7 +275,9 @@ void CompiledGraph::load_weights(std::vector<Tensor> capture_weights) {
     const ir::Value& val = gr.values[v];
     if (val.sparse_initializer && !val.initializer && used[v])
       throw Error(ErrorKind::Unsupported, "sparse initializer '" + val.name + "' is not supported");
-    if (!val.initializer) continue;
+    // An initializer nothing live reads gets no weight: its bytes are not copied or touched (a weight the
+    // compaction replaced, docs/fp16.md section 6; a dead branch's constants).
+    if (!val.initializer || !used[v]) continue;
     const ir::TensorValue& tv = *val.initializer;
     if (!dtype_is_stored(tv.dtype)) {
       Tensor widened = widen_for_cast(static_cast<int>(v), tv);

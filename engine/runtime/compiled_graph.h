@@ -26,7 +26,8 @@ class CompiledGraph {
   // Runs the graph passes `level` selects (passes/passes.h; none in exact mode that would change bits).
   static std::shared_ptr<const CompiledGraph> create(std::shared_ptr<const ir::Model> model, bool exact,
                                                      OpLookup lookup = &find_op, int threads = 1,
-                                                     OptimizationLevel level = OptimizationLevel::All);
+                                                     OptimizationLevel level = OptimizationLevel::All,
+                                                     WeightStorage storage = WeightStorage::Float32);
   // A subgraph (If/Loop/Scan/SequenceMap body, graph-runtime.md section 8) as its own compiled graph: its
   // inputs are the body's declared inputs followed by its captures (graph().captures order), all accepted
   // whatever their declared type. Shares the enclosing session's target and pool; no graph passes.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "base/fp16.h"
+#include "kernels/isa.h"
+#include "kernels/widen.h"
 #include "runtime/inputs.h"
 
 namespace onemodel::rt {
@@ -38,12 +40,16 @@ void convert_into(const Tensor& src, Tensor& dst, ThreadPool* pool, F f) {
   });
 }
 
-// `src` (float16 or bfloat16) widened into `dst` (float32): exact.
+// `src` (float16 or bfloat16) widened into `dst` (float32): exact, the same bits on every target
+// (kernels/widen.h), so any target will do.
 void widen_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
-  if (src.dtype() == DType::BF16)
-    convert_into<uint16_t, float>(src, dst, pool, [](uint16_t h) { return bf16_to_float(h); });
-  else
-    convert_into<uint16_t, float>(src, dst, pool, [](uint16_t h) { return half_to_float(h); });
+  const auto* s = static_cast<const uint16_t*>(src.raw());
+  auto* d = static_cast<float*>(dst.raw_mut());
+  const kern::Isa isa = kern::session_isa();
+  const bool bf16 = src.dtype() == DType::BF16;
+  for_convert_chunks(pool, src.numel(), [&](int64_t b, int64_t e) {
+    (bf16 ? kern::widen_bf16_f32 : kern::widen_f16_f32)(isa, s + b, d + b, e - b);
+  });
 }
 
 // `src` (float32) rounded to nearest even into `dst` (float16 or bfloat16).

@@ -192,6 +192,9 @@ struct KernelFlags {
   bool on_values = false;
   // For a tensor kernel (Identity): when input 0 is a sequence or optional, output 0 is that same value.
   bool passes_values = false;
+  // Runs at run time even when every input is a constant: WidenWeight, whose point is that the plan does not
+  // hold its float32 result (docs/fp16.md, compact weights).
+  bool never_folded = false;
 };
 
 class Kernel {

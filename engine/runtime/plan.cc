@@ -185,7 +185,7 @@ void ExecutionPlan::infer_all() {
       continue;
     }
 
-    if (all_constant && try_constant_eval(cn, metas, outs)) continue;
+    if (all_constant && !flags.never_folded && try_constant_eval(cn, metas, outs)) continue;
 
     PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};
     step.state = cn.kernel->prepare(pctx);

@@ -106,6 +106,10 @@ void validate_options(const SessionOptions& options) {
       options.optimization_level != OptimizationLevel::All)
     throw Error(ErrorKind::InvalidArgument,
                 "unknown optimization level " + std::to_string(static_cast<int>(options.optimization_level)));
+  if (options.weight_storage != WeightStorage::Float32 && options.weight_storage != WeightStorage::Float16 &&
+      options.weight_storage != WeightStorage::BFloat16)
+    throw Error(ErrorKind::InvalidArgument,
+                "unknown weight storage " + std::to_string(static_cast<int>(options.weight_storage)));
 }
 
 }  // namespace onemodel::rt

@@ -87,7 +87,7 @@ void Session::Impl::release() {
 Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options, rt::OpLookup lookup) {
   rt::validate_options(options);
   auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup, options.intra_op_threads,
-                                         options.optimization_level);
+                                         options.optimization_level, options.weight_storage);
   auto impl = std::make_shared<Session::Impl>();
   impl->options = options;
   impl->inputs = graph->input_infos();

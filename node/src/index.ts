@@ -44,8 +44,8 @@ function loadAddon(): Engine {
     provider: 'cpu',
     threaded: true,
     readsFiles: true,
-    create: (model, sourceName, mode, threads, level, plans, dataDir) =>
-      addon.create(model, sourceName, mode, threads, level, plans, dataDir),
+    create: (model, sourceName, mode, threads, level, plans, dataDir, weightStorage) =>
+      addon.create(model, sourceName, mode, threads, level, plans, dataDir, weightStorage),
     ctcGreedy: (data, dims, kind, blank) => addon.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => addon.ctcBeamSearch(data, dims, kind, blank, width, topN),
     // Bytes carry no directory: external data is refused, as for models given as bytes.

@@ -74,6 +74,7 @@ describe('classifier.onnx', () => {
       intraOpNumThreads: 0,
       graphOptimizationLevel: 'all',
       maxCachedPlans: 16,
+      weightStorage: 'float32',
       executionProviders: [],
       freeDimensionOverrides: {},
     });
@@ -198,6 +199,8 @@ describe('errors', () => {
       { intraOpNumThreads: 1.5 },
       { maxCachedPlans: 0 },
       { maxCachedPlans: '4' },
+      { weightStorage: 'float8' },
+      { weightStorage: 16 },
     ]) {
       const err = await rejection(InferenceSession.create(model('classifier.onnx'), options));
       expect(err, JSON.stringify(options)).toBeInstanceOf(OneModelError);

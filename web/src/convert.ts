@@ -2,10 +2,9 @@
 // (docs/format.md). The writing is the engine's own (engine/format/, through the bindings), so every engine
 // gives the same bytes; this file checks the arguments and fills in the defaults.
 import { OneModelError, fromNative } from './errors.js';
-import { chooseEngine, providerNames } from './session.js';
+import { WEIGHT_STORAGE_CODES, chooseEngine, providerNames, type WeightStorage } from './session.js';
 
-/** How float32 weights are stored: as the model has them; 'float16' and 'bfloat16' are refused for now. */
-export type WeightStorage = 'float32' | 'float16' | 'bfloat16';
+export type { WeightStorage };
 
 export interface ConvertOptions {
   /** Default 'float32'. 'float16' and 'bfloat16' are not implemented yet: Unsupported, naming the option. */
@@ -14,8 +13,6 @@ export interface ConvertOptions {
   executionProviders?: readonly (string | { readonly name: string })[];
 }
 
-// The binding's codes (bindings/core.h convert_model).
-const WEIGHT_STORAGE_CODES: Readonly<Record<WeightStorage, number>> = { float32: 0, float16: 1, bfloat16: 2 };
 const KEYS = new Set(['weightStorage', 'executionProviders']);
 
 function invalidArgument(message: string): OneModelError {

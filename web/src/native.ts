@@ -224,6 +224,7 @@ export interface NativeModule extends CtcFunctions, ConvertFunction, BuildingMod
       threads: number,
       optimizationLevel: number,
       maxCachedPlans: number,
+      weightStorage: number,
     ): NativeSession;
   };
   version(): string;
@@ -232,7 +233,8 @@ export interface NativeModule extends CtcFunctions, ConvertFunction, BuildingMod
 /**
  * What creating a session takes, in the bindings' order: the model (bytes, copied before create returns, or a
  * file path for engines that read files), its name for messages, the mode, thread, optimization-level and
- * plan-cache codes, and where external data files are looked up for a model given as bytes ('' = none).
+ * plan-cache codes, where external data files are looked up for a model given as bytes ('' = none), and the
+ * weight-storage code.
  */
 export type CreateArgs = [
   model: Uint8Array | string,
@@ -242,6 +244,7 @@ export type CreateArgs = [
   optimizationLevel: number,
   maxCachedPlans: number,
   externalDataDir: string,
+  weightStorage: number,
 ];
 
 /** The Node-API addon (bindings/node/addon.cc). */
@@ -284,10 +287,10 @@ export function wasmEngine(mod: NativeModule): Engine {
     provider: 'wasm',
     threaded: false,
     readsFiles: false,
-    create(model, sourceName, mode, _threads, level, plans, _externalDataDir) {
+    create(model, sourceName, mode, _threads, level, plans, _externalDataDir, weightStorage) {
       if (typeof model === 'string') throw new Error('the wasm engine takes model bytes');
       // The wasm build has no threads: one thread whatever was asked (results never depend on it).
-      return mod.WasmSession.create(model, sourceName, mode, 1, level, plans);
+      return mod.WasmSession.create(model, sourceName, mode, 1, level, plans, weightStorage);
     },
     ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),

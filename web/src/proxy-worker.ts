@@ -18,6 +18,7 @@ interface Message {
   mode?: number;
   level?: number;
   plans?: number;
+  weightStorage?: number;
   sid?: number;
   args?: unknown[];
 }
@@ -62,7 +63,7 @@ async function handle(m: Message): Promise<unknown> {
   }
   const mod = await engine;
   if (m.op === 'create') {
-    const s = mod.WasmSession.create(m.bytes, m.source, m.mode, 1, m.level, m.plans);
+    const s = mod.WasmSession.create(m.bytes, m.source, m.mode, 1, m.level, m.plans, m.weightStorage);
     const sid = nextSession++;
     sessions.set(sid, s);
     return { sid, inputs: s.inputs!(), outputs: s.outputs!(), kernelPath: s.kernelPath!(), opsets: s.opsets!() };

@@ -101,7 +101,7 @@ export function proxyEngine(
     provider: 'wasm',
     threaded: false,
     readsFiles: false,
-    async create(model, sourceName, mode, _threads, level, plans) {
+    async create(model, sourceName, mode, _threads, level, plans, _externalDataDir, weightStorage) {
       if (typeof model === 'string') throw new OneModelError('Internal', 'the wasm engine takes model bytes');
       const c = (await worker().call({
         op: 'create',
@@ -110,6 +110,7 @@ export function proxyEngine(
         mode,
         level,
         plans,
+        weightStorage,
       })) as Created;
       return proxySession(worker(), c);
     },

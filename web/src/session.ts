@@ -38,6 +38,13 @@ export interface SessionOptions {
   /** Execution plans kept per session, one per set of input types and shapes (default 16, at least 1). */
   maxCachedPlans?: number;
   /**
+   * How float32 weights are kept (default 'float32', as the model has them). 'float16' and 'bfloat16' keep the
+   * weights of MatMul, Gemm and Conv with at least 1024 values rounded to 16 bits and widen them for each use:
+   * about half the weights' memory, a widening and repacking per run, and the outputs of the model with those
+   * weights rounded beforehand (docs/fp16.md section 6).
+   */
+  weightStorage?: WeightStorage;
+  /**
    * Called as the model is read (a path or URL): `loaded` bytes so far of `total` (0 when a server does not
    * say). Starts with (0, total) and ends with (total, total); a model given as bytes reports once, complete.
    */
@@ -116,6 +123,7 @@ const DEFAULTS = {
   intraOpNumThreads: 0,
   graphOptimizationLevel: 'all' as GraphOptimizationLevel,
   maxCachedPlans: 16,
+  weightStorage: 'float32' as WeightStorage,
   executionProviders: [] as readonly string[], // empty: the platform's default order
   freeDimensionOverrides: {} as { readonly [dimension: string]: number },
 };
@@ -140,6 +148,10 @@ const OPTION_KEYS = new Set([
   'externalData',
 ]);
 const MODE_CODES: Readonly<Record<ExecutionMode, number>> = { fast: 0, exact: 1 };
+/** How float32 weights are stored: as the model has them, or rounded to 16 bits (docs/fp16.md section 6). */
+export type WeightStorage = 'float32' | 'float16' | 'bfloat16';
+// The bindings' codes (bindings/core.h session_options, convert_model).
+export const WEIGHT_STORAGE_CODES: Readonly<Record<WeightStorage, number>> = { float32: 0, float16: 1, bfloat16: 2 };
 // Engine OptimizationLevel: None = 0, Basic = 1, All = 2. ORT's 'layout' (basic plus its layout transforms,
 // which OneModel does not have) is basic.
 const LEVEL_CODES: Readonly<Record<GraphOptimizationLevel, number>> = {
@@ -258,6 +270,7 @@ export type CheckedSessionOptions = {
   readonly intraOpNumThreads: number;
   readonly graphOptimizationLevel: GraphOptimizationLevel;
   readonly maxCachedPlans: number;
+  readonly weightStorage: WeightStorage;
   readonly executionProviders: readonly string[];
   readonly freeDimensionOverrides: { readonly [dimension: string]: number };
 };
@@ -309,12 +322,17 @@ function checkOptions(options: unknown): CheckedSessionOptions {
   if (typeof plans !== 'number' || !Number.isInteger(plans) || plans < 1 || plans > 0x7fffffff) {
     throw invalidArgument(`maxCachedPlans ${String(plans)} is not a positive integer`);
   }
+  const storage = o.weightStorage ?? DEFAULTS.weightStorage;
+  if (!Object.prototype.hasOwnProperty.call(WEIGHT_STORAGE_CODES, storage)) {
+    throw invalidArgument(`weightStorage '${String(storage)}' is not 'float32', 'float16' or 'bfloat16'`);
+  }
   const providers = providerNames(o.executionProviders ?? DEFAULTS.executionProviders);
   return {
     mode,
     graphOptimizationLevel: level,
     intraOpNumThreads: threads,
     maxCachedPlans: plans,
+    weightStorage: storage,
     executionProviders: Object.freeze(providers),
     freeDimensionOverrides: Object.freeze({ ...overrides }),
   };
@@ -470,6 +488,7 @@ export class InferenceSession {
         LEVEL_CODES[opts.graphOptimizationLevel],
         opts.maxCachedPlans,
         dataDir,
+        WEIGHT_STORAGE_CODES[opts.weightStorage],
       );
     } catch (e) {
       throw fromNative(e);

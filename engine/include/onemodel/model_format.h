@@ -10,11 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace onemodel {
+#include "onemodel/session.h"  // WeightStorage
 
-// How conversion stores float32 weights. Only Float32 (as the model has them) is implemented; the others
-// are refused with Error(Unsupported) naming the option.
-enum class WeightStorage { Float32, Float16, BFloat16 };
+namespace onemodel {
 
 struct ConvertOptions {
   WeightStorage weight_storage = WeightStorage::Float32;

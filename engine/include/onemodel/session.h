@@ -19,6 +19,10 @@ namespace onemodel {
 enum class Mode { Fast, Exact };
 enum class OptimizationLevel { None, Basic, All };
 
+// How float32 weights are kept (docs/fp16.md, compact weights): as the model has them, or the large weights of
+// MatMul, Gemm and Conv rounded to binary16 or bfloat16 and widened for each use.
+enum class WeightStorage { Float32, Float16, BFloat16 };
+
 struct SessionOptions {
   Mode mode = Mode::Fast;
   int intra_op_threads = 0;  // 0 = one per logical core, at most 256; changes speed only, never results
@@ -28,6 +32,10 @@ struct SessionOptions {
   // For a file path the model's own directory is used and this is ignored.
   std::string external_data_dir;
   int max_nesting = 128;  // protobuf nesting limit, 8..250
+  // Float16 / BFloat16: the constant input-1 weights of MatMul, Gemm and Conv (at least 1024 values, read by
+  // nothing else, finite, and for Float16 within its range) are kept rounded to 16 bits and widened into run
+  // memory for each use; results are those of the model with those weights rounded beforehand (docs/fp16.md).
+  WeightStorage weight_storage = WeightStorage::Float32;
 };
 
 // A dimension as the model declares it: a fixed extent (value >= 0), a symbolic name, or unknown.

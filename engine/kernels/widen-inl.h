@@ -1,0 +1,69 @@
+// Per-target code for kernels/widen.h. Included once per target by widen.cc through hwy/foreach_target.h.
+#if defined(ONEMODEL_KERNELS_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ONEMODEL_KERNELS_WIDEN_INL_H_
+#undef ONEMODEL_KERNELS_WIDEN_INL_H_
+#else
+#define ONEMODEL_KERNELS_WIDEN_INL_H_
+#endif
+
+#include "base/fp16.h"
+#include "hwy/highway.h"
+#include "kernels/widen.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace onemodel::kern::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The 16-bit patterns of one vector of int32 lanes (zero-extended).
+template <class DI>
+HWY_INLINE hn::Vec<DI> LoadBits16(DI di, const uint16_t* p) {
+  const hn::RebindToUnsigned<DI> du;
+  const hn::Rebind<uint16_t, decltype(du)> d16;
+  return hn::BitCast(di, hn::PromoteTo(du, hn::LoadU(d16, p)));
+}
+
+// binary16 bits h (0..0xFFFF in int32 lanes) -> float32 bits.
+template <class DI>
+HWY_INLINE hn::Vec<DI> HalfBitsToFloatBits(DI di, hn::Vec<DI> h) {
+  const hn::Rebind<float, DI> df;
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(di, 0x8000)));
+  const auto mag = hn::And(h, hn::Set(di, 0x7FFF));
+  // Normal: exponent rebiased by 127 - 15 = 112, significand moved up 13 bits.
+  const auto normal = hn::Add(hn::ShiftLeft<13>(mag), hn::Set(di, 112 << 23));
+  // Zero and subnormal: significand * 2^-24, both steps exact.
+  const auto sub = hn::BitCast(di, hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, 5.9604644775390625e-8f)));
+  // Infinity and NaN: all-ones exponent, payload moved up, quiet bit forced for NaN.
+  const auto special = hn::Or(hn::Or(hn::ShiftLeft<13>(mag), hn::Set(di, 0x7F800000)),
+                              hn::IfThenElseZero(hn::Gt(mag, hn::Set(di, 0x7C00)), hn::Set(di, 0x00400000)));
+  auto r = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x0400)), sub, normal);
+  r = hn::IfThenElse(hn::Gt(mag, hn::Set(di, 0x7BFF)), special, r);
+  return hn::Or(r, sign);
+}
+
+// bfloat16 bits b -> float32 bits: b << 16, quiet bit forced for NaN.
+template <class DI>
+HWY_INLINE hn::Vec<DI> BFloat16BitsToFloatBits(DI di, hn::Vec<DI> b) {
+  const auto nan = hn::Gt(hn::And(b, hn::Set(di, 0x7FFF)), hn::Set(di, 0x7F80));
+  return hn::Or(hn::ShiftLeft<16>(b), hn::IfThenElseZero(nan, hn::Set(di, 0x00400000)));
+}
+
+template <bool kBFloat16>
+inline void Widen(const uint16_t* src, float* dst, int64_t n) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto h = LoadBits16(di, src + i);
+    const auto bits = kBFloat16 ? BFloat16BitsToFloatBits(di, h) : HalfBitsToFloatBits(di, h);
+    hn::StoreU(hn::BitCast(df, bits), df, dst + i);
+  }
+  for (; i < n; ++i) dst[i] = kBFloat16 ? bf16_to_float(src[i]) : half_to_float(src[i]);
+}
+
+inline constexpr WidenFns kWidenFns{&Widen<false>, &Widen<true>};
+
+}  // namespace onemodel::kern::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

@@ -1,0 +1,23 @@
+// Dispatch for kernels/widen.h: the Highway per-target pass, then the entry points.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/widen.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/widen-inl.h"
+
+#if HWY_ONCE
+#include "kernels/per_target.h"
+#include "kernels/widen.h"
+
+namespace onemodel::kern {
+
+void widen_f16_f32(Isa isa, const uint16_t* src, float* dst, int64_t n) {
+  ONEMODEL_PER_TARGET(kWidenFns, isa)->f16(src, dst, n);
+}
+
+void widen_bf16_f32(Isa isa, const uint16_t* src, float* dst, int64_t n) {
+  ONEMODEL_PER_TARGET(kWidenFns, isa)->bf16(src, dst, n);
+}
+
+}  // namespace onemodel::kern
+#endif

@@ -1,0 +1,162 @@
+// Compact weights (SessionOptions::weight_storage, docs/fp16.md section 6): a session keeping the large weights of
+// MatMul, Gemm and Conv as binary16 or bfloat16 gives, bit for bit, the outputs of a float32 model whose weights
+// were rounded beforehand. The rounding of the reference is done here (the compiler's _Float16 where it has one,
+// else plain integer code), never by the engine; weights the rule leaves alone (fewer than 1024 values, read twice,
+// beyond binary16's range) keep their float32 values in the reference too.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "onemodel/builder.h"
+#include "onemodel/session.h"
+#include "test_util.h"
+
+namespace onemodel {
+namespace {
+
+// Round to nearest, ties to even, on the float32 bit pattern (finite inputs in range).
+float round_bf16(float x) {
+  uint32_t b = std::bit_cast<uint32_t>(x);
+  b += 0x7FFFu + ((b >> 16) & 1u);
+  return std::bit_cast<float>(b & 0xFFFF0000u);
+}
+
+float round_f16(float x) {
+#ifdef __FLT16_MAX__
+  return static_cast<float>(static_cast<_Float16>(x));
+#else
+  // Binary16 keeps 11 significant bits down to 2^-14, then steps of 2^-24: adding and subtracting a power of two
+  // that leaves exactly those bits rounds to nearest even in float32 arithmetic.
+  const float a = std::fabs(x);
+  int e = 0;
+  std::frexp(a, &e);  // a = m * 2^e, 0.5 <= m < 1
+  const float step = std::ldexp(1.0f, std::max(e - 11, -24));
+  const float big = step * 8388608.0f;  // 2^23 steps: the sum's last bit is one step
+  const float r = (a + big) - big;
+  return std::copysign(r, x);
+#endif
+}
+
+std::vector<float> random_values(size_t n, uint32_t seed, float scale) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> u(0.0f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(gen);
+  return v;
+}
+
+Tensor tensor(const std::vector<float>& v, Shape s) { return Tensor::from_values(std::span<const float>(v), s); }
+
+struct Weights {
+  std::vector<float> conv, conv_bias, small, dense, dense_bias, gemm, shared, big;
+};
+
+Weights make_weights() {
+  Weights w;
+  w.conv = random_values(16 * 8 * 3 * 3, 1, 0.2f);  // 1152 values: compacted
+  w.conv_bias = random_values(16, 2, 0.1f);
+  w.small = random_values(16 * 16, 3, 0.2f);  // 256 values: too small
+  w.dense = random_values(1600 * 40, 4, 0.03f);  // MatMul input 1
+  w.dense_bias = random_values(40, 5, 0.1f);
+  w.gemm = random_values(40 * 32, 6, 0.2f);     // Gemm input 1
+  w.shared = random_values(32 * 32, 7, 0.15f);  // read by two MatMuls
+  w.big = random_values(32 * 32, 8, 0.15f);
+  w.big[17] = 70000.0f;  // beyond binary16: left in float32 there, rounded in bfloat16
+  return w;
+}
+
+Weights rounded(Weights w, WeightStorage s) {
+  auto r = [s](std::vector<float>& v) {
+    for (float& x : v) x = s == WeightStorage::Float16 ? round_f16(x) : round_bf16(x);
+  };
+  r(w.conv);
+  r(w.dense);
+  r(w.gemm);
+  if (s == WeightStorage::BFloat16) r(w.big);
+  return w;
+}
+
+// x [2, 8, 10, 10] -> Conv 3x3 pad 1 + bias -> Relu -> Conv 1x1 (small weight) -> Flatten -> MatMul + bias
+// -> Gemm -> MatMul (shared) -> MatMul (shared) -> MatMul (big): [2, 32].
+BuiltModel build(const Weights& w, const SessionOptions& o) {
+  GraphBuilder g;
+  Var x = g.input("x", DType::F32, {2, 8, 10, 10});
+  Var c = g.op("Conv", {x, g.constant(tensor(w.conv, {16, 8, 3, 3})), g.constant(tensor(w.conv_bias, {16}))},
+               {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
+              .relu();
+  c = g.op("Conv", {c, g.constant(tensor(w.small, {16, 16, 1, 1}))})[0];
+  Var f = g.op("Flatten", {c}, {Attr("axis", int64_t{1})})[0];
+  Var d = f.matmul(g.constant(tensor(w.dense, {1600, 40}))).add(g.constant(tensor(w.dense_bias, {40})));
+  Var e = g.op("Gemm", {d, g.constant(tensor(w.gemm, {40, 32}))})[0];
+  Var shared = g.constant(tensor(w.shared, {32, 32}));
+  Var y = e.matmul(shared).matmul(shared).matmul(g.constant(tensor(w.big, {32, 32})));
+  return g.compile({{"y", y}}, o);
+}
+
+int compacted(const Session& s) {
+  for (const auto& [name, n] : s.graph_passes())
+    if (name == "compact-weights") return n;
+  return -1;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape() == b.shape() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+TEST(CompactWeights, BitsOfTheModelWithRoundedWeights) {
+  const Weights w = make_weights();
+  const Tensor x = tensor(random_values(2 * 8 * 10 * 10, 9, 1.0f), {2, 8, 10, 10});
+  for (WeightStorage s : {WeightStorage::Float16, WeightStorage::BFloat16})
+    for (Mode mode : {Mode::Exact, Mode::Fast})
+      for (OptimizationLevel level : {OptimizationLevel::All, OptimizationLevel::None})
+        for (int threads : {1, 4}) {
+          SessionOptions o;
+          o.mode = mode;
+          o.optimization_level = level;
+          o.intra_op_threads = threads;
+          const BuiltModel plain = build(w, o);
+          const BuiltModel reference = build(rounded(w, s), o);
+          o.weight_storage = s;
+          const BuiltModel compact = build(w, o);
+          const std::string where = std::string(s == WeightStorage::Float16 ? "float16" : "bfloat16") +
+                                    (mode == Mode::Exact ? " exact" : " fast") +
+                                    (level == OptimizationLevel::All ? " all " : " none ") + std::to_string(threads);
+          EXPECT_EQ(compacted(compact.session()), s == WeightStorage::Float16 ? 3 : 4) << where;
+          EXPECT_EQ(compacted(plain.session()), -1) << where;  // float32 storage: the step does not run
+          const Tensor got = compact.run({{"x", x}})[0];
+          EXPECT_TRUE(same_bits(got, reference.run({{"x", x}})[0])) << where;
+          EXPECT_FALSE(same_bits(got, plain.run({{"x", x}})[0])) << where;  // the rounding did happen
+          // A second run: the widened weights live in the slab and are written again.
+          EXPECT_TRUE(same_bits(compact.run({{"x", x}})[0], got)) << where;
+        }
+}
+
+TEST(CompactWeights, WeightsThatDoNotFitAreLeftInFloat32) {
+  Weights w = make_weights();
+  for (float& v : w.conv) v = std::nanf("");  // not finite: left as it is
+  w.gemm[3] = std::numeric_limits<float>::infinity();
+  SessionOptions o;
+  o.mode = Mode::Exact;
+  o.weight_storage = WeightStorage::BFloat16;
+  EXPECT_EQ(compacted(build(w, o).session()), 2);  // dense and big only
+  w.dense[5] = 65520.0f;  // would round to infinity in binary16 (and is beyond 65504 anyway)
+  o.weight_storage = WeightStorage::Float16;
+  EXPECT_EQ(compacted(build(w, o).session()), 0);
+}
+
+TEST(CompactWeights, UnknownStorageIsAnInvalidArgument) {
+  SessionOptions o;
+  o.weight_storage = static_cast<WeightStorage>(7);
+  const Error e = test::expect_error(ErrorKind::InvalidArgument, [&] { build(make_weights(), o); });
+  EXPECT_NE(std::string(e.what()).find("weight storage"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace onemodel
