@@ -29,9 +29,10 @@ constexpr const char* kUsage =
     "      and per node, sorted, with each one's share of the run (--profile-top N rows of nodes, 0 = all)\n"
     "      --weight-storage float16|bfloat16 (run, bench): the large weights of MatMul, Gemm and Conv kept\n"
     "      rounded to 16 bits and widened for each use (docs/fp16.md section 6)\n"
-    "  onemodel convert MODEL OUTPUT [--weight-storage float32]\n"
+    "  onemodel convert MODEL OUTPUT [--weight-storage float32|float16|bfloat16]\n"
     "      writes MODEL (ONNX) in the OneModel format (docs/format.md): the same graph, weights aligned for\n"
-    "      memory mapping; every command above loads either format (float16 and bfloat16 storage: not yet)\n"
+    "      memory mapping; every command above loads either format; float16 / bfloat16: the weights\n"
+    "      --weight-storage compacts in a session stored rounded to 16 bits (about half the file)\n"
     "  LEVEL is none, basic or all (default): the graph passes fast mode runs (docs/architecture.md)\n"
     "  onemodel help | --help\n"
     "  onemodel --version\n";

@@ -1,23 +1,52 @@
 // The public conversion API (onemodel/model_format.h): read with the loaders every session uses, write
 // with the format writer.
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "format/format.h"
 #include "format/header.h"
+#include "passes/passes.h"
 #include "onemodel/model_format.h"
 
 namespace onemodel::model_format {
 namespace {
 
 onnx::ImportOptions import_options(const ConvertOptions& o) {
-  if (o.weight_storage != WeightStorage::Float32)
-    throw Error(ErrorKind::Unsupported, std::string("weight_storage (--weight-storage, weightStorage) ") +
-                                            (o.weight_storage == WeightStorage::Float16 ? "float16" : "bfloat16") +
-                                            " is not implemented yet; only float32 is");
+  if (o.weight_storage != WeightStorage::Float32 && o.weight_storage != WeightStorage::Float16 &&
+      o.weight_storage != WeightStorage::BFloat16)
+    throw Error(ErrorKind::InvalidArgument,
+                "unknown weight storage " + std::to_string(static_cast<int>(o.weight_storage)));
   onnx::ImportOptions io;
   io.max_nesting = o.max_nesting;
   io.external_data_dir = o.external_data_dir;
   return io;
+}
+
+// float16 / bfloat16 storage (docs/format.md section 7): the weights a session would compact, rounded and
+// stored in 16 bits, each behind a Cast to float32 (an ordinary ONNX graph; loading widens them back).
+ir::Model stored(ir::Model m, WeightStorage storage) {
+  if (storage == WeightStorage::Float32 || !m.graph) return m;
+  passes::PassGraph g(*m.graph);
+  if (passes::store_weights_compact(g, storage) == 0) return m;
+  g.finish();
+  ir::Graph& out = g.graph();
+  // The float32 originals nothing reads any more are not written (nor declared).
+  std::vector<int> kept;
+  for (int id : out.initializers) {
+    ir::Value& v = out.values[static_cast<size_t>(id)];
+    const bool output = std::find(out.outputs.begin(), out.outputs.end(), id) != out.outputs.end();
+    if (v.consumers.empty() && !v.is_input && !output) {
+      v.initializer.reset();
+      v.type = ir::TypeInfo();
+    } else {
+      kept.push_back(id);
+    }
+  }
+  out.initializers = std::move(kept);
+  m.graph = std::make_shared<ir::Graph>(std::move(out));
+  return m;
 }
 
 }  // namespace
@@ -30,7 +59,7 @@ bool is_model_format(std::span<const std::byte> bytes) noexcept {
 
 void convert(const std::filesystem::path& input, const std::filesystem::path& output, const ConvertOptions& options) {
   const onnx::ImportOptions io = import_options(options);
-  format::write_file(format::import_model_file(input, io), output);
+  format::write_file(stored(format::import_model_file(input, io), options.weight_storage), output);
 }
 
 std::vector<std::byte> convert_bytes(std::span<const std::byte> input, const ConvertOptions& options,
@@ -38,7 +67,8 @@ std::vector<std::byte> convert_bytes(std::span<const std::byte> input, const Con
   const onnx::ImportOptions io = import_options(options);
   Storage copy = allocate_storage(input.size());  // tensors view it until the writer has copied them out
   if (!input.empty()) std::memcpy(copy.data.get(), input.data(), input.size());
-  return format::write_bytes(format::import_model_bytes(std::move(copy), std::string(source_name), io));
+  return format::write_bytes(
+      stored(format::import_model_bytes(std::move(copy), std::string(source_name), io), options.weight_storage));
 }
 
 }  // namespace onemodel::model_format

@@ -6,9 +6,12 @@
 // product reads exactly the rounded weights widened, so the results are the model's with its weights rounded
 // beforehand. A weight that does not fit the format (binary16: a value beyond 65504; either: NaN or infinity) is
 // left as it is.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include "base/big_buffer.h"
@@ -48,9 +51,11 @@ Tensor rounded(const Tensor& w, DType to) {
   return out;
 }
 
-}  // namespace
+// Which node widens a rounded weight: a session's WidenWeight (run at every call) or, in a converted file, an ONNX
+// Cast to float32 (which widen_stored_weights folds at load).
+enum class Widening { Session, File };
 
-int compact_weights(PassGraph& g, WeightStorage storage) {
+int round_weights(PassGraph& g, WeightStorage storage, Widening how) {
   if (storage != WeightStorage::Float16 && storage != WeightStorage::BFloat16) return 0;
   const DType to = storage == WeightStorage::Float16 ? DType::F16 : DType::BF16;
   int rewrites = 0;
@@ -67,21 +72,91 @@ int compact_weights(PassGraph& g, WeightStorage storage) {
     Tensor narrow = rounded(*t, to);
     if (narrow.empty()) continue;
     // The float32 bytes are not read again by this session: a mapped file's pages may go.
-    release_clean_pages(t->raw(), t->nbytes());
-    const std::string base = g.graph().values[static_cast<size_t>(w)].name;
+    if (how == Widening::Session) release_clean_pages(t->raw(), t->nbytes());
+    const std::string base = val.name;
     const std::vector<int64_t> dims(t->shape().dims().begin(), t->shape().dims().end());
     const int stored = g.add_constant(base + (to == DType::F16 ? "/float16" : "/bfloat16"), std::move(narrow));
     const int wide = g.add_value(base + "/widened", DType::F32, dims);
     ir::Node widen;
     widen.name = base + "/widen";
-    widen.op_type = "WidenWeight";
-    widen.domain = "onemodel";
-    widen.opset = 1;
+    if (how == Widening::Session) {
+      widen.op_type = "WidenWeight";
+      widen.domain = "onemodel";
+      widen.opset = 1;
+    } else {
+      widen.op_type = "Cast";
+      widen.opset = g.node(i).opset;  // the product's: an ai.onnx node of the same model
+      widen.attributes.push_back(int_attribute("to", static_cast<int64_t>(DType::F32)));
+    }
     widen.file_index = g.node(i).file_index;
     widen.inputs = {stored};
     widen.outputs = {wide};
     g.node(i).inputs[1] = wide;
     g.insert_before(i, std::move(widen));
+    ++rewrites;
+  }
+  return rewrites;
+}
+
+}  // namespace
+
+int compact_weights(PassGraph& g, WeightStorage storage) { return round_weights(g, storage, Widening::Session); }
+
+int store_weights_compact(PassGraph& g, WeightStorage storage) { return round_weights(g, storage, Widening::File); }
+
+// A Cast to float32 of a float16 or bfloat16 initializer that nothing else reads (what store_weights_compact
+// writes; also how half-precision exports keep float32 products): its output becomes that initializer widened
+// exactly, so the passes see a float32 constant (a Conv's weights for the batch-normalisation fold) and the
+// plan does not cast it again at every run (results of more than 64 KiB are not folded, runtime/plan.cc). A
+// tensor with a NaN is left to the Cast (exact mode's Cast makes NaN canonical).
+int widen_stored_weights(PassGraph& g) {
+  int rewrites = 0;
+  for (int i = 0; i < static_cast<int>(g.num_nodes()); ++i) {
+    ir::Node& n = g.node(i);
+    if (g.removed(i) || !n.domain.empty() || n.op_type != "Cast" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
+        n.outputs[0] < 0)
+      continue;
+    const ir::Attribute* to = n.find_attribute("to");
+    if (!to || to->type != ir::AttrType::Int || to->i != static_cast<int64_t>(DType::F32)) continue;
+    const int v = n.inputs[0];
+    if (v < 0 || !g.only_reader(v, i)) continue;
+    const ir::Value& val = g.graph().values[static_cast<size_t>(v)];
+    if (!val.initializer || val.is_input || !val.initializer->data.is_contiguous()) continue;
+    const Tensor& h = val.initializer->data;
+    if (h.dtype() != DType::F16 && h.dtype() != DType::BF16) continue;
+    std::vector<uint16_t> bits(static_cast<size_t>(h.numel()));
+    if (!bits.empty()) std::memcpy(bits.data(), h.raw(), bits.size() * 2);  // in place: may be unaligned
+    Tensor wide = Tensor::zeros(DType::F32, h.shape());
+    auto* out = static_cast<float*>(wide.raw_mut());
+    bool nan = false;
+    for (size_t k = 0; k < bits.size() && !nan; ++k) {
+      out[k] = h.dtype() == DType::F16 ? half_to_float(bits[k]) : bf16_to_float(bits[k]);
+      nan = std::isnan(out[k]);
+    }
+    if (nan) continue;
+    ir::Value& result = g.graph().values[static_cast<size_t>(n.outputs[0])];
+    const auto& outs = g.graph().outputs;
+    if (result.initializer || result.is_input || std::find(outs.begin(), outs.end(), n.outputs[0]) != outs.end())
+      continue;
+    auto tv = std::make_shared<ir::TensorValue>();
+    tv->name = result.name;
+    tv->dtype = DType::F32;
+    tv->dims.assign(wide.shape().dims().begin(), wide.shape().dims().end());
+    tv->data = std::move(wide);
+    result.initializer = std::move(tv);
+    result.type.kind = ValueKind::Tensor;
+    result.type.elem = DType::F32;
+    result.type.has_shape = true;
+    result.type.dims.clear();
+    for (int64_t d : result.initializer->dims) result.type.dims.push_back(Dim{d, {}});
+    g.graph().initializers.push_back(n.outputs[0]);
+    // The 16-bit tensor is read by nothing now: dropped, so the graph no longer counts as half-precision.
+    ir::Value& source = g.graph().values[static_cast<size_t>(v)];
+    source.initializer.reset();
+    source.type = ir::TypeInfo();
+    auto& inits = g.graph().initializers;
+    inits.erase(std::remove(inits.begin(), inits.end(), v), inits.end());
+    g.remove(i);
     ++rewrites;
   }
   return rewrites;

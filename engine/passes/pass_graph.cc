@@ -170,22 +170,28 @@ int PassGraph::add_value(const std::string& base, DType dtype, const std::vector
 
 int PassGraph::finish() {
   const size_t before = g_.nodes.size();
-  if (!inserted_.empty()) {  // queued nodes go in front of theirs, in the order queued (stable sort)
-    std::stable_sort(inserted_.begin(), inserted_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!inserted_.empty()) {  // queued nodes go in front of theirs, in the order queued
+    // (An index sort: std::stable_sort's temporary buffer is allocated in a way runtime_alloc_test's counting
+    // operator delete does not pair with.)
+    std::vector<size_t> order(inserted_.size());
+    for (size_t q = 0; q < order.size(); ++q) order[q] = q;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return inserted_[a].first != inserted_[b].first ? inserted_[a].first < inserted_[b].first : a < b;
+    });
     std::vector<ir::Node> nodes;
     std::vector<char> removed;
     nodes.reserve(g_.nodes.size() + inserted_.size());
     size_t q = 0;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
-      for (; q < inserted_.size() && inserted_[q].first == static_cast<int>(k); ++q) {
-        nodes.push_back(std::move(inserted_[q].second));
+      for (; q < order.size() && inserted_[order[q]].first == static_cast<int>(k); ++q) {
+        nodes.push_back(std::move(inserted_[order[q]].second));
         removed.push_back(0);
       }
       nodes.push_back(std::move(g_.nodes[k]));
       removed.push_back(removed_[k]);
     }
-    for (; q < inserted_.size(); ++q) {  // queued before a node past the end: last
-      nodes.push_back(std::move(inserted_[q].second));
+    for (; q < order.size(); ++q) {  // queued before a node past the end: last
+      nodes.push_back(std::move(inserted_[order[q]].second));
       removed.push_back(0);
     }
     inserted_.clear();

@@ -24,6 +24,14 @@ int rank(OptimizationLevel l) { return l == OptimizationLevel::None ? 0 : l == O
 
 std::span<const GraphPass> all_passes() { return kPasses; }
 
+std::shared_ptr<ir::Graph> widen_stored(const ir::Graph& graph, int* rewrites) {
+  PassGraph g(graph);
+  *rewrites = widen_stored_weights(g);
+  if (*rewrites == 0) return nullptr;
+  g.finish();
+  return std::make_shared<ir::Graph>(std::move(g.graph()));
+}
+
 std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
                                       std::vector<PassReport>* report, WeightStorage storage) {
   std::unique_ptr<PassGraph> g;

@@ -30,6 +30,11 @@ struct PassReport {
   int rewrites = 0;
 };
 
+// Every level, both modes, before the rest (and before the graph is judged half-precision): a copy of `graph`
+// where each Cast to float32 of a float16 / bfloat16 initializer only it reads is that initializer widened (a
+// converted file's 16-bit weights, docs/fp16.md section 6); null when there is none. `rewrites` gets the count.
+std::shared_ptr<ir::Graph> widen_stored(const ir::Graph& graph, int* rewrites);
+
 // Runs the selected passes on a copy of `graph`, then, whatever the level and mode, the weight compaction
 // `storage` asks for (compact_weights: it keeps the bits of the model with rounded weights). Returns null when
 // nothing was rewritten (the caller keeps the imported graph); `report` receives one entry per pass that ran.
@@ -43,7 +48,10 @@ int fold_conv_affine(PassGraph& g);     // conv_affine.cc
 int fuse_gelu(PassGraph& g);            // gelu.cc
 int fuse_attention(PassGraph& g);       // attention.cc
 int fuse_elementwise(PassGraph& g);     // elementwise.cc
+int widen_stored_weights(PassGraph& g);  // compact_weights.cc
 // Not in the table (the option selects it, not the level): compact_weights.cc.
 int compact_weights(PassGraph& g, WeightStorage storage);
+// For conversion (format/convert.cc): the same weights rounded, each behind an ONNX Cast to float32.
+int store_weights_compact(PassGraph& g, WeightStorage storage);
 
 }  // namespace onemodel::passes

@@ -58,6 +58,9 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   g->model_ = std::move(model);
   g->graph_ = std::shared_ptr<const ir::Graph>(g->model_, g->model_->graph.get());
   std::vector<passes::PassReport> report;
+  int widened = 0;
+  if (auto w = passes::widen_stored(*g->graph_, &widened)) g->graph_ = std::move(w);
+  if (widened > 0) report.push_back({"widen-stored-weights", widened});
   g->half_ = graph_has_half(*g->graph_);
   // The passes preserve bits for float32 values only: in a half-precision graph they would fuse across the
   // roundings to the storage type, so exact mode runs it unfused (docs/fp16.md section 4).

@@ -238,6 +238,7 @@ bool graph_has_half(const ir::Graph& graph) {
 
 bool half_wrappable(const ir::Node& node, const KernelFlags& flags) {
   if (flags.view_of_input || flags.outputs_data_dependent || flags.on_values || flags.passes_values) return false;
+  if (node.domain == "onemodel" && node.op_type == "WidenWeight") return false;  // reads its 16 bits itself
   if (!node.domain.empty() && node.domain != "ai.onnx") return true;
   // BitCast rereads the stored bytes: widened first, a float16 input would be reread as float32 (the newer-ops
   // case bitcast_float16_to_int16 was refused).

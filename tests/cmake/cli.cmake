@@ -76,10 +76,18 @@ if(TARGET onemodel_cli)
   # storage is refused naming the option.
   add_test(NAME cli_convert_same_hashes COMMAND ${CMAKE_COMMAND} -DCLI=${cli} -DMODEL=${td}/wide.onnx
            -DOUT=${CMAKE_CURRENT_BINARY_DIR}/cli_convert_wide.onemodel -P ${PROJECT_SOURCE_DIR}/tests/cli/convert_same_hashes.cmake)
+  # Compact weights (docs/fp16.md section 6): wide.onnx's two MatMul weights stored in 16 bits, then widened
+  # back at load (widen-stored-weights); `run --weight-storage` compacts them in the session.
   add_test(NAME cli_convert_weight_storage COMMAND ${CMAKE_COMMAND}
-           "-DCMD=${cli}|convert|${td}/classifier.onnx|${CMAKE_CURRENT_BINARY_DIR}/cli_convert_half.onemodel|--weight-storage|float16"
-           -DEXPECT_RC=1 "-DSTDERR_RE=error: Unsupported: weight_storage \\(--weight-storage, weightStorage\\) float16"
+           "-DCMD=${cli}|convert|${td}/wide.onnx|${CMAKE_CURRENT_BINARY_DIR}/cli_convert_half.onemodel|--weight-storage|float16"
+           -DEXPECT_RC=0 "-DSTDOUT_RE=wrote .*cli_convert_half.onemodel \\(3[0-9][0-9][0-9][0-9][0-9] bytes\\) from .*wide.onnx \\(6[0-9][0-9][0-9][0-9][0-9] bytes\\)"
            -P ${expect})
+  add_test(NAME cli_convert_weight_storage_refused COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|convert|${td}/wide.onnx|${CMAKE_CURRENT_BINARY_DIR}/cli_convert_f8.onemodel|--weight-storage|float8"
+           -DEXPECT_RC=2 "-DSTDERR_RE=--weight-storage must be float32, float16 or bfloat16, not 'float8'" -P ${expect})
+  add_test(NAME cli_run_weight_storage COMMAND ${CMAKE_COMMAND}
+           "-DCMD=${cli}|run|${td}/wide.onnx|--weight-storage|bfloat16" -DEXPECT_RC=0
+           "-DSTDOUT_RE=graph passes: .*compact-weights 2" -P ${expect})
   add_test(NAME cli_convert_usage COMMAND ${CMAKE_COMMAND} "-DCMD=${cli}|convert|${td}/classifier.onnx" -DEXPECT_RC=2
            "-DSTDERR_RE=convert takes an input MODEL and an OUTPUT path" -P ${expect})
 endif()

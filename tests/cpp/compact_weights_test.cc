@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "onemodel/builder.h"
+#include "onemodel/model_format.h"
 #include "onemodel/session.h"
 #include "test_util.h"
 
@@ -136,6 +137,51 @@ TEST(CompactWeights, BitsOfTheModelWithRoundedWeights) {
           // A second run: the widened weights live in the slab and are written again.
           EXPECT_TRUE(same_bits(compact.run({{"x", x}})[0], got)) << where;
         }
+}
+
+// Conversion with float16 / bfloat16 storage (docs/format.md section 7): the file stores the same weights rounded,
+// each behind a Cast; loaded with float32 storage (the Casts folded at load: widen-stored-weights) or compact
+// storage, it gives the bits of the model with rounded weights.
+TEST(CompactWeights, ConvertedFilesStoreTheRoundedWeights) {
+  const Weights w = make_weights();
+  const Tensor x = tensor(random_values(2 * 8 * 10 * 10, 9, 1.0f), {2, 8, 10, 10});
+  auto build_graph = [](const Weights& ws) {
+    GraphBuilder g;
+    Var in = g.input("x", DType::F32, {2, 8, 10, 10});
+    Var c = g.op("Conv", {in, g.constant(tensor(ws.conv, {16, 8, 3, 3})), g.constant(tensor(ws.conv_bias, {16}))},
+                 {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
+                .relu();
+    c = g.op("Conv", {c, g.constant(tensor(ws.small, {16, 16, 1, 1}))})[0];
+    Var f = g.op("Flatten", {c}, {Attr("axis", int64_t{1})})[0];
+    Var d = f.matmul(g.constant(tensor(ws.dense, {1600, 40}))).add(g.constant(tensor(ws.dense_bias, {40})));
+    Var e = g.op("Gemm", {d, g.constant(tensor(ws.gemm, {40, 32}))})[0];
+    Var shared = g.constant(tensor(ws.shared, {32, 32}));
+    return g.to_onnx({{"y", e.matmul(shared).matmul(shared).matmul(g.constant(tensor(ws.big, {32, 32})))}});
+  };
+  const std::string onnx = build_graph(w);
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(onnx.data()), onnx.size());
+  for (WeightStorage s : {WeightStorage::Float16, WeightStorage::BFloat16}) {
+    ConvertOptions co;
+    co.weight_storage = s;
+    const std::vector<std::byte> file = model_format::convert_bytes(bytes, co);
+    EXPECT_LT(file.size(), model_format::convert_bytes(bytes).size() * 6 / 10);
+    const std::string ref_onnx = build_graph(rounded(w, s));
+    const std::span<const std::byte> ref(reinterpret_cast<const std::byte*>(ref_onnx.data()), ref_onnx.size());
+    for (Mode mode : {Mode::Exact, Mode::Fast})
+      for (WeightStorage session : {WeightStorage::Float32, s}) {
+        SessionOptions o;
+        o.mode = mode;
+        const Tensor want = Session::load_bytes(ref, o).run(std::vector<NamedTensor>{{"x", x}})[0];
+        o.weight_storage = session;
+        const Session loaded = Session::load_bytes(file, o);
+        int widened = -1;
+        for (const auto& [name, n] : loaded.graph_passes())
+          if (name == "widen-stored-weights") widened = n;
+        EXPECT_EQ(widened, s == WeightStorage::Float16 ? 3 : 4);
+        EXPECT_EQ(compacted(loaded), session == WeightStorage::Float32 ? -1 : widened);
+        EXPECT_TRUE(same_bits(loaded.run(std::vector<NamedTensor>{{"x", x}})[0], want)) << (mode == Mode::Exact ? "exact" : "fast");
+      }
+  }
 }
 
 TEST(CompactWeights, WeightsThatDoNotFitAreLeftInFloat32) {

@@ -51,11 +51,19 @@ describe(`convert to the OneModel format (${ENGINE})`, () => {
     expect(bytesHex(wasm)).toBe(bytesHex(cpu));
   });
 
-  test('compact weight storage is refused naming the option; bad arguments are InvalidArgument', async () => {
-    const half = await rejection(convert(WIDE, { weightStorage: 'float16' }));
-    expect(half).toBeInstanceOf(OneModelError);
-    expect(half.kind).toBe('Unsupported');
-    expect(half.message).toMatch(/weightStorage/);
+  test('float16 and bfloat16 storage: half the file, the bits of a session keeping the same weights compact', async () => {
+    const full = await convert(WIDE);
+    for (const weightStorage of ['float16', 'bfloat16']) {
+      const file = await convert(WIDE, { weightStorage });
+      expect(file.length, weightStorage).toBeLessThan(full.length * 0.6);
+      const compact = await InferenceSession.create(WIDE, { mode: 'exact', weightStorage });
+      const out = await compact.run({ [compact.inputNames[0]]: X });
+      await compact.release();
+      expect(await outputBits(file, 'exact'), weightStorage).toBe(bytesHex(out[compact.outputNames[0]].data));
+    }
+  });
+
+  test('bad arguments are InvalidArgument', async () => {
     expect((await rejection(convert(WIDE, { weightStorage: 'float8' }))).kind).toBe('InvalidArgument');
     expect((await rejection(convert(WIDE, { weight: 'float32' }))).kind).toBe('InvalidArgument');
     expect((await rejection(convert('wide.onnx'))).kind).toBe('InvalidArgument');

@@ -7,7 +7,11 @@ import { WEIGHT_STORAGE_CODES, chooseEngine, providerNames, type WeightStorage }
 export type { WeightStorage };
 
 export interface ConvertOptions {
-  /** Default 'float32'. 'float16' and 'bfloat16' are not implemented yet: Unsupported, naming the option. */
+  /**
+   * Default 'float32'. 'float16' and 'bfloat16': the weights a session's `weightStorage` would keep compact
+   * (MatMul, Gemm and Conv, 1024 values or more) stored rounded to 16 bits, about half the file; loading widens
+   * them back (or keeps them compact with the session option), giving the model with those weights rounded.
+   */
   weightStorage?: WeightStorage;
   /** The engine that converts, as for InferenceSession (default: the platform's order). The bytes never depend on it. */
   executionProviders?: readonly (string | { readonly name: string })[];
