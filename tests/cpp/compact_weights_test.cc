@@ -86,8 +86,14 @@ Weights rounded(Weights w, WeightStorage s) {
 
 // x [2, 8, 10, 10] -> Conv 3x3 pad 1 + bias -> Relu -> Conv 1x1 (small weight) -> Flatten -> MatMul + bias
 // -> Gemm -> MatMul (shared) -> MatMul (shared) -> MatMul (big): [2, 32].
-BuiltModel build(const Weights& w, const SessionOptions& o) {
+struct Graph {
   GraphBuilder g;
+  Var y;
+};
+
+Graph graph(const Weights& w) {
+  Graph r;
+  GraphBuilder& g = r.g;
   Var x = g.input("x", DType::F32, {2, 8, 10, 10});
   Var c = g.op("Conv", {x, g.constant(tensor(w.conv, {16, 8, 3, 3})), g.constant(tensor(w.conv_bias, {16}))},
                {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
@@ -97,8 +103,18 @@ BuiltModel build(const Weights& w, const SessionOptions& o) {
   Var d = f.matmul(g.constant(tensor(w.dense, {1600, 40}))).add(g.constant(tensor(w.dense_bias, {40})));
   Var e = g.op("Gemm", {d, g.constant(tensor(w.gemm, {40, 32}))})[0];
   Var shared = g.constant(tensor(w.shared, {32, 32}));
-  Var y = e.matmul(shared).matmul(shared).matmul(g.constant(tensor(w.big, {32, 32})));
-  return g.compile({{"y", y}}, o);
+  r.y = e.matmul(shared).matmul(shared).matmul(g.constant(tensor(w.big, {32, 32})));
+  return r;
+}
+
+BuiltModel build(const Weights& w, const SessionOptions& o) {
+  const Graph r = graph(w);
+  return r.g.compile({{"y", r.y}}, o);
+}
+
+std::string onnx_bytes(const Weights& w) {
+  const Graph r = graph(w);
+  return r.g.to_onnx({{"y", r.y}});
 }
 
 int compacted(const Session& s) {
@@ -145,27 +161,14 @@ TEST(CompactWeights, BitsOfTheModelWithRoundedWeights) {
 TEST(CompactWeights, ConvertedFilesStoreTheRoundedWeights) {
   const Weights w = make_weights();
   const Tensor x = tensor(random_values(2 * 8 * 10 * 10, 9, 1.0f), {2, 8, 10, 10});
-  auto build_graph = [](const Weights& ws) {
-    GraphBuilder g;
-    Var in = g.input("x", DType::F32, {2, 8, 10, 10});
-    Var c = g.op("Conv", {in, g.constant(tensor(ws.conv, {16, 8, 3, 3})), g.constant(tensor(ws.conv_bias, {16}))},
-                 {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
-                .relu();
-    c = g.op("Conv", {c, g.constant(tensor(ws.small, {16, 16, 1, 1}))})[0];
-    Var f = g.op("Flatten", {c}, {Attr("axis", int64_t{1})})[0];
-    Var d = f.matmul(g.constant(tensor(ws.dense, {1600, 40}))).add(g.constant(tensor(ws.dense_bias, {40})));
-    Var e = g.op("Gemm", {d, g.constant(tensor(ws.gemm, {40, 32}))})[0];
-    Var shared = g.constant(tensor(ws.shared, {32, 32}));
-    return g.to_onnx({{"y", e.matmul(shared).matmul(shared).matmul(g.constant(tensor(ws.big, {32, 32})))}});
-  };
-  const std::string onnx = build_graph(w);
+  const std::string onnx = onnx_bytes(w);
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(onnx.data()), onnx.size());
   for (WeightStorage s : {WeightStorage::Float16, WeightStorage::BFloat16}) {
     ConvertOptions co;
     co.weight_storage = s;
     const std::vector<std::byte> file = model_format::convert_bytes(bytes, co);
     EXPECT_LT(file.size(), model_format::convert_bytes(bytes).size() * 6 / 10);
-    const std::string ref_onnx = build_graph(rounded(w, s));
+    const std::string ref_onnx = onnx_bytes(rounded(w, s));
     const std::span<const std::byte> ref(reinterpret_cast<const std::byte*>(ref_onnx.data()), ref_onnx.size());
     for (Mode mode : {Mode::Exact, Mode::Fast})
       for (WeightStorage session : {WeightStorage::Float32, s}) {
