@@ -1,7 +1,8 @@
 // libFuzzer target: any bytes loaded as a model the way users load one (Session::load_bytes chooses ONNX or
 // the OneModel format by the magic bytes, then imports, runs the graph passes and compiles), and, when it
 // loads, one run on small inputs. Odd-length inputs run in exact mode, even-length ones in fast mode, so both
-// planners and both kernel families are reached. A typed onemodel::Error is the only acceptable failure
+// planners and both kernel families are reached; (length / 2) % 3 picks float32, float16 or bfloat16 weight
+// storage. A typed onemodel::Error is the only acceptable failure
 // (docs/fuzzing.md).
 //
 // Inputs are kept small so that a run costs little: fixed dimensions above 64 or more than 4096 elements in
@@ -65,6 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SessionOptions options;
   options.mode = (size & 1) ? Mode::Exact : Mode::Fast;
   options.intra_op_threads = 1;
+  // The weight storage from the length too, so the compaction of docs/fp16.md section 6 meets hostile graphs.
+  options.weight_storage = static_cast<WeightStorage>((size / 2) % 3);
   try {
     const Session session =
         Session::load_bytes(std::span(reinterpret_cast<const std::byte*>(data), size), options, "fuzz");
