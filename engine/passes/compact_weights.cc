@@ -138,18 +138,7 @@ int widen_stored_weights(PassGraph& g) {
     const auto& outs = g.graph().outputs;
     if (result.initializer || result.is_input || std::find(outs.begin(), outs.end(), n.outputs[0]) != outs.end())
       continue;
-    auto tv = std::make_shared<ir::TensorValue>();
-    tv->name = result.name;
-    tv->dtype = DType::F32;
-    tv->dims.assign(wide.shape().dims().begin(), wide.shape().dims().end());
-    tv->data = std::move(wide);
-    result.initializer = std::move(tv);
-    result.type.kind = ValueKind::Tensor;
-    result.type.elem = DType::F32;
-    result.type.has_shape = true;
-    result.type.dims.clear();
-    for (int64_t d : result.initializer->dims) result.type.dims.push_back(Dim{d, {}});
-    g.graph().initializers.push_back(n.outputs[0]);
+    g.set_constant(n.outputs[0], std::move(wide));
     // The 16-bit tensor is read by nothing now: dropped, so the graph no longer counts as half-precision.
     ir::Value& source = g.graph().values[static_cast<size_t>(v)];
     source.initializer.reset();

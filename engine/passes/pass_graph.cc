@@ -135,23 +135,29 @@ std::optional<float> PassGraph::scalar_f32(int v) const {
 int PassGraph::add_constant(const std::string& base, Tensor t) {
   std::string name = base;
   for (int k = 1; g_.find_value(name) >= 0; ++k) name = base + "_" + std::to_string(k);
+  ir::Value val;
+  val.name = name;
+  g_.values.push_back(std::move(val));
+  output_uses_.push_back(0);
+  const int id = static_cast<int>(g_.values.size()) - 1;
+  set_constant(id, std::move(t));
+  return id;
+}
+
+void PassGraph::set_constant(int v, Tensor t) {
+  ir::Value& val = g_.values[static_cast<size_t>(v)];
   auto tv = std::make_shared<ir::TensorValue>();
-  tv->name = name;
+  tv->name = val.name;
   tv->dtype = t.dtype();
   tv->dims.assign(t.shape().dims().begin(), t.shape().dims().end());
   tv->data = std::move(t);
-  ir::Value val;
-  val.name = name;
+  val.type = ir::TypeInfo();
   val.type.kind = ValueKind::Tensor;
   val.type.elem = tv->dtype;
   val.type.has_shape = true;
   for (int64_t d : tv->dims) val.type.dims.push_back(Dim{d, {}});
   val.initializer = std::move(tv);
-  g_.values.push_back(std::move(val));
-  const int id = static_cast<int>(g_.values.size()) - 1;
-  g_.initializers.push_back(id);
-  output_uses_.push_back(0);
-  return id;
+  g_.initializers.push_back(v);
 }
 
 int PassGraph::add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims) {

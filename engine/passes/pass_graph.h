@@ -48,6 +48,8 @@ class PassGraph {
 
   // Adds an initializer value holding `t` (contiguous) named after `base` (made unique); returns its id.
   int add_constant(const std::string& base, Tensor t);
+  // Makes value v (not yet an initializer; its producer is removed by the caller) an initializer holding `t`.
+  void set_constant(int v, Tensor t);
   // Adds a value no node produces yet (a float tensor of `dims`, for a node given to insert_before), named
   // after `base` (made unique); returns its id.
   int add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims);

@@ -207,7 +207,7 @@ void CompiledGraph::resolve_operators(OpLookup lookup) {
     if (!cn.kernel)
       throw Error(ErrorKind::Internal, "the factory of " + op_label(n) + " returned no kernel").with_node(n.name);
     if (half_ && half_wrappable(n, cn.kernel->flags()))
-      cn.kernel = wrap_half(std::move(cn.kernel), n, n.inputs.size() + n.subgraph_reads.size());
+      cn.kernel = wrap_half(std::move(cn.kernel), n, n.inputs.size() + n.subgraph_reads.size(), isa_);
     if (exact_ && !cn.kernel->flags().exact &&
         std::find(not_exact.begin(), not_exact.end(), n.op_type) == not_exact.end())
       not_exact.push_back(n.op_type);

@@ -40,12 +40,11 @@ void convert_into(const Tensor& src, Tensor& dst, ThreadPool* pool, F f) {
   });
 }
 
-// `src` (float16 or bfloat16) widened into `dst` (float32): exact, the same bits on every target
-// (kernels/widen.h), so any target will do.
-void widen_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
+// `src` (float16 or bfloat16) widened into `dst` (float32) on the session's target `isa`: exact, the same bits
+// on every target (kernels/widen.h).
+void widen_into(const Tensor& src, Tensor& dst, ThreadPool* pool, kern::Isa isa) {
   const auto* s = static_cast<const uint16_t*>(src.raw());
   auto* d = static_cast<float*>(dst.raw_mut());
-  const kern::Isa isa = kern::session_isa();
   const bool bf16 = src.dtype() == DType::BF16;
   for_convert_chunks(pool, src.numel(), [&](int64_t b, int64_t e) {
     (bf16 ? kern::widen_bf16_f32 : kern::widen_f16_f32)(isa, s + b, d + b, e - b);
@@ -60,10 +59,10 @@ void narrow_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
     convert_into<float, uint16_t>(src, dst, pool, [](float x) { return float_to_half(x); });
 }
 
-Tensor widened(const Tensor& src) {
+Tensor widened(const Tensor& src, kern::Isa isa) {
   const Tensor c = src.is_contiguous() ? src : contiguous_copy(src);
   Tensor out = Tensor::zeros(DType::F32, c.shape());
-  widen_into(c, out, nullptr);
+  widen_into(c, out, nullptr, isa);
   return out;
 }
 
@@ -91,8 +90,12 @@ struct Adapted {
 
 class HalfAdapter final : public Kernel {
  public:
-  HalfAdapter(std::unique_ptr<Kernel> inner, bool binary16_native, size_t num_inputs)
-      : Kernel(inner->flags()), inner_(std::move(inner)), binary16_native_(binary16_native), kept_(num_inputs) {}
+  HalfAdapter(std::unique_ptr<Kernel> inner, bool binary16_native, size_t num_inputs, kern::Isa isa)
+      : Kernel(inner->flags()),
+        inner_(std::move(inner)),
+        binary16_native_(binary16_native),
+        isa_(isa),
+        kept_(num_inputs) {}
 
   void infer(InferContext& ctx) const override {
     const DType st = storage_type(ctx.inputs.size(), [&](size_t i) { return meta_type(ctx.inputs[i]); });
@@ -104,7 +107,7 @@ class HalfAdapter final : public Kernel {
       m32[i].dtype = DType::F32;
       if (!m32[i].value) continue;
       // A run-time value seen by a dynamic step is widened for this call only; plan constants are kept.
-      values[i] = m32[i].constant ? widen_constant(i, *m32[i].value) : widened(*m32[i].value);
+      values[i] = m32[i].constant ? widen_constant(i, *m32[i].value) : widened(*m32[i].value, isa_);
       m32[i].value = &values[i];
     }
     std::vector<OutputMeta> o32(ctx.outputs.size());
@@ -159,7 +162,7 @@ class HalfAdapter final : public Kernel {
         continue;
       }
       in32[i] = scratch32(ctx.inputs[i].shape());
-      widen_into(ctx.inputs[i], in32[i], ctx.pool);
+      widen_into(ctx.inputs[i], in32[i], ctx.pool, isa_);
     }
     std::vector<Tensor> out32(ctx.outputs.begin(), ctx.outputs.end());
     std::vector<char> narrow(out32.size(), 0);
@@ -201,7 +204,7 @@ class HalfAdapter final : public Kernel {
     Kept& k = kept_[i];
     if (k.source.storage().data != src.storage().data || k.source.offset() != src.offset() ||
         k.source.dtype() != src.dtype() || k.source.shape() != src.shape()) {
-      k.widened = widened(src);
+      k.widened = widened(src, isa_);
       k.source = src;
     }
     return k.widened;
@@ -212,6 +215,7 @@ class HalfAdapter final : public Kernel {
   };
   std::unique_ptr<Kernel> inner_;
   bool binary16_native_;
+  kern::Isa isa_;  // the session's target (InferContext carries none)
   mutable std::mutex mutex_;
   mutable std::vector<Kept> kept_;
 };
@@ -247,11 +251,12 @@ bool half_wrappable(const ir::Node& node, const KernelFlags& flags) {
   return true;
 }
 
-std::unique_ptr<Kernel> wrap_half(std::unique_ptr<Kernel> inner, const ir::Node& node, size_t num_inputs) {
+std::unique_ptr<Kernel> wrap_half(std::unique_ptr<Kernel> inner, const ir::Node& node, size_t num_inputs,
+                                  kern::Isa isa) {
   const bool onnx = node.domain.empty() || node.domain == "ai.onnx";
   const bool binary16_native =
       onnx && (node.op_type == "Add" || node.op_type == "Sub" || node.op_type == "Mul" || node.op_type == "Div");
-  return std::make_unique<HalfAdapter>(std::move(inner), binary16_native, num_inputs);
+  return std::make_unique<HalfAdapter>(std::move(inner), binary16_native, num_inputs, isa);
 }
 
 }  // namespace onemodel::rt

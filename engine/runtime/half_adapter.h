@@ -19,7 +19,9 @@ bool graph_has_half(const ir::Graph& graph);
 // ConstantOfShape, Shape, Size, views, data-dependent and value kernels are never wrapped).
 bool half_wrappable(const ir::Node& node, const KernelFlags& flags);
 
-// `inner` behind the adapter. `num_inputs` counts the node's inputs and subgraph reads.
-std::unique_ptr<Kernel> wrap_half(std::unique_ptr<Kernel> inner, const ir::Node& node, size_t num_inputs);
+// `inner` behind the adapter. `num_inputs` counts the node's inputs and subgraph reads; `isa` is the session's
+// target, which the adapter's widening runs on.
+std::unique_ptr<Kernel> wrap_half(std::unique_ptr<Kernel> inner, const ir::Node& node, size_t num_inputs,
+                                  kern::Isa isa);
 
 }  // namespace onemodel::rt
