@@ -49,7 +49,10 @@ if (rows.length === 0) {
 
 function outputsOf(dir) {
   const out = {};
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.npy')).sort()) out[f] = readNpy(join(dir, f));
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.npy'))
+    .sort())
+    out[f] = readNpy(join(dir, f));
   return out;
 }
 
@@ -81,12 +84,15 @@ for (const row of rows) {
         ref = outs;
         refRss = rss;
       } else if (ref) {
-        err = Math.max(...Object.keys(ref).map((k) => (outs[k] ? scaledError(outs[k], ref[k]) : Infinity)))
-          .toExponential(1);
+        err = Math.max(
+          ...Object.keys(ref).map((k) => (outs[k] ? scaledError(outs[k], ref[k]) : Infinity)),
+        ).toExponential(1);
       }
       const cells = [result.load_ms.toFixed(0), result.first_ms.toFixed(1), result.median_ms.toFixed(2)];
       const ratio = refRss ? (rss / refRss).toFixed(2) : '-';
-      console.log(`| ${row.name} | ${mode} | ${storage} | ${cells.join(' | ')} | ${rss.toFixed(0)} | ${ratio} | ${err} |`);
+      console.log(
+        `| ${row.name} | ${mode} | ${storage} | ${cells.join(' | ')} | ${rss.toFixed(0)} | ${ratio} | ${err} |`,
+      );
     }
   }
 }

@@ -711,10 +711,10 @@ napi_value create_session(napi_env env, napi_callback_info info) {
       job->keep.push_back(ref);
     }
     const std::string source = js.string_of(a.argv[1], "the source name");
-    const onemodel::SessionOptions options = binding::session_options(
-        js.int_of(a.argv[2], "mode"), js.int_of(a.argv[3], "threads"), js.int_of(a.argv[4], "level"),
-        js.int_of(a.argv[5], "maxCachedPlans"), js.string_of(a.argv[6], "externalDataDir"),
-        js.int_of(a.argv[7], "weightStorage"));
+    const onemodel::SessionOptions options =
+        binding::session_options(js.int_of(a.argv[2], "mode"), js.int_of(a.argv[3], "threads"),
+                                 js.int_of(a.argv[4], "level"), js.int_of(a.argv[5], "maxCachedPlans"),
+                                 js.string_of(a.argv[6], "externalDataDir"), js.int_of(a.argv[7], "weightStorage"));
     auto* addon = static_cast<AddonData*>(a.data);
     auto session = std::make_shared<std::optional<Session>>();
     job->execute = [path, bytes, source, options, session]() {

@@ -24,7 +24,7 @@ onnx::ImportOptions import_options(const ConvertOptions& o) {
   return io;
 }
 
-// float16 / bfloat16 storage (docs/format.md section 7): the weights a session would compact, rounded and
+// float16 / bfloat16 storage (docs/format.md section 5): the weights a session would compact, rounded and
 // stored in 16 bits, each behind a Cast to float32 (an ordinary ONNX graph; loading widens them back).
 ir::Model stored(ir::Model m, WeightStorage storage) {
   if (storage == WeightStorage::Float32 || !m.graph) return m;

@@ -439,8 +439,8 @@ inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, fl
 
 #endif
 
-inline constexpr DepthwiseFns kDepthwiseFns{&DwBuildPhases, &DwComputePlane, &DwComputeBlocked, &DwToChannelsLast,
-                                            &DwFromChannelsLast, &TakeEven};
+inline constexpr DepthwiseFns kDepthwiseFns{&DwBuildPhases,    &DwComputePlane,     &DwComputeBlocked,
+                                            &DwToChannelsLast, &DwFromChannelsLast, &TakeEven};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

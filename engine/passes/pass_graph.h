@@ -67,7 +67,7 @@ class PassGraph {
   ir::Graph g_;
   std::vector<char> removed_;
   std::vector<std::pair<int, ir::Node>> inserted_;  // (before which node, the node), in the order queued
-  std::vector<int> output_uses_;  // per value: occurrences in g_.outputs
+  std::vector<int> output_uses_;                    // per value: occurrences in g_.outputs
   // Per value id: a Constant's value_float as a tensor, and aligned copies of stored tensors whose bytes sit
   // at an address not aligned for their element type (initializers are views into the file). std::map: the
   // pointers constant() returns stay valid while passes add values.

@@ -43,11 +43,11 @@ std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel 
                                       WeightStorage storage = WeightStorage::Float32);
 
 // The passes (one file each).
-int fold_conv_batchnorm(PassGraph& g);  // conv_batchnorm.cc
-int fold_conv_affine(PassGraph& g);     // conv_affine.cc
-int fuse_gelu(PassGraph& g);            // gelu.cc
-int fuse_attention(PassGraph& g);       // attention.cc
-int fuse_elementwise(PassGraph& g);     // elementwise.cc
+int fold_conv_batchnorm(PassGraph& g);   // conv_batchnorm.cc
+int fold_conv_affine(PassGraph& g);      // conv_affine.cc
+int fuse_gelu(PassGraph& g);             // gelu.cc
+int fuse_attention(PassGraph& g);        // attention.cc
+int fuse_elementwise(PassGraph& g);      // elementwise.cc
 int widen_stored_weights(PassGraph& g);  // compact_weights.cc
 // Not in the table (the option selects it, not the level): compact_weights.cc.
 int compact_weights(PassGraph& g, WeightStorage storage);

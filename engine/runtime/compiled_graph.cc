@@ -65,8 +65,7 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   // The passes preserve bits for float32 values only: in a half-precision graph they would fuse across the
   // roundings to the storage type, so exact mode runs it unfused (docs/fp16.md section 4).
   if (g->half_ && exact) level = OptimizationLevel::None;
-  if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report, storage))
-    g->graph_ = std::move(rewritten);
+  if (auto rewritten = passes::run_passes(*g->graph_, level, exact, &report, storage)) g->graph_ = std::move(rewritten);
   for (const auto& r : report) g->pass_report_.emplace_back(r.name, r.rewrites);
   g->exact_ = exact;
   g->isa_ = kern::session_isa();

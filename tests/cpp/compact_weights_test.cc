@@ -63,7 +63,7 @@ Weights make_weights() {
   Weights w;
   w.conv = random_values(16 * 8 * 3 * 3, 1, 0.2f);  // 1152 values: compacted
   w.conv_bias = random_values(16, 2, 0.1f);
-  w.small = random_values(16 * 16, 3, 0.2f);  // 256 values: too small
+  w.small = random_values(16 * 16, 3, 0.2f);     // 256 values: too small
   w.dense = random_values(1600 * 40, 4, 0.03f);  // MatMul input 1
   w.dense_bias = random_values(40, 5, 0.1f);
   w.gemm = random_values(40 * 32, 6, 0.2f);     // Gemm input 1
@@ -155,7 +155,7 @@ TEST(CompactWeights, BitsOfTheModelWithRoundedWeights) {
         }
 }
 
-// Conversion with float16 / bfloat16 storage (docs/format.md section 7): the file stores the same weights rounded,
+// Conversion with float16 / bfloat16 storage (docs/format.md section 5): the file stores the same weights rounded,
 // each behind a Cast; loaded with float32 storage (the Casts folded at load: widen-stored-weights) or compact
 // storage, it gives the bits of the model with rounded weights.
 TEST(CompactWeights, ConvertedFilesStoreTheRoundedWeights) {
@@ -182,7 +182,8 @@ TEST(CompactWeights, ConvertedFilesStoreTheRoundedWeights) {
           if (name == "widen-stored-weights") widened = n;
         EXPECT_EQ(widened, s == WeightStorage::Float16 ? 3 : 4);
         EXPECT_EQ(compacted(loaded), session == WeightStorage::Float32 ? -1 : widened);
-        EXPECT_TRUE(same_bits(loaded.run(std::vector<NamedTensor>{{"x", x}})[0], want)) << (mode == Mode::Exact ? "exact" : "fast");
+        EXPECT_TRUE(same_bits(loaded.run(std::vector<NamedTensor>{{"x", x}})[0], want))
+            << (mode == Mode::Exact ? "exact" : "fast");
       }
   }
 }
@@ -195,7 +196,7 @@ TEST(CompactWeights, WeightsThatDoNotFitAreLeftInFloat32) {
   o.mode = Mode::Exact;
   o.weight_storage = WeightStorage::BFloat16;
   EXPECT_EQ(compacted(build(w, o).session()), 2);  // dense and big only
-  w.dense[5] = 65520.0f;  // would round to infinity in binary16 (and is beyond 65504 anyway)
+  w.dense[5] = 65520.0f;                           // would round to infinity in binary16 (and is beyond 65504 anyway)
   o.weight_storage = WeightStorage::Float16;
   EXPECT_EQ(compacted(build(w, o).session()), 0);
 }

@@ -287,17 +287,17 @@ TEST(SequenceTest, NodesMissingTheirInputsAreTypedErrors) {
     const char* op;
     std::vector<std::string> ins;
   };
-  const Case cases[] = {{"SplitToSequence", {}},      {"SequenceInsert", {"s"}}, {"SequenceAt", {"s"}},
-                        {"SequenceErase", {}},        {"SequenceLength", {}},    {"ConcatFromSequence", {}},
+  const Case cases[] = {{"SplitToSequence", {}},   {"SequenceInsert", {"s"}}, {"SequenceAt", {"s"}},
+                        {"SequenceErase", {}},     {"SequenceLength", {}},    {"ConcatFromSequence", {}},
                         {"OptionalGetElement", {}}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.op);
     rt::fake::Builder b;
     b.input("x", DType::F32, {2});
     b.node("SequenceConstruct", {"x"}, {"s"});
-    b.node(c.op, c.ins, {"y"}, c.op == std::string("ConcatFromSequence")
-                                   ? std::vector<ir::Attribute>{test::attr_i("axis", 0)}
-                                   : std::vector<ir::Attribute>{});
+    b.node(c.op, c.ins, {"y"},
+           c.op == std::string("ConcatFromSequence") ? std::vector<ir::Attribute>{test::attr_i("axis", 0)}
+                                                     : std::vector<ir::Attribute>{});
     b.output("y");
     for (ir::Node& n : b.g().nodes) n.opset = 17;
     std::vector<NamedValue> in{{"x", f32({1, 2})}};

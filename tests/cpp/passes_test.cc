@@ -324,7 +324,8 @@ TEST(GraphPasses, FuseElementwiseGelu) {
     auto g = rt::CompiledGraph::create(model("linear_gelu"), exact);
     EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedMatMul", 2}, {"FusedElementwise", 1}}));
   }
-  for (int64_t n : {1, 3}) check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 60 + static_cast<uint32_t>(n))}});
+  for (int64_t n : {1, 3})
+    check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 60 + static_cast<uint32_t>(n))}});
 }
 
 // Convolution epilogues the matrix product applies in registers (kernels-gemm.md section 7): the bias, a
