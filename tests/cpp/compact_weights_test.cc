@@ -30,8 +30,10 @@ float round_bf16(float x) {
 }
 
 float round_f16(float x) {
-#ifdef __FLT16_MAX__
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
   return static_cast<float>(static_cast<_Float16>(x));
+#elif defined(__aarch64__)
+  return static_cast<float>(static_cast<__fp16>(x));  // GCC 12 C++ has no _Float16 on Arm64
 #else
   // Binary16 keeps 11 significant bits down to 2^-14, then steps of 2^-24: adding and subtracting a power of two
   // that leaves exactly those bits rounds to nearest even in float32 arithmetic.

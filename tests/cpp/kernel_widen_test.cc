@@ -1,6 +1,6 @@
 // widen_f16_f32 / widen_bf16_f32 on every target this machine runs, over every 16-bit pattern: the bits of
 // base/fp16.h's scalar conversions (themselves checked in fp16_test.cc), and for binary16 also the compiler's
-// own _Float16 conversion where it has one (an independent reference for every non-NaN pattern).
+// own binary16 conversion where it has one (_Float16 on x86-64, __fp16 on Arm64) (an independent reference for every non-NaN pattern).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -30,8 +30,12 @@ TEST(KernelWiden, Binary16EveryPatternOnEveryTarget) {
     for (size_t i = 0; i < src.size(); ++i) {
       ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(half_to_float(src[i])))
           << isa_name(isa) << " pattern " << std::hex << i;
-#ifdef __FLT16_MAX__
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
       const float ref = static_cast<float>(std::bit_cast<_Float16>(src[i]));
+#elif defined(__aarch64__)
+      const float ref = static_cast<float>(std::bit_cast<__fp16>(src[i]));  // GCC 12 C++ has no _Float16 here
+#endif
+#if (defined(__x86_64__) && defined(__FLT16_MAX__)) || defined(__aarch64__)
       if (!std::isnan(ref)) ASSERT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(ref)) << std::hex << i;
 #endif
     }
