@@ -61,8 +61,15 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads);
 // null for the depthwise paths, which read the weights as they are. Depends on the weight shape
 // (out_channels, in_channels / groups, kernel), the groups and, for the narrow-output and Winograd choices,
 // the output size, so plans of most input sizes share it.
+// `storage` other than F32 (compact weights, docs/fp16.md section 6; every weight already a value of that format):
+// the packed matrices keep 16 bits per value and are widened at each use (gemm.h PackStorage); Winograd's
+// transformed weights are not values of the format and stay float32, and the panels' packing for images with
+// an infinity or NaN is made now, compact, since conv_f32 then gets no float32 weights.
 struct ConvPackedWeights;
-std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w);
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w,
+                                                           PackStorage storage = PackStorage::F32);
+// True when `p` holds 16-bit values (conv_f32 may then be called without w).
+bool conv_packed_compact(const ConvPackedWeights& p);
 // True when `p` was packed for this target, mode and the weight shape of `g`.
 bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g);
 
@@ -76,7 +83,7 @@ bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t chann
 // y[batch, out_channels, out...] = conv(x[batch, in_channels, in...], w[out_channels, in_channels/groups,
 // kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads
 // (1 without a pool). `packed` (optional) is conv_pack_weights(isa, g, w); without it the weights are packed
-// for this call. Exact results are the same bits on every target and at any thread count, packed or not.
+// for this call. w may be null when `packed` is compact (conv_packed_compact) and matches. Exact results are the same bits on every target and at any thread count, packed or not.
 // `epilogue` (optional) then runs over every output exactly once, in runs of one output plane: y points at
 // output (n, oc, j0) and holds `count` finished values, which it may rewrite in place (the bias and fused
 // element-wise chains of ops/conv.cc). The matrix-product and depthwise paths call it on the computing

@@ -524,9 +524,14 @@ struct ConvPackedWeights {
   std::vector<std::shared_ptr<const PackedB>> as_bt;
   bool fast_wino = false;                       // packed for fast mode and a shape winograd_applies to
   std::shared_ptr<const WinogradWeights> wino;  // then these instead of as_a (unless a weight is not finite)
+  PackStorage storage = PackStorage::F32;       // of as_a / as_bt (conv_pack_weights)
+  std::shared_ptr<const ConvPackedWeights> panels;  // compact with wino: the panels' packing, for special images
 };
 
-std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w) {
+bool conv_packed_compact(const ConvPackedWeights& p) { return p.storage != PackStorage::F32; }
+
+std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w,
+                                                           PackStorage storage) {
   const ConvPath path = conv_path(g);
   if (path != ConvPath::Gemm1x1 && path != ConvPath::Im2colGemm) return nullptr;
   auto p = std::make_shared<ConvPackedWeights>();
@@ -537,8 +542,11 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
     p->out_channels = g.out_channels;
     p->group_k = g.in_channels * g.taps();
     p->groups = 1;
+    p->storage = storage;
+    if (storage != PackStorage::F32) p->panels = conv_pack_weights(isa, true, g, w, storage);
     return p;
   }
+  p->storage = storage;
   const int64_t mg = g.out_channels / g.groups, k = (g.in_channels / g.groups) * g.taps();
   p->isa = isa;
   p->transposed = narrow_output(isa, g);
@@ -548,9 +556,9 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     const float* wg = w + gi * mg * k;
     if (p->transposed)
-      p->as_bt.push_back(pack_b_f32(isa, k, mg, MatrixView{wg, 1, k}));
+      p->as_bt.push_back(pack_b_f32(isa, k, mg, MatrixView{wg, 1, k}, storage));
     else
-      p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}));
+      p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}, storage));
   }
   return p;
 }
@@ -761,12 +769,14 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
   if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool, epilogue);
   std::shared_ptr<const ConvPackedWeights> own;
   if (!packed || !conv_packed_matches(*packed, isa, exact, g)) {
+    if (!w) throw Error(ErrorKind::Internal, "conv_f32: compact packed weights that do not match the shape");
     own = conv_pack_weights(isa, exact, g, w);
     packed = own.get();
   }
   if (!packed->wino) return conv_images(isa, exact, g, x, y, scratch, pool, *packed, epilogue, 0, g.batch);
-  // Winograd per image; an image with an infinity or NaN in its input takes the panels (packed for it then).
-  std::shared_ptr<const ConvPackedWeights> panels;
+  // Winograd per image; an image with an infinity or NaN in its input takes the panels (packed for it then, or
+  // beforehand for compact weights).
+  std::shared_ptr<const ConvPackedWeights> panels = packed->panels;
   for (int64_t n = 0; n < g.batch; ++n) {
     if (winograd_conv_f32(isa, g, n, x, *packed->wino, y, scratch, pool, epilogue)) continue;
     if (!panels) panels = conv_pack_weights(isa, true, g, w);  // the panels' packing is the same in both modes

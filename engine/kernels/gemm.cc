@@ -8,12 +8,16 @@
 
 #if HWY_ONCE
 #include <algorithm>
+#include <cstdint>
 #include <new>
 #include <string>
 
 #include "base/big_buffer.h"
+#include "base/bits.h"
+#include "base/fp16.h"
 #include "kernels/gemm.h"
 #include "kernels/per_target.h"
+#include "kernels/widen.h"
 #include "onemodel/error.h"
 
 namespace onemodel::kern {
@@ -48,23 +52,71 @@ int64_t packed_floats(const GemmFns& fns, int64_t k, int64_t n) { return k * ((n
 // Very large buffers are not kept: a one-off huge product should not pin its memory for the thread's lifetime.
 constexpr int64_t kKeepFloats = int64_t{1} << 20;  // 4 MiB
 
+// A packing's values: float32, or (compact, gemm.h PackStorage) 16 bits each.
+struct PackedValues {
+  PackStorage storage = PackStorage::F32;
+  int64_t count = 0;
+  AlignedFloats data;  // float32
+  BigBuffer half;      // 16-bit
+
+  // Keeps `count` float32 values packed at `src` (a buffer of count floats) in `storage`. A value the format does
+  // not hold exactly is a caller's error: compact weights are rounded to the format before they are packed.
+  void keep(PackStorage st, AlignedFloats src, int64_t n) {
+    storage = st;
+    count = n;
+    if (st == PackStorage::F32) {
+      data = std::move(src);
+      return;
+    }
+    half = allocate_big_buffer(static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(uint16_t));
+    auto* h = reinterpret_cast<uint16_t*>(half.get());
+    const float* f = src.get();
+    for (int64_t i = 0; i < n; ++i) {
+      h[i] = st == PackStorage::F16 ? float_to_half(f[i]) : float_to_bf16(f[i]);
+      const float back = st == PackStorage::F16 ? half_to_float(h[i]) : bf16_to_float(h[i]);
+      if (bit_cast<uint32_t>(back) != bit_cast<uint32_t>(f[i]))
+        throw Error(ErrorKind::Internal, "a compact packing was given a value its 16-bit format does not hold");
+    }
+  }
+
+  // The float32 values: the kept ones, or the 16-bit ones widened (exactly, kernels/widen.h) into a buffer the
+  // calling thread keeps and grows (like gemm_f32's B buffer), in chunks of the pool. Valid until the calling
+  // thread's next compact use.
+  const float* floats(Isa isa, ThreadPool* pool) const {
+    if (storage == PackStorage::F32) return data.get();
+    thread_local GrowingFloats buf;
+    float* dst = buf.get(static_cast<size_t>(std::max<int64_t>(count, 1)));
+    const auto* src = reinterpret_cast<const uint16_t*>(half.get());
+    constexpr int64_t kChunk = int64_t{1} << 16;
+    const bool f16 = storage == PackStorage::F16;
+    parallel_for(pool, (count + kChunk - 1) / kChunk, 0.25 * static_cast<double>(count), [&](int64_t c) {
+      const int64_t at = c * kChunk, len = std::min(kChunk, count - at);
+      if (f16)
+        widen_f16_f32(isa, src + at, dst + at, len);
+      else
+        widen_bf16_f32(isa, src + at, dst + at, len);
+    });
+    return dst;
+  }
+};
+
 }  // namespace
 
 class PackedB {
  public:
   Isa isa;
   int64_t k, n;
-  AlignedFloats data;
+  PackedValues values;
 };
 
 class PackedA {
  public:
   Isa isa;
   int64_t m, k;
-  AlignedFloats data;
+  PackedValues values;
 };
 
-std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a) {
+std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a, PackStorage storage) {
   check_dims(m, 0, k);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   auto packed = std::make_shared<PackedA>();
@@ -73,8 +125,9 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
   packed->k = k;
   const int64_t floats = k * ((m + fns.mr - 1) / fns.mr) * fns.mr;
   if (floats > 0) {
-    packed->data = allocate_floats(floats);
-    fns.pack_a(m, k, a, packed->data.get());
+    AlignedFloats buf = allocate_floats(floats);
+    fns.pack_a(m, k, a, buf.get());
+    packed->values.keep(storage, std::move(buf), floats);
   }
   return packed;
 }
@@ -86,7 +139,7 @@ void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const Pan
     throw Error(ErrorKind::InvalidArgument, "gemm_f32_panels: A was packed for " + std::string(isa_name(a.isa)) +
                                                 ", called for " + std::string(isa_name(isa)));
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
-  fns.compute_panels(exact, a.m, n, a.k, a.data.get(), b, c, ldc, pool, epilogue);
+  fns.compute_panels(exact, a.m, n, a.k, a.values.floats(isa, pool), b, c, ldc, pool, epilogue);
 }
 
 int64_t packed_b_rows(const PackedB& b) { return b.k; }
@@ -121,7 +174,7 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
   fns.compute(exact, m, n, k, a, buf, c, ldc, pool, nullptr);
 }
 
-std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b) {
+std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b, PackStorage storage) {
   check_dims(0, n, k);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   auto packed = std::make_shared<PackedB>();
@@ -130,8 +183,9 @@ std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixV
   packed->n = n;
   const int64_t floats = packed_floats(fns, k, n);
   if (floats > 0) {
-    packed->data = allocate_floats(floats);
-    fns.pack_b(k, n, b, packed->data.get(), nullptr);
+    AlignedFloats buf = allocate_floats(floats);
+    fns.pack_b(k, n, b, buf.get(), nullptr);
+    packed->values.keep(storage, std::move(buf), floats);
   }
   return packed;
 }
@@ -143,7 +197,7 @@ void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB
     throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed: B was packed for " + std::string(isa_name(b.isa)) +
                                                 ", called for " + std::string(isa_name(isa)));
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
-  fns.compute(exact, m, b.n, b.k, a, b.data.get(), c, ldc, pool, epilogue);
+  fns.compute(exact, m, b.n, b.k, a, b.values.floats(isa, pool), c, ldc, pool, epilogue);
 }
 
 }  // namespace onemodel::kern

@@ -25,9 +25,15 @@ struct MatrixView {
 void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c, int64_t ldc,
               ThreadPool* pool);
 
+// How a packing keeps its values (docs/fp16.md section 6, compact weights): float32, or 16 bits per value when
+// every value of the matrix is one of that format's (weights rounded to it beforehand), widened exactly into a
+// per-thread float32 copy at every use. The widened packing is the float32 packing, so the bits are the same.
+enum class PackStorage : uint8_t { F32, F16, BF16 };
+
 // B packed once (constant weights) for a given target; gemm_f32_packed gives bits identical to gemm_f32.
 class PackedB;  // opaque, immutable, shareable across threads (defined in gemm.cc)
-std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b);
+std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixView b,
+                                          PackStorage storage = PackStorage::F32);
 // Uses the k and n B was packed with. Throws Error(InvalidArgument) when `isa` is not the packing target.
 // `epilogue` (optional) runs on every finished block of rows x columns of C, as in gemm_f32_panels.
 struct TileEpilogue;
@@ -62,7 +68,8 @@ struct PanelSource {
 
 // A packed once (constant weights): all rows, every k-block, in the register tile's row strips.
 class PackedA;  // opaque, immutable, shareable across threads (defined in gemm.cc)
-std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a);
+std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a,
+                                          PackStorage storage = PackStorage::F32);
 // C[m x n] = A * B with A packed and B from panels: the same per-output order as gemm_f32 (one accumulator
 // from +0, increasing k), hence the same bits in exact mode. Throws Error(InvalidArgument) when `isa` is not
 // the packing target.

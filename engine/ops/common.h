@@ -8,9 +8,17 @@
 
 #include "base/fp16.h"
 #include "kernels/exact_math.h"
+#include "kernels/gemm.h"
 #include "runtime/kernel.h"
 
 namespace onemodel::rt {
+
+// How a product keeps its packing of input 1 (kernels/gemm.h PackStorage): in the 16 bits of compact weights
+// offered to prepare() (InputMeta::compact), else float32.
+inline kern::PackStorage pack_storage(const Tensor* compact) {
+  if (!compact) return kern::PackStorage::F32;
+  return compact->dtype() == DType::F16 ? kern::PackStorage::F16 : kern::PackStorage::BF16;
+}
 
 // Contiguous row-major strides of `in`, right-aligned against `out`, with 0 where `in` broadcasts.
 inline std::array<int64_t, kMaxRank> broadcast_strides(const Shape& in, const Shape& out) {

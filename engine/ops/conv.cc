@@ -307,7 +307,7 @@ std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_
 class ConvKernel final : public Kernel {
  public:
   ConvKernel(WindowAttrs attrs, bool transpose, std::optional<ir::EwProgram> prog = std::nullopt)
-      : Kernel(KernelFlags{.exact = true}), a_(std::move(attrs)), transpose_(transpose) {
+      : Kernel(KernelFlags{.exact = true, .compact_weights = !transpose}), a_(std::move(attrs)), transpose_(transpose) {
     if (!prog) return;
     if (auto with_bias = bias_first(*prog)) prog_bias_ = kern::ew_plan(*std::move(with_bias));
     prog_ = kern::ew_plan(*std::move(prog));
@@ -335,7 +335,8 @@ class ConvKernel final : public Kernel {
   }
 
   // A constant W is packed once for the matrix-product paths and shared by every plan of the session
-  // (SharedPack).
+  // (SharedPack). Compact weights (InputMeta::compact) are packed in their 16 bits; the depthwise paths, which
+  // read the weights as they are, leave them to the plan's per-run widening.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (transpose_ || ctx.inputs.size() < 2 || !ctx.inputs[1].value || !ctx.inputs[0].present) return nullptr;
     const Tensor& w = *ctx.inputs[1].value;
@@ -343,9 +344,17 @@ class ConvKernel final : public Kernel {
     Shape out;
     const kern::ConvGeometry g =
         geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
-    return packed_.get(
-        w.raw(), [&](const kern::ConvPackedWeights& p) { return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g); },
-        [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data()); });
+    const Tensor* compact = ctx.inputs[1].compact;
+    const kern::PackStorage storage = pack_storage(compact);
+    auto packed = packed_.get(
+        compact ? compact->raw() : w.raw(),
+        [&](const kern::ConvPackedWeights& p) {
+          return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g) &&
+                 kern::conv_packed_compact(p) == (storage != kern::PackStorage::F32);
+        },
+        [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data(), storage); });
+    ctx.took_compact = compact && packed;
+    return packed;
   }
 
   void run(RunContext& ctx) const override {
@@ -356,7 +365,11 @@ class ConvKernel final : public Kernel {
     const kern::ConvGeometry g = geometry(ctx.info, a_, transpose_, x.shape(), w.shape(), out, ErrorKind::InvalidInput);
     std::vector<const Tensor*> extras;
     const Shape planned = prog_ ? ewp::program_inputs(ctx, out, extras) : out;
-    if (planned != y.shape() || x.dtype() != DType::F32 || w.dtype() != DType::F32 || y.dtype() != DType::F32)
+    // Compact weights taken by prepare(): w is their 16-bit constant, read only through the packing.
+    const auto* packed = static_cast<const kern::ConvPackedWeights*>(ctx.state);
+    const bool compact = packed && kern::conv_packed_compact(*packed);
+    if (planned != y.shape() || x.dtype() != DType::F32 || (w.dtype() != DType::F32 && !compact) ||
+        y.dtype() != DType::F32)
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + y.shape().to_string());
     const bool has_bias = ctx.has_input(2);
     if (has_bias) check_bias(ctx.info, ctx.input(2).shape(), g.out_channels, ErrorKind::InvalidInput);
@@ -373,7 +386,7 @@ class ConvKernel final : public Kernel {
     float* s = need > 0 ? scratch.mutable_data<float>().data() : nullptr;
     float* py = y.mutable_data<float>().data();
     const float* px = x.data<float>().data();
-    const float* pw = w.data<float>().data();
+    const float* pw = compact ? nullptr : w.data<float>().data();
     const float* pb = has_bias ? ctx.input(2).data<float>().data() : nullptr;
     if (transpose_) {
       kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, pb);
@@ -388,7 +401,6 @@ class ConvKernel final : public Kernel {
       in_tile = plane_walk(extras[i]->shape(), out, ep.extra[i]);
       ep.extra[i].base = extras[i]->data<float>().data();
     }
-    const auto* packed = static_cast<const kern::ConvPackedWeights*>(ctx.state);
     if (in_tile) {
       if (pb && prog_bias_) {
         ep.prog = &*prog_bias_;

@@ -49,6 +49,7 @@ struct PackedWeights {
   kern::Isa isa = kern::Isa::Scalar;
   Shape b_shape;
   std::vector<std::shared_ptr<const kern::PackedB>> mats;
+  bool compact = false;  // packed from compact weights (16 bits each): run() sees B as their 16-bit constant
 };
 
 // A FusedMatMul program's inputs 1.. as the product's tiles read them, row i, columns j0..: one value, the same
@@ -96,7 +97,7 @@ struct MatEpilogue {
 void matmul_f32(const MatMulDims& d, const RunContext& ctx, const Tensor& a, const Tensor& b, Tensor& out,
                 const PackedWeights* packed) {
   const float* pa = a.data<float>().data();
-  const float* pb = b.data<float>().data();
+  const float* pb = packed ? nullptr : b.data<float>().data();  // B read through the packing (maybe compact)
   float* po = out.mutable_data<float>().data();
   const int64_t as = d.m * d.k, bs = d.k * d.n, os = d.m * d.n;
   const auto one = [&](const float* am, int64_t rows, int64_t ib, float* c) {
@@ -138,7 +139,8 @@ void matmul_typed(const MatMulDims& d, bool exact, const Tensor& a, const Tensor
 // slot, then the inputs 1.. of the element-wise program that runs on its result (float32 only).
 class MatMulKernel final : public Kernel {
  public:
-  explicit MatMulKernel(std::optional<ir::EwProgram> prog = std::nullopt) : Kernel(KernelFlags{.exact = true}) {
+  explicit MatMulKernel(std::optional<ir::EwProgram> prog = std::nullopt)
+      : Kernel(KernelFlags{.exact = true, .compact_weights = true}) {
     if (prog) prog_ = kern::ew_plan(*std::move(prog));
   }
 
@@ -165,13 +167,17 @@ class MatMulKernel final : public Kernel {
     ctx.set_output(0, t, ew::broadcast_all(ctx.info, s, ErrorKind::InvalidModel));
   }
 
-  // A constant float32 B is packed once for the session's target and shared by its plans.
+  // A constant float32 B is packed once for the session's target and shared by its plans; compact weights
+  // (InputMeta::compact) in their 16 bits.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
-    return packed_.get(
-        b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+    const Tensor* compact = ctx.inputs[1].compact;
+    const kern::PackStorage storage = pack_storage(compact);
+    auto packed = packed_.get(
+        compact ? compact->raw() : b.raw(),
+        [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape() && p.compact == !!compact; },
         [&]() -> std::shared_ptr<const PackedWeights> {
           const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
           const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
@@ -179,13 +185,17 @@ class MatMulKernel final : public Kernel {
           auto packed = std::make_shared<PackedWeights>();
           packed->isa = ctx.isa;
           packed->b_shape = b.shape();
+          packed->compact = compact != nullptr;
           const float* pb = b.data<float>().data();
           for (int64_t i = 0; i < mats; ++i)
-            packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}));
+            packed->mats.push_back(
+                kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}, storage));
           // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
           if (packed->mats.empty()) return nullptr;
           return packed;
         });
+    ctx.took_compact = compact && packed;
+    return packed;
   }
 
   void run(RunContext& ctx) const override {
@@ -196,10 +206,11 @@ class MatMulKernel final : public Kernel {
     std::string why;
     if (!matmul_dims(a.shape(), b.shape(), d, why)) ctx.fail(ErrorKind::InvalidInput, why);
     if (prog_) return run_fused(ctx, d, a, b, out);
-    if (d.out != out.shape() || a.dtype() != b.dtype() || out.dtype() != a.dtype())
+    const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+    const DType b_type = packed && packed->compact ? DType::F32 : b.dtype();  // compact: B read through the packing
+    if (d.out != out.shape() || a.dtype() != b_type || out.dtype() != a.dtype())
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
     if (a.dtype() == DType::F32) {
-      const auto* packed = static_cast<const PackedWeights*>(ctx.state);
       matmul_f32(d, ctx, a, b, out, packed && packed->b_shape == b.shape() ? packed : nullptr);
       return;
     }
@@ -221,9 +232,10 @@ class MatMulKernel final : public Kernel {
   void run_fused(RunContext& ctx, const MatMulDims& d, const Tensor& a, const Tensor& b, Tensor& out) const {
     std::vector<const Tensor*> in;
     const Shape planned = ewp::program_inputs(ctx, d.out, in);
-    if (planned != out.shape() || a.dtype() != DType::F32 || b.dtype() != DType::F32 || out.dtype() != DType::F32)
-      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
     const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+    const DType b_type = packed && packed->compact ? DType::F32 : b.dtype();  // compact: B read through the packing
+    if (planned != out.shape() || a.dtype() != DType::F32 || b_type != DType::F32 || out.dtype() != DType::F32)
+      ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
     if (packed && packed->b_shape != b.shape()) packed = nullptr;
     MatEpilogue ep{ctx.isa, ctx.exact, &*prog_, d.n, {}, in.size()};
     bool in_tile = packed && planned == d.out && d.b_batch.numel() == 1 && d.a_batch == d.out_batch;
@@ -253,7 +265,12 @@ class MatMulKernel final : public Kernel {
 class GemmKernel final : public Kernel {
  public:
   GemmKernel(bool ta, bool tb, float alpha, float beta, bool c_required)
-      : Kernel(KernelFlags{.exact = true}), ta_(ta), tb_(tb), alpha_(alpha), beta_(beta), c_required_(c_required) {}
+      : Kernel(KernelFlags{.exact = true, .compact_weights = true}),
+        ta_(ta),
+        tb_(tb),
+        alpha_(alpha),
+        beta_(beta),
+        c_required_(c_required) {}
 
   void infer(InferContext& ctx) const override {
     if (!ctx.has_input(0) || !ctx.has_input(1)) ctx.fail(ErrorKind::InvalidModel, "expects inputs A and B");
@@ -276,16 +293,21 @@ class GemmKernel final : public Kernel {
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() != 2) return nullptr;
-    return packed_.get(
-        b.raw(), [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape(); },
+    const Tensor* compact = ctx.inputs[1].compact;
+    auto packed = packed_.get(
+        compact ? compact->raw() : b.raw(),
+        [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape() && p.compact == !!compact; },
         [&] {
           auto packed = std::make_shared<PackedWeights>();
           packed->isa = ctx.isa;
           packed->b_shape = b.shape();
+          packed->compact = compact != nullptr;
           const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
-          packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b)));
+          packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b), pack_storage(compact)));
           return std::shared_ptr<const PackedWeights>(std::move(packed));
         });
+    ctx.took_compact = compact && packed;
+    return packed;
   }
 
   void run(RunContext& ctx) const override {
@@ -297,7 +319,9 @@ class GemmKernel final : public Kernel {
     if (!dims(a.shape(), b.shape(), has_c ? &ctx.input(2).shape() : nullptr, m, n, k, why))
       ctx.fail(ErrorKind::InvalidInput, why);
     Tensor& out = ctx.output(0);
-    if (out.shape() != Shape{m, n} || out.dtype() != a.dtype() || b.dtype() != a.dtype() ||
+    const auto* packed = static_cast<const PackedWeights*>(ctx.state);
+    const DType b_type = packed && packed->compact ? DType::F32 : b.dtype();  // compact: B read through the packing
+    if (out.shape() != Shape{m, n} || out.dtype() != a.dtype() || b_type != a.dtype() ||
         (has_c && ctx.input(2).dtype() != a.dtype()))
       ctx.fail(ErrorKind::InvalidInput, "inputs do not match the planned output " + out.shape().to_string());
     if (a.dtype() == DType::F32)

@@ -1,7 +1,8 @@
 // Compact weights (docs/fp16.md section 6, SessionOptions::weight_storage): the last rewrite of a session's graph.
 // Each constant float32 input 1 of a product (MatMul, Gemm, Conv and their fused forms FusedMatMul, FusedConv)
 // with at least 1024 values that nothing else reads is replaced by its rounding to binary16 or bfloat16 and a
-// WidenWeight node placed just before the product: the graph then holds the 16-bit copy, and the float32 values
+// WidenWeight node placed just before the product: the graph then holds the 16-bit copy. The plan lets a product
+// that packs its weights keep them in 16 bits and drops the step (runtime/plan.cc); otherwise the float32 values
 // exist in the slab only from that node to the product (the memory planner reuses the block afterwards). The
 // product reads exactly the rounded weights widened, so the results are the model's with its weights rounded
 // beforehand. A weight that does not fit the format (binary16: a value beyond 65504; either: NaN or infinity) is

@@ -88,10 +88,17 @@ struct Adapted {
   std::shared_ptr<const void> inner;
 };
 
+// The inner kernel's flags, without compact weights: the adapter hands its inner kernel widened inputs only, so
+// the plan widens compact weights for a wrapped node itself (onemodel.WidenWeight).
+KernelFlags adapter_flags(KernelFlags f) {
+  f.compact_weights = false;
+  return f;
+}
+
 class HalfAdapter final : public Kernel {
  public:
   HalfAdapter(std::unique_ptr<Kernel> inner, bool binary16_native, size_t num_inputs, kern::Isa isa)
-      : Kernel(inner->flags()),
+      : Kernel(adapter_flags(inner->flags())),
         inner_(std::move(inner)),
         binary16_native_(binary16_native),
         isa_(isa),

@@ -88,6 +88,10 @@ struct InputMeta {
   // `value` is a plan constant (lives as long as the plan), not a run-time value a dynamic step sees: the
   // half-precision adapter keeps the float32 form of such values only (docs/fp16.md section 3).
   bool constant = false;
+  // Compact weights (docs/fp16.md section 6), offered to prepare() of a kernel with KernelFlags::compact_weights
+  // only: `value` is then the exact widening of this 16-bit constant, valid during prepare() only (key a
+  // SharedPack by this tensor's storage, not value's). See PrepareContext::took_compact.
+  const Tensor* compact = nullptr;
 };
 
 // What Infer states about one output.
@@ -126,6 +130,11 @@ struct PrepareContext {
   std::span<const OutputMeta> outputs;
   bool exact = false;
   kern::Isa isa = kern::Isa::Scalar;  // packed layouts may depend on the target's vector width
+  // Set by prepare() when it took the compact weights offered as an input's InputMeta::compact: the state it
+  // returns serves every run of the plan without that input's float32 values, so the plan does not widen
+  // them; run() then sees the 16-bit constant as that input (same shape). Left false, the plan widens them at
+  // every run (onemodel.WidenWeight) and run() sees float32 as usual.
+  bool took_compact = false;
 };
 
 // Scratch memory for one run: bump allocation, 64-byte aligned, reset at the start of every run.
@@ -195,6 +204,9 @@ struct KernelFlags {
   // Runs at run time even when every input is a constant: WidenWeight, whose point is that the plan does not
   // hold its float32 result (docs/fp16.md, compact weights).
   bool never_folded = false;
+  // prepare() may take compact weights as input 1 (InputMeta::compact, PrepareContext::took_compact): the
+  // matrix products, which keep their packing of them in 16 bits.
+  bool compact_weights = false;
 };
 
 class Kernel {

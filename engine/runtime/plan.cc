@@ -2,8 +2,10 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include "kernels/widen.h"
 #include "runtime/arena.h"
 #include "runtime/inputs.h"
 #include "runtime/memory_planner.h"
@@ -16,6 +18,20 @@ namespace {
 constexpr uint64_t kFoldLimit = 64 * 1024;  // constant results larger than this and their inputs stay runtime
 
 uint64_t byte_size(DType t, const Shape& s) { return static_cast<uint64_t>(s.numel()) * dtype_size(t); }
+
+// A float16 or bfloat16 constant widened exactly to float32 (what onemodel.WidenWeight computes).
+Tensor widen_compact(const Tensor& narrow, kern::Isa isa) {
+  if (!narrow.is_contiguous() || (narrow.dtype() != DType::F16 && narrow.dtype() != DType::BF16))
+    throw Error(ErrorKind::Internal, "compact weights must be a contiguous float16 or bfloat16 constant");
+  Tensor wide = Tensor::zeros(DType::F32, narrow.shape());
+  const auto* src = static_cast<const uint16_t*>(narrow.raw());
+  float* dst = wide.mutable_data<float>().data();
+  if (narrow.dtype() == DType::F16)
+    kern::widen_f16_f32(isa, src, dst, narrow.numel());
+  else
+    kern::widen_bf16_f32(isa, src, dst, narrow.numel());
+  return wide;
+}
 
 }  // namespace
 
@@ -75,6 +91,25 @@ void ExecutionPlan::infer_all() {
     per_run_.push_back(static_cast<int>(v));
   }
 
+  // Compact weights (docs/fp16.md section 6; graph-runtime.md section 4): the step that widens a 16-bit
+  // constant for its one reader (onemodel.WidenWeight, never folded) waits for that reader. A reader that may
+  // take compact weights as input 1 (KernelFlags::compact_weights, a static step) is offered the constant in
+  // prepare(); if it takes it (PrepareContext::took_compact: its packing keeps the 16 bits), the widening never
+  // runs and the reader sees the 16-bit constant as that input; otherwise the step is scheduled just before it.
+  std::vector<int> readers(n, 0);
+  for (const CompiledNode& cn : g.nodes())
+    for (int v : cn.inputs)
+      if (v >= 0) ++readers[static_cast<size_t>(v)];
+  for (int v : g.outputs()) readers[static_cast<size_t>(v)] += 2;
+  std::vector<std::optional<PlanStep>> waiting(n);  // by the widened value
+  std::vector<int> widened_from(n, -1);             // its 16-bit constant
+  auto schedule = [&](int v) {
+    auto& w = waiting[static_cast<size_t>(v)];
+    if (!w) return;
+    steps_.push_back(std::move(*w));
+    w.reset();
+  };
+
   std::vector<InputMeta> metas;
   std::vector<OutputMeta> outs;
   for (size_t k = 0; k < g.nodes().size(); ++k) {
@@ -106,8 +141,24 @@ void ExecutionPlan::infer_all() {
       } else
         all_constant = false;
     }
+    // Waiting widenings this node reads: input 1 is offered below if the node may take compact weights, the
+    // others are scheduled now (before this node's step).
+    int offered = -1;
+    for (size_t i = 0; i < cn.inputs.size(); ++i) {
+      const int v = cn.inputs[i];
+      if (v < 0 || !waiting[static_cast<size_t>(v)]) continue;
+      if (i == 1 && flags.compact_weights && !runtime_shaped)
+        offered = v;
+      else
+        schedule(v);
+    }
+    auto decline = [&] {  // the offered widening runs after all
+      if (offered >= 0) schedule(offered);
+      offered = -1;
+    };
 
     auto mark_dynamic = [&] {
+      decline();
       step.dynamic = true;
       for (int v : cn.outputs)
         if (v >= 0) {
@@ -150,6 +201,7 @@ void ExecutionPlan::infer_all() {
       shape_[static_cast<size_t>(v)] = outs[o].shape;
     }
     if (present > 0 && constant == present) {
+      decline();
       for (size_t o = 0; o < cn.outputs.size(); ++o) {
         int v = cn.outputs[o];
         if (v < 0) continue;
@@ -187,12 +239,39 @@ void ExecutionPlan::infer_all() {
 
     if (all_constant && !flags.never_folded && try_constant_eval(cn, metas, outs)) continue;
 
+    Tensor wide;  // the offered compact weights widened, for prepare() only
+    if (offered >= 0) {
+      const Tensor& narrow = constants_[static_cast<size_t>(widened_from[static_cast<size_t>(offered)])];
+      wide = widen_compact(narrow, g.isa());
+      metas[1].value = &wide;
+      metas[1].compact = &narrow;
+    }
     PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};
     step.state = cn.kernel->prepare(pctx);
+    if (offered >= 0) {
+      const auto v = static_cast<size_t>(offered);
+      metas[1].value = nullptr;
+      metas[1].compact = nullptr;
+      if (pctx.took_compact) {
+        constants_[v] = constants_[static_cast<size_t>(widened_from[v])];
+        source_[v] = ValueSource::Constant;
+        waiting[v].reset();
+      } else {
+        decline();
+      }
+    }
     for (int v : cn.outputs)
       if (v >= 0) source_[static_cast<size_t>(v)] = ValueSource::Slab;
+    // A widening of a constant for one reader waits for it (above).
+    if (flags.never_folded && all_constant && cn.inputs.size() == 1 && cn.outputs.size() == 1 && cn.inputs[0] >= 0 &&
+        cn.outputs[0] >= 0 && readers[static_cast<size_t>(cn.outputs[0])] == 1) {
+      widened_from[static_cast<size_t>(cn.outputs[0])] = cn.inputs[0];
+      waiting[static_cast<size_t>(cn.outputs[0])] = std::move(step);
+      continue;
+    }
     steps_.push_back(step);
   }
+  for (size_t v = 0; v < n; ++v) schedule(static_cast<int>(v));  // none should be left: readers come later
 
   for (int v : g.outputs())
     if (source_[static_cast<size_t>(v)] == ValueSource::None)

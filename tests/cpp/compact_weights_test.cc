@@ -152,9 +152,66 @@ TEST(CompactWeights, BitsOfTheModelWithRoundedWeights) {
           const Tensor got = compact.run({{"x", x}})[0];
           EXPECT_TRUE(same_bits(got, reference.run({{"x", x}})[0])) << where;
           EXPECT_FALSE(same_bits(got, plain.run({{"x", x}})[0])) << where;  // the rounding did happen
-          // A second run: the widened weights live in the slab and are written again.
+          // A second run: the packings are widened again (and the depthwise-free graph has no widening step).
           EXPECT_TRUE(same_bits(compact.run({{"x", x}})[0], got)) << where;
         }
+}
+
+// The products keep their packing of compact weights in 16 bits (runtime/plan.cc, kernels/gemm.h PackStorage):
+// no widening step runs for them, only for a reader that reads weights as they are (a depthwise convolution).
+// A 3x3 convolution that fast mode runs by Winograd keeps its transformed weights in float32 and the panels'
+// packing in 16 bits for images with an infinity or NaN (image 1 here): the same bits as the float32 model with
+// rounded weights on both paths.
+TEST(CompactWeights, ProductsPackTheSixteenBitsOnce) {
+  // x [2, 32, 12, 12] -> Conv 3x3 32->32 pad 1 (Winograd in fast mode) -> Relu -> Conv 1x1 32->128 ->
+  // depthwise Conv 3x3 (128 channels, 1152 values) -> Flatten -> MatMul [18432, 16] -> [2, 16].
+  const std::vector<float> w3 = random_values(32 * 32 * 9, 11, 0.1f), w1 = random_values(128 * 32, 12, 0.2f),
+                           wd = random_values(128 * 9, 13, 0.3f), wm = random_values(18432 * 16, 14, 0.01f);
+  auto model = [&](WeightStorage rounding, const SessionOptions& o) {
+    auto r = [rounding](std::vector<float> v) {
+      if (rounding != WeightStorage::Float32)
+        for (float& x : v) x = rounding == WeightStorage::Float16 ? round_f16(x) : round_bf16(x);
+      return v;
+    };
+    GraphBuilder g;
+    Var x = g.input("x", DType::F32, {2, 32, 12, 12});
+    Var c = g.op("Conv", {x, g.constant(tensor(r(w3), {32, 32, 3, 3}))}, {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
+                .relu();
+    c = g.op("Conv", {c, g.constant(tensor(r(w1), {128, 32, 1, 1}))})[0];
+    c = g.op("Conv", {c, g.constant(tensor(r(wd), {128, 1, 3, 3}))},
+             {Attr("pads", std::vector<int64_t>{1, 1, 1, 1}), Attr("group", int64_t{128})})[0];
+    Var f = g.op("Flatten", {c}, {Attr("axis", int64_t{1})})[0];
+    return g.compile({{"y", f.matmul(g.constant(tensor(r(wm), {18432, 16})))}, {"c", c}}, o);
+  };
+  std::vector<float> xv = random_values(2 * 32 * 12 * 12, 15, 1.0f);
+  xv[32 * 144 + 5 * 144 + 40] = std::numeric_limits<float>::infinity();  // image 1 takes the panels
+  const Tensor x = tensor(xv, {2, 32, 12, 12});
+  for (WeightStorage s : {WeightStorage::Float16, WeightStorage::BFloat16})
+    for (Mode mode : {Mode::Exact, Mode::Fast})
+      for (int threads : {1, 2}) {
+        SessionOptions o;
+        o.mode = mode;
+        o.intra_op_threads = threads;
+        const BuiltModel reference = model(s, o);
+        o.weight_storage = s;
+        const BuiltModel compact = model(WeightStorage::Float32, o);
+        const std::string where = std::string(s == WeightStorage::Float16 ? "float16" : "bfloat16") +
+                                  (mode == Mode::Exact ? " exact " : " fast ") + std::to_string(threads);
+        EXPECT_EQ(compacted(compact.session()), 4) << where;
+        compact.session().start_profiling();
+        const std::vector<Tensor> got = compact.run({{"x", x}});
+        const Profile p = compact.session().end_profiling();
+        int widenings = 0;
+        for (const NodeProfile& n : p.nodes) widenings += n.op_type == "WidenWeight" ? 1 : 0;
+        EXPECT_EQ(widenings, 1) << where;  // the depthwise convolution's only
+        const std::vector<Tensor> want = reference.run({{"x", x}});
+        // The infinity reaches a few outputs of the convolutions only; the product mixes it into all of image 1.
+        const float* cv = static_cast<const float*>(want[1].raw());
+        EXPECT_TRUE(std::isinf(cv[128 * 144 + 40]) || std::isnan(cv[128 * 144 + 40])) << where;
+        EXPECT_TRUE(std::isfinite(cv[128 * 144 + 127 * 144])) << where;
+        for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << where << " output " << i;
+        EXPECT_TRUE(same_bits(compact.run({{"x", x}})[0], want[0])) << where;
+      }
 }
 
 // Conversion with float16 / bfloat16 storage (docs/format.md section 5): the file stores the same weights rounded,
