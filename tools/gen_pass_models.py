@@ -307,6 +307,48 @@ def linear_gelu():
          opset=20)
 
 
+def batchnorm_affine():
+    r = np.random.default_rng(23)
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    def bn(p, m):  # scale, bias, mean, var of m channels
+        return [arr(p + 's', (m,), 0.5, 1.5), arr(p + 'b', (m,), -0.5, 0.5), arr(p + 'm', (m,), -0.5, 0.5),
+                arr(p + 'v', (m,), 0.1, 2.0)]
+
+    def bn_node(x, p, y, **kw):
+        return h.make_node('BatchNormalization', [x, p + 's', p + 'b', p + 'm', p + 'v'], [y], **kw)
+
+    # The batchnorm-affine pass (graph-passes.md section 3b): BatchNormalization as Mul and Add, which
+    # fuse-elementwise then joins to the producer. A 1x1 Conv (B read in place), BN, Relu: in registers; a 3x3
+    # with bias, BN (epsilon 1e-3), hard-swish as four steps: in registers; a Conv, BN, a residual, Relu: the
+    # program after the product; BN after an Add of a per-channel constant (its rank known through the Add); BN
+    # after a ConvTranspose; BN of a Conv output read twice (conv-batchnorm-fold leaves it in fast mode too);
+    # near miss: BN with a mean that is a graph input stays.
+    inits = [arr('w1', (40, 8, 1, 1)), arr('w5', (40, 8, 3, 3)), arr('b5', (40,)), arr('w2', (40, 8, 1, 1)),
+             arr('b2', (40,)), arr('k', (40, 1, 1)), arr('wt', (8, 40, 2, 2)), scalar('three', 3.0),
+             scalar('zero', 0.0), scalar('six', 6.0)]
+    for i in range(1, 8):
+        inits += bn(f'n{i}', 40)
+    nodes = [h.make_node('Conv', ['x', 'w1'], ['c1']), bn_node('c1', 'n1', 'd1'), h.make_node('Relu', ['d1'], ['y1']),
+             h.make_node('Conv', ['x', 'w5', 'b5'], ['c2'], pads=[1, 1, 1, 1]), bn_node('c2', 'n2', 'd2', epsilon=1e-3),
+             h.make_node('Add', ['d2', 'three'], ['a2']), h.make_node('Clip', ['a2', 'zero', 'six'], ['l2']),
+             h.make_node('Mul', ['d2', 'l2'], ['m2']), h.make_node('Div', ['m2', 'six'], ['y2']),
+             h.make_node('Conv', ['x', 'w2', 'b2'], ['c3']), bn_node('c3', 'n3', 'd3'),
+             h.make_node('Add', ['d3', 'res'], ['a3']), h.make_node('Relu', ['a3'], ['y3']),
+             h.make_node('Conv', ['x', 'w1'], ['c4']), h.make_node('Add', ['c4', 'k'], ['a4']),
+             bn_node('a4', 'n4', 'y4'),
+             h.make_node('ConvTranspose', ['x', 'wt'], ['c5'], strides=[2, 2]), bn_node('c5', 'n5', 'y5'),
+             h.make_node('Conv', ['x', 'w2'], ['c6']), bn_node('c6', 'n6', 'y6'), h.make_node('Sigmoid', ['c6'], ['z6']),
+             h.make_node('Conv', ['x', 'w2'], ['c7']),
+             h.make_node('BatchNormalization', ['c7', 'n7s', 'n7b', 'mean', 'n7v'], ['y7'])]
+    outs = [f32(f'y{i}', [f'o{i}0', f'o{i}1', f'o{i}2', f'o{i}3']) for i in range(1, 8)]
+    outs.append(f32('z6', ['p0', 'p1', 'p2', 'p3']))
+    save(nodes, 'bn_affine', [f32('x', ['n', 8, 'h', 'w']), f32('res', ['n', 40, 'h', 'w']), f32('mean', [40])], outs,
+         [i for i in inits if i.name not in ('n7m',)])
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -318,3 +360,4 @@ if __name__ == '__main__':
     register_epilogue()
     conv_affine()
     linear_gelu()
+    batchnorm_affine()

@@ -861,6 +861,8 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       if (epilogue && epilogue->reg) {
         reg = *epilogue->reg;
         if (reg.bias) reg.bias += gi * mg;
+        if (reg.scale) reg.scale += gi * mg;
+        if (reg.shift) reg.shift += gi * mg;
         if (reg.res) reg.res += n * epilogue->reg_res_n + gi * mg * reg.res_ld;
       }
       const TileEpilogue te{&apply_tile_epilogue, &ge,

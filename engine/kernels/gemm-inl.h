@@ -91,8 +91,10 @@ struct OffsetRows {
 // on targets with FMA, multiply then add elsewhere). Where B's rows come from changes no arithmetic.
 // The register epilogue (gemm.h RegEpilogue) on row r of a finished tile: v = canonical acc of that row.
 template <bool kExact>
-HWY_INLINE VF RegEpilogueRow(DF d, const RegEpilogue& e, VF v, VF bias, const float* res) {
+HWY_INLINE VF RegEpilogueRow(DF d, const RegEpilogue& e, VF v, VF bias, VF scale, VF shift, const float* res) {
   if (e.bias) v = hn::Add(v, bias);
+  if (e.scale) v = hn::Mul(v, scale);
+  if (e.shift) v = hn::Add(v, shift);
   if (e.res) v = e.res_first ? hn::Add(hn::LoadU(d, res), v) : hn::Add(v, hn::LoadU(d, res));
   switch (e.tail) {
     case RegTail::None: break;
@@ -161,10 +163,13 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
       const VF bias = e.bias ? hn::Set(d, e.bias[r]) : hn::Zero(d);
+      const VF scale = e.scale ? hn::Set(d, e.scale[r]) : hn::Zero(d);
+      const VF shift = e.shift ? hn::Set(d, e.shift[r]) : hn::Zero(d);
       HWY_UNROLL(4)
       for (int v = 0; v < NV; ++v)
         // No arithmetic on a null res (undefined behaviour even unread; clang's UBSan reports it).
-        acc[r][v] = RegEpilogueRow<kExact>(d, e, acc[r][v], bias, e.res ? e.res + r * e.res_ld + v * kLanes : nullptr);
+        acc[r][v] = RegEpilogueRow<kExact>(d, e, acc[r][v], bias, scale, shift,
+                                           e.res ? e.res + r * e.res_ld + v * kLanes : nullptr);
     }
   }
   HWY_UNROLL(12)
@@ -516,6 +521,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
     if (!reg) return nullptr;
     tile_epi = *reg;
     if (reg->bias) tile_epi.bias = reg->bias + i0 + ii;
+    if (reg->scale) tile_epi.scale = reg->scale + i0 + ii;
+    if (reg->shift) tile_epi.shift = reg->shift + i0 + ii;
     if (reg->res) tile_epi.res = reg->res + (i0 + ii) * reg->res_ld + j0 + jj;
     return &tile_epi;
   };

@@ -77,8 +77,9 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // [j0, j0 + cols) at c (row stride ldc), after its last k-block and on the thread that computed it, while the
 // block is still in cache (convolution's bias and fused element-wise chains, kernels/conv.h).
 // An epilogue the microkernel applies in registers to a finished register tile on its last k-block
-// (kernels-gemm.md section 7): C[i][j] = tail((acc + bias[i]) + res[i * res_ld + j]) for the parts that are
-// set, each step one rounded operation, NaN canonical in exact mode: the operations, in their order, of the
+// (kernels-gemm.md section 7): C[i][j] = tail((((acc + bias[i]) * scale[i]) + shift[i]) + res[i * res_ld + j])
+// for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the operations, in
+// their order, of the
 // element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the program's.
 // HardSwishSteps is hard-swish as exporters write it, four rounded steps: x * clip(x + add, lo, hi), then divided
 // by (or multiplied by) `last`. After the tail, up to kRegPostSteps steps v * post_m[i] + post_a[i] (each a
@@ -86,7 +87,9 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps };
 constexpr int kRegPostSteps = 2;
 struct RegEpilogue {
-  const float* bias = nullptr;  // one value per row of C
+  const float* bias = nullptr;   // one value per row of C
+  const float* scale = nullptr;  // one value per row of C (a batch normalisation's a, passes/batchnorm_affine.cc)
+  const float* shift = nullptr;  // one value per row of C (its b)
   const float* res = nullptr;   // rows of res_ld floats, one per row of C
   int64_t res_ld = 0;
   bool res_first = false;  // res + v rather than v + res (which operand a NaN result keeps, in fast mode)

@@ -6,6 +6,7 @@
 //     through libm, so LRN has no exact flavour.
 #include <cmath>
 
+#include "base/batchnorm_affine.h"
 #include "base/thread_pool.h"
 #include "ops/reduce_walk.h"
 #include "ops/ops.h"
@@ -75,8 +76,7 @@ class BatchNormKernel final : public Kernel {
     // one-thread session and 0.75 ms in a two-thread one (per-node profile, session 16).
     parallel_for(ctx.pool, n * c, 0.5 * static_cast<double>(x.numel()), [&](int64_t q) {
       const int64_t ch = q % c;
-      const T a = scale[ch] / std::sqrt(var[ch] + eps);
-      const T b = bias[ch] - mean[ch] * a;
+      const auto [a, b] = batchnorm_affine(scale[ch], bias[ch], mean[ch], var[ch], eps);
       const T* src = px + q * plane;
       T* dst = py + q * plane;
       for (int64_t i = 0; i < plane; ++i) dst[i] = canon_any(src[i] * a + b);

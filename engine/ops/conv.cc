@@ -226,7 +226,8 @@ bool hardswish_steps(const Epilogue& ep, size_t i, const ir::EwRef& cur, kern::R
 }
 
 // The epilogue as a register epilogue (kern::RegEpilogue, kernels-gemm.md section 7) when it is the bias, then
-// at most an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip,
+// at most a Mul by one value per channel and an Add of one (a batch normalisation), then (without those) at
+// most an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip,
 // LeakyRelu or HardSwish, each reading the previous result; without a residual, also hard-swish as four steps
 // and then up to two Mul, Add or Sub (the running value first) by one value; nothing for any other program.
 // The operand order of the Add is the one the element-wise steps use (ew_program-inl.h RunChain): an Add after
@@ -247,13 +248,31 @@ std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_
     cur = {Kind::Reg, p.code[0].dst};
     i = 1;
   }
+  // A batch normalisation's Mul by a and Add of b, one value per channel (passes/batchnorm_affine.cc), the
+  // running value first as that pass writes them.
+  auto per_channel = [&](const ir::EwRef& x) -> const float* {
+    if (x.kind != Kind::Input || x.index < 1 || static_cast<size_t>(x.index) > ep.extras) return nullptr;
+    const Epilogue::Extra& e = ep.extra[static_cast<size_t>(x.index - 1)];
+    return e.scalar && e.stride_c == 1 && e.stride_n == 0 ? e.base : nullptr;
+  };
+  for (const bool mul : {true, false}) {
+    if (i >= p.code.size() || p.code[i].op != (mul ? ir::EwOp::Mul : ir::EwOp::Add) ||
+        !is(p.code[i].a, cur.kind, cur.index) || (!mul && !r.scale))
+      break;
+    const float* v = per_channel(p.code[i].b);
+    if (!v) break;
+    (mul ? r.scale : r.shift) = v;
+    cur = {Kind::Reg, p.code[i].dst};
+    ++i;
+  }
   const size_t add_at = i;
   bool res_is_a = false;
   if (hardswish_steps(ep, i, cur, r)) {
     cur = {Kind::Reg, p.code[i + 3].dst};
     i += 4;
   } else {
-    if (i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
+    // (Not after a scale: the residual's operand order below is the one the steps use right after the bias.)
+    if (!r.scale && i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
       const ir::EwInstr& add = p.code[i];
       res_is_a = is(add.b, cur.kind, cur.index);
       const ir::EwRef& other = res_is_a ? add.a : add.b;

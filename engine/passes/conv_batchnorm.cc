@@ -10,9 +10,6 @@
 
 namespace onemodel::passes {
 
-namespace {
-
-// A float32 constant vector of n elements, or null.
 const Tensor* channel_vector(const PassGraph& g, int v, int64_t n) {
   const Tensor* t = g.constant(v);
   if (!t || t->dtype() != DType::F32 || !t->is_contiguous() || t->shape().rank() != 1 || t->shape()[0] != n)
@@ -31,8 +28,6 @@ bool foldable_batchnorm(const PassGraph& g, const ir::Node& bn) {
     if (bn.outputs[o] >= 0 && g.uses(bn.outputs[o]) > 0) return false;
   return true;
 }
-
-}  // namespace
 
 int fold_conv_batchnorm(PassGraph& g) {
   int rewrites = 0;

@@ -1,5 +1,6 @@
 // What the passes that fold constants into a Conv's weights share (conv-batchnorm-fold, conv-affine-fold;
-// graph-passes.md sections 3 and 3a): the Conv they can rewrite, and the rewrite.
+// graph-passes.md sections 3 and 3a): the Conv they can rewrite, and the rewrite; and the batch normalisations
+// conv-batchnorm-fold and batchnorm-affine (section 3b) take.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -23,5 +24,11 @@ std::optional<FoldableConv> foldable_conv(const PassGraph& g, int node);
 // `_bias`, and makes it produce value `out`.
 void refold_conv(PassGraph& g, int node, const FoldableConv& conv, std::span<const double> scale,
                  std::span<const double> bias, const char* what, int out);
+
+// A float32 constant vector of n elements, or null.
+const Tensor* channel_vector(const PassGraph& g, int v, int64_t n);
+// A BatchNormalization node of inference form: five inputs, per-channel statistics (spatial = 1 before opset
+// 9), not training_mode, no output other than the first read.
+bool foldable_batchnorm(const PassGraph& g, const ir::Node& bn);
 
 }  // namespace onemodel::passes

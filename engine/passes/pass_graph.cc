@@ -161,14 +161,20 @@ void PassGraph::set_constant(int v, Tensor t) {
 }
 
 int PassGraph::add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims) {
+  const int v = add_value(base, dtype);
+  ir::Value& val = g_.values[static_cast<size_t>(v)];
+  val.type.has_shape = true;
+  for (int64_t d : dims) val.type.dims.push_back(Dim{d, {}});
+  return v;
+}
+
+int PassGraph::add_value(const std::string& base, DType dtype) {
   std::string name = base;
   for (int k = 1; g_.find_value(name) >= 0; ++k) name = base + "_" + std::to_string(k);
   ir::Value val;
   val.name = name;
   val.type.kind = ValueKind::Tensor;
   val.type.elem = dtype;
-  val.type.has_shape = true;
-  for (int64_t d : dims) val.type.dims.push_back(Dim{d, {}});
   g_.values.push_back(std::move(val));
   output_uses_.push_back(0);
   return static_cast<int>(g_.values.size()) - 1;

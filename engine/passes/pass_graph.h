@@ -53,6 +53,8 @@ class PassGraph {
   // Adds a value no node produces yet (a float tensor of `dims`, for a node given to insert_before), named
   // after `base` (made unique); returns its id.
   int add_value(const std::string& base, DType dtype, const std::vector<int64_t>& dims);
+  // The same, of unknown shape.
+  int add_value(const std::string& base, DType dtype);
   // Queues `n` to run just before node `before` (finish() inserts it): a helper node whose result only that
   // node reads, placed there so the memory planner keeps the result alive for that step alone.
   void insert_before(int before, ir::Node n) { inserted_.emplace_back(before, std::move(n)); }

@@ -10,6 +10,8 @@ namespace {
 // whose inputs are constants (runtime/plan.cc, at every level), so Basic and None select the same passes.
 constexpr std::array kPasses = {
     GraphPass{"conv-batchnorm-fold", OptimizationLevel::All, false, fold_conv_batchnorm},
+    // The batch normalisations left (all of them in exact mode) as Mul and Add for fuse-elementwise.
+    GraphPass{"batchnorm-affine", OptimizationLevel::All, true, batchnorm_to_affine},
     // After the batch normalisation fold: Conv -> BatchNormalization -> Mul reaches it as Conv -> Mul.
     GraphPass{"conv-affine-fold", OptimizationLevel::All, false, fold_conv_affine},
     GraphPass{"gelu", OptimizationLevel::All, false, fuse_gelu},

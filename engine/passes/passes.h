@@ -44,6 +44,7 @@ std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel 
 
 // The passes (one file each).
 int fold_conv_batchnorm(PassGraph& g);   // conv_batchnorm.cc
+int batchnorm_to_affine(PassGraph& g);   // batchnorm_affine.cc
 int fold_conv_affine(PassGraph& g);      // conv_affine.cc
 int fuse_gelu(PassGraph& g);             // gelu.cc
 int fuse_attention(PassGraph& g);        // attention.cc

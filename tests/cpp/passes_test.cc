@@ -104,10 +104,11 @@ TEST(GraphPasses, LevelsAndModeSelectThePasses) {
   EXPECT_EQ(rewrites(*fast_all, "attention"), 0);
   for (auto level : {OptimizationLevel::None, OptimizationLevel::Basic})
     EXPECT_TRUE(rt::CompiledGraph::create(m, false, &rt::find_op, 1, level)->pass_report().empty());
-  // Exact mode runs only the passes that keep bits (attention and fuse-elementwise): here fuse-elementwise
-  // takes the Add and the two Muls around the Erf that the gelu pass would have taken.
+  // Exact mode runs only the passes that keep bits (batchnorm-affine, attention and fuse-elementwise): here
+  // fuse-elementwise takes the Add and the two Muls around the Erf that the gelu pass would have taken.
   auto exact_all = rt::CompiledGraph::create(m, true, &rt::find_op, 1, OptimizationLevel::All);
-  ASSERT_EQ(exact_all->pass_report().size(), 2u);
+  ASSERT_EQ(exact_all->pass_report().size(), 3u);
+  EXPECT_EQ(rewrites(*exact_all, "batchnorm-affine"), 0);
   EXPECT_EQ(rewrites(*exact_all, "gelu"), -1);
   EXPECT_EQ(rewrites(*exact_all, "attention"), 0);
   EXPECT_EQ(rewrites(*exact_all, "fuse-elementwise"), 1);
@@ -356,6 +357,38 @@ TEST(GraphPasses, ConvRegisterHardSwishStepsOnEveryTarget) {
     check_fused_bits("conv_register_hardswish", {{"x", specials(Shape{2, 8, 9, 21}, 64)}});
     check_fused_bits("conv_register_hardswish", {{"x", specials(Shape{1, 8, 40, 37}, 65)}});
   }
+}
+
+// batchnorm-affine (graph-passes.md section 3b): each BatchNormalization with constant statistics becomes a Mul
+// and an Add that fuse-elementwise joins to the producer, the register epilogue taking the per-channel scale and
+// shift after a Conv (with Relu, with hard-swish steps), the program after the product with a residual; exact
+// mode gives the kernel's bits on every target at 1 and 2 threads, specials included. In fast mode
+// conv-batchnorm-fold takes the batch normalisations of Conv outputs read once first.
+TEST(GraphPasses, BatchNormAffineKeepsTheKernelsBits) {
+  auto exact = rt::CompiledGraph::create(model("bn_affine"), true);
+  EXPECT_EQ(rewrites(*exact, "batchnorm-affine"), 6);
+  // Four Conv heads take theirs; the shared Conv's and the ConvTranspose's run as programs of their own.
+  EXPECT_EQ(ops(*exact), (std::map<std::string, int>{
+                             {"BatchNormalization", 1}, {"Conv", 2}, {"ConvTranspose", 1}, {"FusedConv", 4},
+                             {"FusedElementwise", 2}, {"Sigmoid", 1}}));
+  auto fast = rt::CompiledGraph::create(model("bn_affine"), false);
+  EXPECT_EQ(rewrites(*fast, "conv-batchnorm-fold"), 3);
+  EXPECT_EQ(rewrites(*fast, "batchnorm-affine"), 3);  // after the Add, after the ConvTranspose, the shared Conv
+  const Tensor mean = random(Shape{40}, 72, -0.5f, 0.5f);
+  for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    SCOPED_TRACE(isa);
+    IsaEnv env(isa);
+    for (const Shape& s : {Shape{2, 8, 9, 21}, Shape{1, 8, 40, 37}}) {
+      const Shape r{s[0], 40, s[2], s[3]};
+      const std::vector<NamedTensor> in{{"x", specials(s, 70)}, {"res", specials(r, 71)}, {"mean", mean}};
+      const auto none = run("bn_affine", OptimizationLevel::None, Mode::Exact, in, 1);
+      EXPECT_TRUE(bit_equal(run("bn_affine", OptimizationLevel::All, Mode::Exact, in, 1), none));
+      EXPECT_TRUE(bit_equal(run("bn_affine", OptimizationLevel::All, Mode::Exact, in, 2), none));
+    }
+  }
+  check_levels("bn_affine",
+               {{"x", random(Shape{2, 8, 9, 21}, 73)}, {"res", random(Shape{2, 40, 9, 21}, 74)}, {"mean", mean}},
+               2e-6);
 }
 
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
