@@ -15,6 +15,7 @@
 #      written for onnxruntime-node run unmodified on this package, native addon and wasm (tests/clients/)
 #   6. golden hashes: exact mode on every row the machine offers (native targets x 1/2 threads, wasm in Node,
 #      wasm in Chromium) against testdata/golden-exact.txt (tools/golden/README.md), the real models included
+#      but ISNet medium (3.5 minutes; ONEMODEL_TEST_GOLDEN_FULL=1 adds it)
 #   7. arm64 under qemu-aarch64 (tools/arm64/run.sh, docs/arm64.md section 5): the aarch64 cross build, the
 #      golden rows arm64-{scalar,neon}-t{1,2} on every golden case except the real models, the C++ kernel
 #      tests (with and without SDOT) and the conformance runner against step 2's x86 results;
@@ -171,8 +172,12 @@ node tests/demo/run.mjs | tee build/demo.log
 tally demo build/demo.log demo
 
 # 6. Golden hashes -------------------------------------------------------------------------------------
-note "Golden hashes (tools/golden/golden.sh --strict --check testdata/golden-exact.txt)"
-./tools/golden/golden.sh --strict --check testdata/golden-exact.txt | tee build/golden.log
+# ISNet medium (float16, 1024 x 1024) takes 3.5 minutes on the twelve rows of this machine: only with
+# ONEMODEL_TEST_GOLDEN_FULL=1 (its hashes are in the expected file; tools/golden/README.md).
+golden_args=(--strict --check testdata/golden-exact.txt)
+[ "${ONEMODEL_TEST_GOLDEN_FULL:-0}" = 1 ] || golden_args+=(--exclude model/isnet16)
+note "Golden hashes (tools/golden/golden.sh ${golden_args[*]})"
+./tools/golden/golden.sh "${golden_args[@]}" | tee build/golden.log
 tally golden build/golden.log golden
 
 # 7. arm64 under qemu-aarch64 ------------------------------------------------------------------------------
