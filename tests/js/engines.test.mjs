@@ -192,8 +192,10 @@ describe('concurrency and lifetime', () => {
     const ms = performance.now() - t0;
     clearInterval(timer);
     await s.release();
-    // A blocked loop would fire at most once, after the run. Half the periods is a margin for a loaded machine.
-    expect(ticks, `${ticks} ticks in ${ms.toFixed(1)} ms`).toBeGreaterThanOrEqual(Math.min(10, Math.floor(ms / 5 / 2)));
+    // A blocked loop would fire at most once, after the run. A quarter of the periods (at least 3) is the margin
+    // for a loaded machine: a fresh-clone run of tools/test.sh saw 7 ticks in 81 ms beside the other suites.
+    const want = Math.max(3, Math.min(10, Math.floor(ms / 5 / 4)));
+    expect(ticks, `${ticks} ticks in ${ms.toFixed(1)} ms`).toBeGreaterThanOrEqual(want);
     expect(ms).toBeGreaterThan(50);
   });
 
