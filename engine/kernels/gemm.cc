@@ -88,13 +88,10 @@ struct PackedValues {
     float* dst = buf.get(static_cast<size_t>(std::max<int64_t>(count, 1)));
     const auto* src = reinterpret_cast<const uint16_t*>(half.get());
     constexpr int64_t kChunk = int64_t{1} << 16;
-    const bool f16 = storage == PackStorage::F16;
+    const auto widen = storage == PackStorage::BF16 ? widen_bf16_f32 : widen_f16_f32;
     parallel_for(pool, (count + kChunk - 1) / kChunk, 0.25 * static_cast<double>(count), [&](int64_t c) {
-      const int64_t at = c * kChunk, len = std::min(kChunk, count - at);
-      if (f16)
-        widen_f16_f32(isa, src + at, dst + at, len);
-      else
-        widen_bf16_f32(isa, src + at, dst + at, len);
+      const int64_t at = c * kChunk;
+      widen(isa, src + at, dst + at, std::min(kChunk, count - at));
     });
     return dst;
   }

@@ -228,7 +228,8 @@ class BitCastKernel final : public Kernel {
 };
 
 // onemodel.WidenWeight (docs/fp16.md, compact weights; passes/compact_weights.cc makes it): a float16 or bfloat16
-// weight widened exactly to float32 at every run, into the slab, just before the one product that reads it. Never
+// weight widened exactly to float32 at every run, into the slab, just before the one product that reads it, when
+// that product does not keep its packing of the 16 bits itself (runtime/plan.cc drops the step then). Never
 // folded into a plan constant: holding the float32 copy is what compact storage avoids.
 class WidenWeightKernel final : public Kernel {
  public:

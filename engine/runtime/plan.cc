@@ -26,10 +26,7 @@ Tensor widen_compact(const Tensor& narrow, kern::Isa isa) {
   Tensor wide = Tensor::zeros(DType::F32, narrow.shape());
   const auto* src = static_cast<const uint16_t*>(narrow.raw());
   float* dst = wide.mutable_data<float>().data();
-  if (narrow.dtype() == DType::F16)
-    kern::widen_f16_f32(isa, src, dst, narrow.numel());
-  else
-    kern::widen_bf16_f32(isa, src, dst, narrow.numel());
+  (narrow.dtype() == DType::BF16 ? kern::widen_bf16_f32 : kern::widen_f16_f32)(isa, src, dst, narrow.numel());
   return wide;
 }
 
