@@ -1,10 +1,13 @@
 // Per-target code for kernels/qgemm.h. Included once per target by qgemm.cc through hwy/foreach_target.h.
 //
 // Layout: B is packed into strips of NR int32 columns; one packed row holds, per column, `pair` consecutive k
-// values (the int16 lanes that one int32 lane of ReorderWidenMulAccumulate multiplies and adds). A row pair of
-// A is broadcast as one int32 and reinterpreted as int16 lanes, so a vector multiply-add forms
-// a[i][p] * b[p][j] + a[i][p+1] * b[p+1][j] in every int32 lane j. The microkernel keeps R x NV accumulators
-// for all of k (integer sums need no k-blocking for their bits) and stores them once.
+// values (the int16 lanes that one int32 lane of ReorderWidenMulAccumulate multiplies and adds). A is packed
+// into panels of MR rows, the rows' pairs side by side for each k pair, so one pointer walks the panel and each
+// row is a fixed offset from it (in wasm an immediate of the load: 4 address computations fewer per k pair
+// than row-major A, which V8 compiles literally; ISNet small (int8) in Node wasm 5.55 -> 5.25-5.38 s). A row pair of A
+// is broadcast as one int32 and reinterpreted as int16 lanes, so a vector multiply-add forms a[i][p] * b[p][j] +
+// a[i][p+1] * b[p+1][j] in every int32 lane j. The microkernel keeps R x NV accumulators for all of k (integer sums
+// need no k-blocking for their bits) and stores them once.
 #if defined(ONEMODEL_KERNELS_QGEMM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ONEMODEL_KERNELS_QGEMM_INL_H_
 #undef ONEMODEL_KERNELS_QGEMM_INL_H_
@@ -36,6 +39,9 @@ constexpr int64_t kLanes = static_cast<int64_t>(hn::MaxLanes(D32()));
 using D16 = std::conditional_t<kLanes == 1, hn::Rebind<int16_t, D32>, hn::Repartition<int16_t, D32>>;
 using V32 = hn::Vec<D32>;
 constexpr int64_t kPair = static_cast<int64_t>(hn::MaxLanes(D16())) / kLanes;  // 2, or 1 on HWY_SCALAR
+// 4 x 2 vectors of int32 sums: in wasm, V8 (Node 20) keeps xmm0-14 for values, loads a k pair's B vectors and
+// broadcasts before its multiply-adds, and spills beyond that: 5 x 2 and 6 x 2 tiles ran ISNet small (int8)
+// at 1.6x and 1.4x the time, and so did unrolling k by 2 (the second pair's loads hoisted).
 constexpr int kMR = 4;
 constexpr int kNV = kLanes == 1 ? 4 : 2;
 constexpr int64_t kNR = kNV * kLanes;
@@ -63,27 +69,46 @@ inline void PackB(int64_t k, int64_t n, const int16_t* b, int64_t ldb, int16_t* 
   }
 }
 
-// C[R x NR] = A rows (R of them, stride lda) * packed strip, over kq row pairs.
+// A (m x k, row stride lda, kq * kPair readable columns per row) as panels of kMR rows: panel p, pair q,
+// row r, member t at ((p * kq + q) * kMR + r) * kPair + t; rows past m are 0.
+inline void PackA(int64_t m, int64_t kq, const int16_t* a, int64_t lda, int16_t* dst) {
+  for (int64_t p = 0; p * kMR < m; ++p)
+    for (int64_t q = 0; q < kq; ++q)
+      for (int64_t r = 0; r < kMR; ++r) {
+        int16_t* d = dst + ((p * kq + q) * kMR + r) * kPair;
+        const int64_t i = p * kMR + r;
+        if (i < m)
+          std::memcpy(d, a + i * lda + q * kPair, sizeof(int16_t) * kPair);
+        else
+          std::memset(d, 0, sizeof(int16_t) * kPair);
+      }
+}
+
+// C[R x NR] = the first R rows of an A panel (PackA; `a` at the panel's first pair) * packed strip, over kq row
+// pairs. (lda is the drivers' row stride, unused: the rows are kPair apart in the panel.)
 template <int R>
-HWY_NOINLINE void Micro(int64_t kq, const int16_t* HWY_RESTRICT a, int64_t lda, const int16_t* HWY_RESTRICT bp,
+HWY_NOINLINE void Micro(int64_t kq, const int16_t* HWY_RESTRICT a, int64_t /*lda*/, const int16_t* HWY_RESTRICT bp,
                         int32_t* HWY_RESTRICT c, int64_t ldc) {
   const D32 d32;
   const D16 d16;
   V32 acc0[R][kNV], acc1[R][kNV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < kNV; ++v) acc0[r][v] = acc1[r][v] = hn::Zero(d32);
-  for (int64_t q = 0; q < kq; ++q) {
-    const int16_t* HWY_RESTRICT bq = bp + q * kNR * kPair;
+  // Two pointers stepped and compared with an end pointer: clang keeps index loops as written, and in wasm an
+  // index costs a shift and an add per operand per step.
+  const int16_t* HWY_RESTRICT bq = bp;
+  const int16_t* const a_end = a + kq * kMR * kPair;
+  for (const int16_t* HWY_RESTRICT aq = a; aq != a_end; aq += kMR * kPair, bq += kNR * kPair) {
     hn::Vec<D16> b[kNV];
     for (int v = 0; v < kNV; ++v) b[v] = hn::LoadU(d16, bq + v * kLanes * kPair);
     for (int r = 0; r < R; ++r) {
       hn::Vec<D16> av;
       if constexpr (kPair == 2) {
         int32_t bits;
-        std::memcpy(&bits, a + r * lda + q * 2, sizeof bits);
+        std::memcpy(&bits, aq + r * 2, sizeof bits);
         av = hn::BitCast(d16, hn::Set(d32, bits));
       } else {
-        av = hn::Set(d16, a[r * lda + q]);
+        av = hn::Set(d16, aq[r]);
       }
       for (int v = 0; v < kNV; ++v) acc0[r][v] = hn::ReorderWidenMulAccumulate(d32, av, b[v], acc0[r][v], acc1[r][v]);
     }
@@ -111,12 +136,14 @@ struct NoPost {
 
 // The driver shared by the microkernel families: C = A * packed B with `Micro` (A's elements TA, packed B's TB,
 // G k values per int32 lane of a packed row, strips of NR columns), over chunks of kMC rows x kStripsPerChunk
-// strips. k is summed in blocks of `qblock` lane groups, blocks after the first added into C with wrap-around.
-// `make_post()` gives each chunk its Post (NoPost above).
+// strips. Row i, lane group q of A is at a + i * lda + q * a_step (row-major A: a_step = G; panels of MR rows:
+// lda = kq * G, which puts row i = MR * p at panel p, and a_step = MR * G). k is summed in blocks of `qblock`
+// lane groups, blocks after the first added into C with wrap-around. `make_post()` gives each chunk its Post
+// (NoPost above).
 template <typename TA, typename TB, int64_t G, int64_t NR, size_t MR, class MakePost>
 void ComputeWith(const std::array<void (*)(int64_t, const TA*, int64_t, const TB*, int32_t*, int64_t), MR>& micro,
-                 int64_t qblock, int64_t m, int64_t n, int64_t k, const TA* a, int64_t lda, const TB* packed_b,
-                 int32_t* c, int64_t ldc, ThreadPool* pool, const MakePost& make_post) {
+                 int64_t qblock, int64_t m, int64_t n, int64_t k, const TA* a, int64_t lda, int64_t a_step,
+                 const TB* packed_b, int32_t* c, int64_t ldc, ThreadPool* pool, const MakePost& make_post) {
   if (m <= 0 || n <= 0) return;
   const int64_t kq = (k + G - 1) / G, strips = (n + NR - 1) / NR;
   const int64_t col_chunks = (strips + kStripsPerChunk - 1) / kStripsPerChunk, row_chunks = (m + kMC - 1) / kMC;
@@ -135,7 +162,7 @@ void ComputeWith(const std::array<void (*)(int64_t, const TA*, int64_t, const TB
         const auto fn = micro[static_cast<size_t>(rows - 1)];
         for (int64_t q0 = 0; q0 < kq; q0 += qblock) {
           const int64_t qn = std::min(qblock, kq - q0);
-          const TA* aq = a + i * lda + q0 * G;
+          const TA* aq = a + i * lda + q0 * a_step;
           const TB* bq = bs + q0 * NR * G;
           if (q0 == 0 && cols == NR) {
             fn(qn, aq, lda, bq, c + i * ldc + j0, ldc);
@@ -164,8 +191,13 @@ void ComputeWith(const std::array<void (*)(int64_t, const TA*, int64_t, const TB
 // two's-complement wrap-around, the operators' int32 rule.
 inline void Compute(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b, int32_t* c,
                     int64_t ldc, ThreadPool* pool) {
-  ComputeWith<int16_t, int16_t, kPair, kNR>(kMicro, kQBlock, m, n, k, a, lda, packed_b, c, ldc, pool,
-                                            [] { return NoPost{}; });
+  static_assert(kMC % kMR == 0, "chunks hold whole panels");
+  const int64_t kq = (k + kPair - 1) / kPair;
+  thread_local std::vector<int16_t> panels;
+  panels.resize(static_cast<size_t>((m + kMR - 1) / kMR * kMR * kq * kPair));
+  PackA(m, kq, a, lda, panels.data());
+  ComputeWith<int16_t, int16_t, kPair, kNR>(kMicro, kQBlock, m, n, k, panels.data(), kq * kPair, kMR * kPair, packed_b,
+                                            c, ldc, pool, [] { return NoPost{}; });
 }
 
 #if HWY_TARGET == HWY_NEON && HWY_ARCH_ARM_A64
@@ -256,8 +288,8 @@ inline bool Product(int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t l
           static_cast<int8_t>(v);
       sb[static_cast<size_t>(j)] += v;
     }
-  ComputeWith<int8_t, int8_t, kQuad, kDotNR>(kDotMicro, kNoBlock, m, n, k, pa.data(), kp, pb.data(), c, ldc, pool,
-                                             [] { return NoPost{}; });
+  ComputeWith<int8_t, int8_t, kQuad, kDotNR>(kDotMicro, kNoBlock, m, n, k, pa.data(), kp, kQuad, pb.data(), c, ldc,
+                                             pool, [] { return NoPost{}; });
   for (int64_t i = 0; i < m; ++i) {
     const uint64_t oi = static_cast<uint64_t>(int64_t{oa[static_cast<size_t>(i)]});
     const uint64_t si = static_cast<uint64_t>(sa[static_cast<size_t>(i)]);
@@ -359,7 +391,7 @@ struct Fix {
 
 inline void Compute(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
                     const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool) {
-  ComputeWith<int8_t, uint8_t, kQuad, kVNR>(kVMicro, kNoBlock, m, n, k, a, lda, packed_b, c, ldc, pool, [&fix] {
+  ComputeWith<int8_t, uint8_t, kQuad, kVNR>(kVMicro, kNoBlock, m, n, k, a, lda, kQuad, packed_b, c, ldc, pool, [&fix] {
     return Fix{fix, {}};
   });
 }
