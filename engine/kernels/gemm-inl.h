@@ -64,18 +64,22 @@ inline float* APackScratch() {
   return scratch.get(kMC * kKC);
 }
 
-// Where the microkernel finds row p of its B strip: a packed strip (p * NR, aligned) or a matrix read in place
-// (row stride ldb; a 1x1 convolution's input, kernels/gemm.h PanelSource::direct).
+// Where the microkernel finds the rows of its B strip, one k step after another (`row()` then `next()`): a
+// packed strip (rows NR apart, aligned) or a matrix read in place (row stride ldb; a 1x1 convolution's input,
+// kernels/gemm.h PanelSource::direct). Pointers stepped rather than indices: in wasm, where V8 compiles the
+// loop as clang wrote it, an index cost a shift and an add per operand per k step.
 struct PackedRows {
   const float* bp;
   static constexpr bool kAligned = true;
-  const float* operator()(int64_t p) const { return bp + p * kNR; }
+  const float* row() const { return bp; }
+  void next() { bp += kNR; }
 };
 struct StridedRows {  // B read in place: row p at bp + p * ldb
   const float* bp;
   int64_t ldb;
   static constexpr bool kAligned = false;
-  const float* operator()(int64_t p) const { return bp + p * ldb; }
+  const float* row() const { return bp; }
+  void next() { bp += ldb; }
 };
 // B read in place: row p at bp + off[p] (a table costs one load per k step, 4-8% on 1x1 convolutions, so a
 // uniform stride keeps StridedRows).
@@ -83,7 +87,8 @@ struct OffsetRows {
   const float* bp;
   const int64_t* off;
   static constexpr bool kAligned = false;
-  const float* operator()(int64_t p) const { return bp + off[p]; }
+  const float* row() const { return bp + *off; }
+  void next() { ++off; }
 };
 
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
@@ -115,8 +120,8 @@ HWY_INLINE VF RegEpilogueRow(DF d, const RegEpilogue& e, VF v, VF bias, VF scale
 // `epi` (only on the last k-block): the register epilogue of this tile, bias and res at its first row and
 // column.
 template <int R, bool kExact, class Rows, int NV = kNV>
-HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& rows, float* HWY_RESTRICT c,
-                          int64_t ldc, bool first, bool last, const RegEpilogue* epi = nullptr) {
+HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, float* HWY_RESTRICT c, int64_t ldc,
+                          bool first, bool last, const RegEpilogue* epi = nullptr) {
   const DF d;
   VF acc[R][NV];
   if (first) {
@@ -132,9 +137,9 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, const Rows& 
       for (int v = 0; v < NV; ++v) acc[r][v] = hn::LoadU(d, c + r * ldc + v * kLanes);
     }
   }
-  for (int64_t p = 0; p < kc; ++p) {
-    const float* HWY_RESTRICT bq = rows(p);
-    const float* HWY_RESTRICT aq = ap + p * kMR;
+  const float* const a_end = ap + kc * kMR;
+  for (const float* HWY_RESTRICT aq = ap; aq != a_end; aq += kMR, rows.next()) {
+    const float* HWY_RESTRICT bq = rows.row();
     VF b[NV];
     HWY_UNROLL(4)
     for (int v = 0; v < NV; ++v) b[v] = Rows::kAligned ? hn::Load(d, bq + v * kLanes) : hn::LoadU(d, bq + v * kLanes);
