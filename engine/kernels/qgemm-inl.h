@@ -69,6 +69,32 @@ inline void PackB(int64_t k, int64_t n, const int16_t* b, int64_t ldb, int16_t* 
   }
 }
 
+// kernels/qgemm.h qgemm_strip_from_rows: with pairs, each 8 columns of rows 2q and 2q+1 as two 128-bit
+// vectors interleaved (a0 b0 a1 b1 ..., the order of a packed row).
+inline void StripFromRows(const int16_t* base, const int64_t* tap, int64_t k, int16_t* dst) {
+  const int64_t kq = (k + kPair - 1) / kPair;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (kPair == 2 && kNR % 8 == 0) {
+    const hn::Full128<int16_t> d8;
+    for (int64_t q = 0; q < kq; ++q, dst += kNR * 2) {
+      const int16_t* a = base + tap[2 * q];
+      const int16_t* b = 2 * q + 1 < k ? base + tap[2 * q + 1] : nullptr;
+      for (int64_t j = 0; j < kNR; j += 8) {
+        const auto va = hn::LoadU(d8, a + j), vb = b ? hn::LoadU(d8, b + j) : hn::Zero(d8);
+        hn::StoreU(hn::InterleaveLower(d8, va, vb), d8, dst + 2 * j);
+        hn::StoreU(hn::InterleaveUpper(d8, va, vb), d8, dst + 2 * j + 8);
+      }
+    }
+    return;
+  }
+#endif
+  for (int64_t q = 0; q < kq; ++q, dst += kNR * kPair)
+    for (int64_t t = 0; t < kPair; ++t) {
+      const int64_t p = q * kPair + t;
+      for (int64_t j = 0; j < kNR; ++j) dst[j * kPair + t] = p < k ? base[tap[p] + j] : int16_t{0};
+    }
+}
+
 // A (m x k, row stride lda, kq * kPair readable columns per row) as panels of kMR rows: panel p, pair q,
 // row r, member t at ((p * kq + q) * kMR + r) * kPair + t; rows past m are 0.
 inline void PackA(int64_t m, int64_t kq, const int16_t* a, int64_t lda, int16_t* dst) {
@@ -406,9 +432,9 @@ inline constexpr int64_t kQ8Nr = 0;
 
 }  // namespace qgemm_detail
 
-inline constexpr QGemmFns kQGemmFns{qgemm_detail::kNR,       qgemm_detail::kPair,       &qgemm_detail::PackB,
-                                    &qgemm_detail::Compute,  qgemm_detail::kDotProduct, qgemm_detail::kQ8Nr,
-                                    qgemm_detail::kQ8Product};
+inline constexpr QGemmFns kQGemmFns{qgemm_detail::kNR,        qgemm_detail::kPair,         &qgemm_detail::PackB,
+                                    &qgemm_detail::Compute,   qgemm_detail::kDotProduct,   qgemm_detail::kQ8Nr,
+                                    qgemm_detail::kQ8Product, &qgemm_detail::StripFromRows};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -59,6 +59,10 @@ void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a
   ONEMODEL_PER_TARGET(kQGemmFns, isa)->compute(m, n, k, a, lda, packed_b, c, ldc, pool);
 }
 
+void qgemm_strip_from_rows(Isa isa, const int16_t* base, const int64_t* tap, int64_t k, int16_t* dst) {
+  ONEMODEL_PER_TARGET(kQGemmFns, isa)->strip_from_rows(base, tap, k, dst);
+}
+
 QGemmLayout qgemm_q8_layout(Isa isa) {
   const QGemmFns& fns = *ONEMODEL_PER_TARGET(kQGemmFns, isa);
   // The instructions are the CPU's, not the target's: AVX-512 VNNI on top of the Avx512 target.

@@ -36,6 +36,12 @@ QGemmLayout qgemm_layout(Isa isa);
 void qgemm_s16_packed(Isa isa, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda, const int16_t* packed_b,
                       int32_t* c, int64_t ldc, ThreadPool* pool);
 
+// One packed strip of B (QGemmLayout of `isa`: nr columns, kq lane groups) whose rows are nr consecutive
+// values each: row p is base + tap[p] (p < k), rows past k are 0. The im2col of a padded stride-1
+// convolution input (ops/int_im2col.h): pairs of rows interleaved with vector shuffles, which clang does not
+// form from the element-wise loop in wasm.
+void qgemm_strip_from_rows(Isa isa, const int16_t* base, const int64_t* tap, int64_t k, int16_t* dst);
+
 // The byte product (docs/int8.md "Integer product kernel"), where the target and CPU have one (AVX-512 VNNI):
 // C[i][j] = sum_p A[i][p] * B[p][j] + s[i] * u[j] - r[i] - v[i] * w[j], all modulo 2^32, with A signed bytes,
 // B unsigned bytes and u[j] = sum_p B[p][j] (over every packed row: padding rows count). The operators pass raw
@@ -78,6 +84,8 @@ struct QGemmFns {
   using Q8Fn = void (*)(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const uint8_t* packed_b,
                         const Q8Fix& fix, int32_t* c, int64_t ldc, ThreadPool* pool);
   Q8Fn q8;
+  // qgemm_strip_from_rows on this target.
+  void (*strip_from_rows)(const int16_t* base, const int64_t* tap, int64_t k, int16_t* dst);
 };
 
 }  // namespace onemodel::kern

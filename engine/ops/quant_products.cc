@@ -9,6 +9,7 @@
 
 #include "kernels/qgemm.h"
 #include "ops/common.h"
+#include "ops/int_im2col.h"
 #include "ops/matmul_shape.h"
 #include "ops/quant_common.h"
 #include "ops/ops.h"
@@ -477,12 +478,17 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
       widen_q8(
           w, m * wsz, wsz, [&](int64_t) { return zw[static_cast<size_t>(m)]; }, cw.w16.data() + m * kp);
   }
+  // The int16 product reads its im2col columns from a padded copy of each group (ops/int_im2col.h) unless the
+  // padding would make that copy much larger than the input.
+  const bool padded = !bytes && padded_input_fits(win);
+  thread_local PaddedInput xpad;
   quant::visit_q8(x.dtype(), [&](auto tag) {
     using Q = decltype(tag);
     for (int64_t n = 0; n < win.n; ++n)
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const Q* xg = x.data<Q>().data() + (n * win.c + gi * g.cg) * plane;
         const StripSource<Q> src{g, xg, plane, zx, xoff, wsz, kq, pair, col_lo.data(), col_hi.data()};
+        if (padded) pad_input(win, g.cg, xg, zx, ctx.pool, xpad);
         for (int64_t j0 = 0; j0 < os; j0 += block) {
           const int64_t cols = std::min(block, os - j0);
           int32_t* out = acc + (n * g.m + gi * mg) * os + j0;
@@ -499,6 +505,11 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
           }
           pbuf.resize(static_cast<size_t>(lay.packed_size(wsz, cols)));
           int16_t* pb = pbuf.data();
+          if (padded) {
+            build_padded_strips(ctx.isa, win, xpad, nr, pair, wsz, kq, j0, cols, pb, ctx.pool);
+            kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, cw.w16.data() + gi * mg * kp, kp, pb, out, os, ctx.pool);
+            continue;
+          }
           if (nr == 4) build_strips<4>(ctx, src, j0, cols, pb);
           if (nr == 8) build_strips<8>(ctx, src, j0, cols, pb);
           if (nr == 16) build_strips<16>(ctx, src, j0, cols, pb);

@@ -222,8 +222,8 @@ TEST(OpsQuantTest, ConvIntegerPaddingUsesZeroPoint) {
 // A convolution wide enough in k (4500 channels, 1x1 and 3x3) that its im2col matrix is built in several
 // blocks of output positions, strided and padded, groups of 2, against plain loops written here.
 // ConvInteger of a random 3x3 shape against the int64 sum of its definition (taps outside the input skipped).
-void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t g, int64_t stride) {
-  const int64_t cg = c / g, oh = (h + 2 - 3) / stride + 1, ow = (w + 2 - 3) / stride + 1;
+void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t g, int64_t stride, int64_t pad = 1) {
+  const int64_t cg = c / g, oh = (h + 2 * pad - 3) / stride + 1, ow = (w + 2 * pad - 3) / stride + 1;
   std::vector<uint8_t> x(static_cast<size_t>(c * h * w));
   std::vector<int8_t> wt(static_cast<size_t>(m * cg * 9));
   uint32_t st = 5;
@@ -236,7 +236,7 @@ void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t 
   const int zx = 131, zw = -3;
   auto r =
       run("ConvInteger", {u8(x, {1, c, h, w}), s8(wt, {m, cg, 3, 3}), u8({static_cast<uint8_t>(zx)}, {}), s8({zw}, {})},
-          10, {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {stride, stride}), attr_i("group", g)});
+          10, {attr_ints("pads", {pad, pad, pad, pad}), attr_ints("strides", {stride, stride}), attr_i("group", g)});
   ASSERT_EQ(r.outputs[0].shape(), (Shape{1, m, oh, ow}));
   const auto got = values<int32_t>(r.outputs[0]);
   for (int64_t oc = 0; oc < m; ++oc)
@@ -247,7 +247,7 @@ void check_conv_integer_3x3(int64_t c, int64_t h, int64_t w, int64_t m, int64_t 
         for (int64_t ci = 0; ci < cg; ++ci)
           for (int64_t ky = 0; ky < 3; ++ky)
             for (int64_t kx = 0; kx < 3; ++kx) {
-              const int64_t iy = oy * stride - 1 + ky, ix = ox * stride - 1 + kx;
+              const int64_t iy = oy * stride - pad + ky, ix = ox * stride - pad + kx;
               if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
               sum += (int64_t{x[static_cast<size_t>(((c0 + ci) * h + iy) * w + ix)]} - zx) *
                      (int64_t{wt[static_cast<size_t>(((oc * cg + ci) * 3 + ky) * 3 + kx)]} - zw);
@@ -267,6 +267,14 @@ TEST(OpsQuantTest, ConvIntegerStrideOneRowsInsideAndAtTheEdges) {
   // at the left and right edges, and strips that wrap to the next output row.
   check_conv_integer_3x3(6, 7, 45, 3, 1, 1);
   check_conv_integer_3x3(4, 9, 64, 4, 2, 1);
+}
+
+TEST(OpsQuantTest, ConvIntegerPaddingFarBeyondTheInput) {
+  // Pads of 40 around a 6 x 6 input: a padded copy (ops/int_im2col.h) would be 86 x 86, more than it allows,
+  // so the int16 product builds its strips row by row with bounds instead; pads 2 take the padded copy.
+  check_conv_integer_3x3(5, 6, 6, 3, 1, 1, 40);
+  check_conv_integer_3x3(5, 6, 6, 3, 1, 2, 40);
+  check_conv_integer_3x3(5, 6, 6, 3, 1, 1, 2);
 }
 
 // One random ConvInteger and QLinearConv node of `sp` spatial axes (x of type TX, w of type TW) against the plain
