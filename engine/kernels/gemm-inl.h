@@ -77,9 +77,10 @@ struct PackedRows {
 struct StridedRows {  // B read in place: row p at bp + p * ldb
   const float* bp;
   int64_t ldb;
+  int64_t at = 0;  // an offset, not a pointer: a pointer stepped past the last row would leave the matrix
   static constexpr bool kAligned = false;
-  const float* row() const { return bp; }
-  void next() { bp += ldb; }
+  const float* row() const { return bp + at; }
+  void next() { at += ldb; }
 };
 // B read in place: row p at bp + off[p] (a table costs one load per k step, 4-8% on 1x1 convolutions, so a
 // uniform stride keeps StridedRows).

@@ -507,13 +507,12 @@ void int_conv(const RunContext& ctx, const ConvGeom& g, const Tensor& x, const T
           int16_t* pb = pbuf.data();
           if (padded) {
             build_padded_strips(ctx.isa, win, xpad, nr, pair, wsz, kq, j0, cols, pb, ctx.pool);
-            kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, cw.w16.data() + gi * mg * kp, kp, pb, out, os, ctx.pool);
-            continue;
+          } else {
+            if (nr == 4) build_strips<4>(ctx, src, j0, cols, pb);
+            if (nr == 8) build_strips<8>(ctx, src, j0, cols, pb);
+            if (nr == 16) build_strips<16>(ctx, src, j0, cols, pb);
+            if (nr == 32) build_strips<32>(ctx, src, j0, cols, pb);
           }
-          if (nr == 4) build_strips<4>(ctx, src, j0, cols, pb);
-          if (nr == 8) build_strips<8>(ctx, src, j0, cols, pb);
-          if (nr == 16) build_strips<16>(ctx, src, j0, cols, pb);
-          if (nr == 32) build_strips<32>(ctx, src, j0, cols, pb);
           kern::qgemm_s16_packed(ctx.isa, mg, cols, wsz, cw.w16.data() + gi * mg * kp, kp, pb, out, os, ctx.pool);
         }
       }
