@@ -112,9 +112,18 @@ inline void PackA(int64_t m, int64_t kq, const int16_t* a, int64_t lda, int16_t*
 
 // C[R x NR] = the first R rows of an A panel (PackA; `a` at the panel's first pair) * packed strip, over kq row
 // pairs. (lda is the drivers' row stride, unused: the rows are kPair apart in the panel.)
+// GCC 12's loop vectorizer miscompiles this loop on the 1-lane target for aarch64 at -O3 (Micro<1> summed the
+// wrong k pairs when kq was even; the arm64 golden row matmulinteger_u8s8 and KernelQGemm found it, and
+// -fno-tree-loop-vectorize alone cures it), so that target keeps its loop scalar, as the target is meant to be.
+#if HWY_TARGET == HWY_SCALAR && defined(__GNUC__) && !defined(__clang__)
+#define ONEMODEL_QGEMM_MICRO_ATTR __attribute__((optimize("no-tree-loop-vectorize")))
+#else
+#define ONEMODEL_QGEMM_MICRO_ATTR
+#endif
 template <int R>
-HWY_NOINLINE void Micro(int64_t kq, const int16_t* HWY_RESTRICT a, int64_t /*lda*/, const int16_t* HWY_RESTRICT bp,
-                        int32_t* HWY_RESTRICT c, int64_t ldc) {
+ONEMODEL_QGEMM_MICRO_ATTR HWY_NOINLINE void Micro(int64_t kq, const int16_t* HWY_RESTRICT a, int64_t /*lda*/,
+                                                  const int16_t* HWY_RESTRICT bp, int32_t* HWY_RESTRICT c,
+                                                  int64_t ldc) {
   const D32 d32;
   const D16 d16;
   V32 acc0[R][kNV], acc1[R][kNV];
@@ -143,6 +152,8 @@ HWY_NOINLINE void Micro(int64_t kq, const int16_t* HWY_RESTRICT a, int64_t /*lda
     for (int v = 0; v < kNV; ++v)
       hn::StoreU(hn::RearrangeToOddPlusEven(acc0[r][v], acc1[r][v]), d32, c + r * ldc + v * kLanes);
 }
+
+#undef ONEMODEL_QGEMM_MICRO_ATTR
 
 using MicroFn = void (*)(int64_t, const int16_t*, int64_t, const int16_t*, int32_t*, int64_t);
 template <size_t... Rs>
