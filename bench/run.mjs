@@ -11,8 +11,8 @@
 //           against onemodel-native (`onemodel bench` of the Release build, fast and exact, threads N)
 //   node    the same ort-node against onemodel-node (the npm package on its native addon, threads N): what a
 //           Node application that switched its import gets
-//   wasm    ort-web (onnxruntime-web's SIMD wasm backend in Node, 1 thread) against onemodel-wasm (this
-//           repository's npm package in Node, fast and exact, 1 thread)
+//   wasm    ort-web (onnxruntime-web's SIMD wasm backend in Node, env.wasm.numThreads N) against onemodel-wasm
+//           (this repository's npm package in Node on its wasm engine, fast and exact, env.wasm.numThreads N)
 // Every (row, engine, mode, threads) is its own process wrapped by `/usr/bin/time -v` for the peak RSS; it
 // loads (timed alone), makes one cold call, warms up, then times 3 repetitions of about S seconds (the
 // median is reported with min and max). After timing, each process saves its outputs and they are compared
@@ -290,8 +290,10 @@ function jobsFor(row, o, modelsDir) {
     nudge.args[nudge.args.indexOf('--reps') + 1] = '1';
     jobs.push(nudge);
   }
-  if (o.engines.includes('ort-web')) jobs.push(worker('ort-web', '-', 1));
-  if (o.engines.includes('onemodel-wasm')) for (const mode of o.modes) jobs.push(worker('onemodel-wasm', mode, 1));
+  for (const t of o.threads) {
+    if (o.engines.includes('ort-web')) jobs.push(worker('ort-web', '-', t));
+    if (o.engines.includes('onemodel-wasm')) for (const mode of o.modes) jobs.push(worker('onemodel-wasm', mode, t));
+  }
   // ORT's worker ignores --mode; keep the flag valid.
   for (const j of jobs) if (j.mode === '-') j.args[j.args.indexOf('--mode') + 1] = 'fast';
   return jobs;

@@ -85,6 +85,9 @@ class WasmSession {
   std::string kernel_path() const {
     return guarded([&]() { return std::string(session_.kernel_path()); });
   }
+  int threads() const {
+    return guarded([&]() { return session_.threads(); });
+  }
 
   val opsets() const {
     return guarded([&]() {
@@ -285,6 +288,7 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("inputs", &WasmSession::inputs)
       .function("outputs", &WasmSession::outputs)
       .function("kernelPath", &WasmSession::kernel_path)
+      .function("threads", &WasmSession::threads)
       .function("opsets", &WasmSession::opsets)
       .function("run", &WasmSession::run)
       .function("runValues", &WasmSession::run_values)

@@ -76,7 +76,8 @@ const GROUPS = [
   },
   {
     group: 'wasm',
-    title: 'WebAssembly in Node, 1 thread: the npm package vs onnxruntime-web (wasm backend, SIMD)',
+    title:
+      'WebAssembly in Node: the npm package vs onnxruntime-web (wasm backend, SIMD, threads as env.wasm.numThreads)',
     ref: 'ort-web',
     ours: 'onemodel-wasm',
     refName: 'ORT-web',

@@ -500,6 +500,13 @@ napi_value session_kernel_path(napi_env env, napi_callback_info info) {
   });
 }
 
+napi_value session_threads(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() {
+    Args a = args_of(env, info, 0);
+    return Js{env}.num(handle_of(env, a.self).get().threads());
+  });
+}
+
 napi_value session_opsets(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() {
     Args a = args_of(env, info, 0);
@@ -849,6 +856,7 @@ napi_value init(napi_env env, napi_value exports) {
         {"inputs", nullptr, session_inputs, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"outputs", nullptr, session_outputs, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"kernelPath", nullptr, session_kernel_path, nullptr, nullptr, nullptr, napi_default, nullptr},
+        {"threads", nullptr, session_threads, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"opsets", nullptr, session_opsets, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"run", nullptr, session_run, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"runValues", nullptr, session_run_values, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 namespace onemodel {
 namespace {
@@ -13,13 +14,26 @@ int ThreadPool::current_thread() { return t_thread; }
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-#ifdef __EMSCRIPTEN__
-  threads = 1;  // the wasm build has no threads
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  threads = 1;  // a wasm build without -pthread has no threads
 #endif
   threads_ = threads;
   parts_ = std::make_unique<Part[]>(static_cast<size_t>(threads));
   workers_.reserve(static_cast<size_t>(threads - 1));
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+}
+
+std::shared_ptr<ThreadPool> ThreadPool::for_session(int threads) {
+#if defined(__EMSCRIPTEN_PTHREADS__)
+  static std::mutex mutex;
+  static auto* pools = new std::map<int, std::shared_ptr<ThreadPool>>;  // never destroyed (see the header)
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<ThreadPool>& pool = (*pools)[threads];
+  if (!pool) pool = std::make_shared<ThreadPool>(threads);
+  return pool;
+#else
+  return std::make_shared<ThreadPool>(threads);
+#endif
 }
 
 ThreadPool::~ThreadPool() {

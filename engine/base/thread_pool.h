@@ -17,6 +17,11 @@ class ThreadPool {
  public:
   // `threads` counts the calling thread: 1 means no workers. 0 means one per logical core.
   explicit ThreadPool(int threads);
+  // The pool a session runs on. Natively a pool of its own. In the threaded wasm build every session with the same
+  // thread count shares one pool that is never destroyed: a browser's main thread cannot wait for a Web Worker
+  // to start (the start is a message its own event loop must handle), so joining a worker from it could hang,
+  // and the Workers the module keeps ready (docs/wasm-threads.md) are then enough for every session.
+  static std::shared_ptr<ThreadPool> for_session(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

@@ -69,7 +69,7 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create(std::shared_ptr<const
   for (const auto& r : report) g->pass_report_.emplace_back(r.name, r.rewrites);
   g->exact_ = exact;
   g->isa_ = kern::session_isa();
-  g->own_pool_ = std::make_unique<ThreadPool>(threads);
+  g->own_pool_ = ThreadPool::for_session(threads);
   g->pool_ = g->own_pool_.get();
   g->scope_ = CompileScope{g->graph_.get(), lookup, g->isa_, g->pool_, &g->known_constants_, g->half_};
   g->collect_live_nodes();
@@ -90,7 +90,7 @@ std::shared_ptr<const CompiledGraph> CompiledGraph::create_body(std::shared_ptr<
   g->exact_ = exact;
   g->isa_ = isa;
   if (!pool) {
-    g->own_pool_ = std::make_unique<ThreadPool>(1);
+    g->own_pool_ = std::make_shared<ThreadPool>(1);
     pool = g->own_pool_.get();
   }
   g->pool_ = pool;

@@ -78,7 +78,7 @@ class CompiledGraph {
   bool exact_ = false;
   bool half_ = false;
   kern::Isa isa_ = kern::Isa::Scalar;
-  std::unique_ptr<ThreadPool> own_pool_;
+  std::shared_ptr<ThreadPool> own_pool_;
   ThreadPool* pool_ = nullptr;
   CompileScope scope_;  // what this graph's kernels see through NodeInfo::scope()
   std::vector<std::pair<std::string, int>> pass_report_;

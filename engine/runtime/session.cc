@@ -136,6 +136,7 @@ const std::vector<std::pair<std::string, int64_t>>& Session::opsets() const {
 // The kernel path is fixed for the life of the session: the target chosen when it was created (best the CPU
 // offers, capped by ONEMODEL_ISA).
 std::string_view Session::kernel_path() const { return kern::isa_name(impl_->core()->graph->isa()); }
+int Session::threads() const { return impl_->core()->graph->pool()->threads(); }
 
 const std::vector<std::pair<std::string, int>>& Session::graph_passes() const {
   impl_->core();

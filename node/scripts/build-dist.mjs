@@ -19,7 +19,15 @@ writeFileSync(join(dist, 'node', 'cjs', 'package.json'), '{\n  "type": "commonjs
 copyFileSync(join(root, 'web', 'README.md'), join(dist, 'README.md'));
 
 mkdirSync(join(dist, 'wasm'), { recursive: true });
-const artifacts = ['onemodel-node.cjs', 'onemodel-node.wasm', 'onemodel-web.mjs', 'onemodel-web.wasm'];
+// The .worker.js files are the threads' Worker scripts of the threaded build (docs/wasm-threads.md).
+const artifacts = [
+  'onemodel-node.cjs',
+  'onemodel-node.wasm',
+  'onemodel-node.worker.js',
+  'onemodel-web.mjs',
+  'onemodel-web.wasm',
+  'onemodel-web.worker.js',
+];
 const missing = artifacts.filter((f) => !existsSync(join(wasmBuild, f)));
 if (missing.length > 0) {
   console.error(
@@ -37,8 +45,12 @@ if (!wasmA.equals(wasmB)) {
   );
   process.exit(1);
 }
-for (const f of ['onemodel-node.cjs', 'onemodel-web.mjs']) copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));
+for (const f of ['onemodel-node.cjs', 'onemodel-node.worker.js', 'onemodel-web.mjs', 'onemodel-web.worker.js'])
+  copyFileSync(join(wasmBuild, f), join(dist, 'wasm', f));
 writeFileSync(join(dist, 'wasm', 'onemodel.wasm'), wasmB);
+// onemodel-node.worker.js is a CommonJS script, and the package is "type": "module" (.mjs and .cjs files keep
+// their own kinds; browsers never read this file).
+writeFileSync(join(dist, 'wasm', 'package.json'), '{\n  "type": "commonjs"\n}\n');
 let native = 'no native addon';
 if (existsSync(addon)) {
   const dir = join(dist, 'native', `${process.platform}-${process.arch}`);

@@ -2,7 +2,8 @@
 // - 'cpu': the native engine as a Node-API addon (dist/native/<platform>-<arch>/onemodel.node, built from
 //   bindings/node/ by CMake), with the native kernels and thread pool; runs happen on libuv worker threads.
 // - 'wasm': the CommonJS wasm build (dist/wasm/onemodel-node.cjs), handed the .wasm bytes read from disk,
-//   because Emscripten's loader would otherwise try `fetch` on a file path, which fails in Node >= 18.
+//   because Emscripten's loader would otherwise try `fetch` on a file path, which fails in Node >= 18; its
+//   threads (env.wasm.numThreads) are worker_threads running dist/wasm/onemodel-node.worker.js.
 // The default order is ['cpu', 'wasm'] (or ONEMODEL_EXECUTION_PROVIDERS, comma-separated); when the addon is
 // absent or cannot load, sessions run on wasm (web/src/session.ts chooseEngine warns once).
 //
@@ -11,10 +12,11 @@
 import { open, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
+import { wasmThreads } from '../../web/src/env.js';
 import { OneModelError } from '../../web/src/errors.js';
-import { wasmEngine } from '../../web/src/native.js';
+import { wasmEngineOnThreads } from '../../web/src/native.js';
 import type { AddonModule, Engine, NativeModule } from '../../web/src/native.js';
-import { setPlatform } from '../../web/src/session.js';
+import { setPlatform, warnOnce } from '../../web/src/session.js';
 
 export * from '../../web/src/api.js';
 
@@ -68,7 +70,7 @@ setPlatform({
     if (engine === 'cpu') return loadAddon();
     const wasmBinary = await readFile(join(DIST, 'wasm', 'onemodel.wasm'));
     const factory = require(join(DIST, 'wasm', 'onemodel-node.cjs')) as Factory;
-    return wasmEngine(await factory({ wasmBinary }));
+    return wasmEngineOnThreads(await factory({ wasmBinary }), wasmThreads(), (m) => warnOnce('wasm-threads', m));
   },
   directoryOf: (location: string) => dirname(resolve(location)),
   async readModel(location: string, onProgress?: (loaded: number, total: number) => void) {

@@ -138,9 +138,19 @@ async function runRows(args, loaded, notes) {
   }
   const built = packageBuilt(root);
   if (args.rows.includes('node')) {
-    if (!built) skip('node row skipped: dist/ is not built (npm run build)');
-    else
-      rows.set('node', await timed('node row', () => nodeRow(root, loaded, { executionProviders: ['wasm'] }, 'wasm')));
+    if (!built) skip('node rows skipped: dist/ is not built (npm run build)');
+    else {
+      // The wasm engine is loaded once per process with env.wasm.numThreads threads (docs/wasm-threads.md):
+      // 2, of which the `node` row's sessions ask for one and the `node-t2` row's for both.
+      for (const threads of [1, 2]) {
+        rows.set(
+          threads === 1 ? 'node' : `node-t${threads}`,
+          await timed(`node row (wasm), ${threads} thread(s)`, () =>
+            nodeRow(root, loaded, { executionProviders: ['wasm'], intraOpNumThreads: threads }, 'wasm'),
+          ),
+        );
+      }
+    }
   }
   if (args.rows.includes('node-native')) {
     if (!built) skip('node-native rows skipped: dist/ is not built (npm run build)');
@@ -167,7 +177,12 @@ async function runRows(args, loaded, notes) {
     if (!built) skip('chromium row skipped: dist/ is not built (npm run build)');
     else if (!existsSync(chromiumPath) || !playwright)
       skip(`chromium row skipped: needs ${chromiumPath} and playwright-core`);
-    else rows.set('chromium', await timed('chromium row', () => chromiumRow(root, loaded)));
+    else
+      for (const threads of [1, 2])
+        rows.set(
+          threads === 1 ? 'chromium' : `chromium-t${threads}`,
+          await timed(`chromium row, ${threads} wasm thread(s)`, () => chromiumRow(root, loaded, threads)),
+        );
   }
   return rows;
 }

@@ -140,15 +140,38 @@ export async function nativeRows(cli, root, cases, isas, threadCounts = [1, 2], 
  */
 export async function nodeRow(root, cases, options, engine) {
   const api = await import('onemodel');
+  // Read when the wasm engine loads (docs/wasm-threads.md section 1): the wasm rows share one engine with two
+  // threads, and each asks for its own count. A Worker that did not start would leave the engine on one
+  // thread with a notice: the notices are watched, so such a row fails instead of passing as a 1-thread one.
+  api.env.wasm.numThreads = 2;
+  const warn = console.warn;
+  const notices = [];
+  console.warn = (...a) => {
+    notices.push(a.join(' '));
+    warn(...a);
+  };
+  try {
+    return await nodeRowCases(api, root, cases, options, engine);
+  } finally {
+    console.warn = warn;
+    const failed = notices.find((n) => n.includes('did not start'));
+    if (failed !== undefined) throw new Error(`the wasm engine has no threads: ${failed}`);
+  }
+}
+
+async function nodeRowCases(api, root, cases, options, engine) {
   if (cases.length > 0) {
     const probe = await api.InferenceSession.create(
       new Uint8Array(readFileSync(resolve(root, cases[0].modelPath))),
       options,
     );
     const path = probe.kernelPath;
+    const threads = probe.threads;
     await probe.release();
     if ((path === 'Wasm128') !== (engine === 'wasm'))
       throw new Error(`the ${engine} engine was asked for, the session got ${path}`);
+    if (threads !== options.intraOpNumThreads)
+      throw new Error(`${options.intraOpNumThreads} thread(s) were asked for, the session got ${threads}`);
   }
   const row = new Map();
   for (const c of cases) {
@@ -189,7 +212,7 @@ function browserEntry(pkgDir) {
   return target.replace(/^\.\//, '');
 }
 
-const PAGE = (entry) => `<!doctype html>
+const PAGE = (entry, threads) => `<!doctype html>
 <meta charset="utf-8">
 <title>onemodel golden hashes</title>
 <script type="module">
@@ -197,6 +220,12 @@ const PAGE = (entry) => `<!doctype html>
   import { runCase } from '/golden/run-case.mjs';
   const bytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
   try {
+    api.env.wasm.numThreads = ${threads};
+    if (${threads} > 1 && !self.crossOriginIsolated) throw new Error('the page is not cross-origin isolated');
+    const probe = await api.InferenceSession.create(await bytes('/model/0'));
+    const got = probe.threads;
+    await probe.release();
+    if (got !== ${threads}) throw new Error(\`${threads} wasm thread(s) were asked for, the session got \${got}\`);
     const cases = await (await fetch('/cases.json')).json();
     const lines = [];
     for (const c of cases) {
@@ -210,8 +239,12 @@ const PAGE = (entry) => `<!doctype html>
   }
 </script>`;
 
-/** The browser row: the packed package in headless Chromium, served from 127.0.0.1 with the case bytes. */
-export async function chromiumRow(root, cases) {
+/**
+ * A browser row: the packed package in headless Chromium, served from 127.0.0.1 with the case bytes. With more
+ * than one wasm thread the page is served cross-origin isolated (COOP/COEP headers), which SharedArrayBuffer
+ * and so the engine's Workers need (docs/wasm-threads.md).
+ */
+export async function chromiumRow(root, cases, threads = 1) {
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-golden-browser-'));
   let server;
   let browser;
@@ -219,7 +252,7 @@ export async function chromiumRow(root, cases) {
     const pkgDir = packAndUnpack(root, tmp);
     const entry = browserEntry(pkgDir);
     const blobs = new Map(); // URL path -> [content type, bytes]
-    blobs.set('/', ['text/html; charset=utf-8', Buffer.from(PAGE(entry))]);
+    blobs.set('/', ['text/html; charset=utf-8', Buffer.from(PAGE(entry, threads))]);
     blobs.set('/golden/run-case.mjs', [
       'text/javascript; charset=utf-8',
       readFileSync(new URL('./run-case.mjs', import.meta.url)),
@@ -240,7 +273,12 @@ export async function chromiumRow(root, cases) {
       };
     });
     blobs.set('/cases.json', ['application/json', Buffer.from(JSON.stringify(list))]);
+    const isolation =
+      threads > 1
+        ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+        : {};
     server = createServer((req, res) => {
+      for (const [k, v] of Object.entries(isolation)) res.setHeader(k, v);
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
       if (path.startsWith('/pkg/')) {
         const file = join(pkgDir, decodeURIComponent(path.slice(5)));
@@ -276,6 +314,9 @@ export async function chromiumRow(root, cases) {
     await tab.waitForFunction(() => window.__golden !== undefined, null, { timeout: 600_000, polling: 250 });
     const result = await tab.evaluate(() => window.__golden);
     if (!result.ok) throw new Error(`the page failed: ${result.error}\n${log.join('\n')}`);
+    // A Worker that did not start leaves the engine on one thread with a notice (web/src/native.ts).
+    const failed = log.find((l) => l.includes('did not start'));
+    if (threads > 1 && failed !== undefined) throw new Error(`the wasm engine has no threads: ${failed}`);
     return new Map(result.lines);
   } finally {
     if (browser) await browser.close().catch(() => {});

@@ -3,7 +3,12 @@
 // and says once, at the first session that would be affected, when a setting cannot be honoured
 // (web/README.md lists each field).
 export interface WasmEnv {
-  /** Threads of the wasm engine. The wasm build is single-threaded: values above 1 get a one-time notice. */
+  /**
+   * Threads of the wasm engine, read once when it is loaded (ORT's rule): 0 or unset means min(4, half the
+   * logical cores, rounded up). More than one needs SharedArrayBuffer: Node, or a cross-origin isolated page
+   * (COOP/COEP headers); elsewhere sessions run on one thread, with a one-time notice. Exact-mode results are
+   * the same bits at every thread count.
+   */
   numThreads?: number;
   /** ORT's switch between SIMD and non-SIMD builds; the OneModel wasm build always uses SIMD128. */
   simd?: boolean;
@@ -33,14 +38,38 @@ export interface Env {
 
 export const env: Env = { wasm: { numThreads: 0, simd: true, proxy: false }, logLevel: 'warning', debug: false };
 
+/** Whether this environment can run the wasm engine on threads: shared memory that can go to a Worker. */
+function wasmThreadsPossible(): boolean {
+  const g = globalThis as { SharedArrayBuffer?: unknown; crossOriginIsolated?: boolean };
+  return typeof g.SharedArrayBuffer === 'function' && g.crossOriginIsolated !== false;
+}
+
+/** The most threads the wasm engine takes (each one is a Worker holding an instance of the module). */
+const MAX_WASM_THREADS = 64;
+
+/**
+ * The thread count of the wasm engine about to be loaded, from env.wasm.numThreads (docs/wasm-threads.md
+ * section 1): ORT's default when unset or 0, one where threads are not possible.
+ */
+export function wasmThreads(): number {
+  if (!wasmThreadsPossible()) return 1;
+  const n = env.wasm?.numThreads;
+  if (typeof n === 'number' && Number.isInteger(n) && n > 0) return Math.min(n, MAX_WASM_THREADS);
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
+  const cores = nav?.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(4, Math.ceil(cores / 2)));
+}
+
 /** The notices the wasm settings call for when a wasm session is made. */
 export function wasmEnvNotices(): { key: string; message: string }[] {
   const out: { key: string; message: string }[] = [];
   const w = env.wasm ?? {};
-  if (typeof w.numThreads === 'number' && w.numThreads > 1) {
+  if (typeof w.numThreads === 'number' && w.numThreads > 1 && !wasmThreadsPossible()) {
     out.push({
       key: 'env.wasm.numThreads',
-      message: `env.wasm.numThreads = ${w.numThreads}: the wasm build is single-threaded, sessions run on one thread`,
+      message:
+        `env.wasm.numThreads = ${w.numThreads}: threads need SharedArrayBuffer, which this page has only when ` +
+        'it is cross-origin isolated (COOP/COEP headers); sessions run on one thread',
     });
   }
   const g = globalThis as { Worker?: unknown; document?: unknown };

@@ -1,11 +1,11 @@
 // Browser (and worker) entry of the package: loads the ES-module wasm build that sits beside this file in the
 // package (dist/wasm/onemodel-web.mjs + .wasm) and reads models given as URLs with fetch.
-import { env } from './env.js';
+import { env, wasmThreads } from './env.js';
 import { OneModelError } from './errors.js';
-import { wasmEngine } from './native.js';
+import { wasmEngineOnThreads } from './native.js';
 import { proxyEngine } from './proxy.js';
 import type { NativeModule } from './native.js';
-import { setPlatform } from './session.js';
+import { setPlatform, warnOnce } from './session.js';
 
 export * from './api.js';
 
@@ -59,6 +59,7 @@ setPlatform({
         {
           mjs,
           wasm,
+          engineThreads: wasmThreads(),
           ...(binary0 !== undefined
             ? { wasmBinary: binary0 instanceof Uint8Array ? binary0 : new Uint8Array(binary0) }
             : {}),
@@ -67,13 +68,14 @@ setPlatform({
     }
     const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs)) as { default: Factory };
     const binary = env.wasm.wasmBinary;
-    return wasmEngine(
-      await imported.default({
-        // One .wasm serves both loaders (node/scripts/build-dist.mjs).
-        locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
-        ...(binary !== undefined ? { wasmBinary: binary instanceof Uint8Array ? binary : new Uint8Array(binary) } : {}),
-      }),
-    );
+    const mod = await imported.default({
+      // One .wasm serves both loaders (node/scripts/build-dist.mjs); the threads' Worker script
+      // (onemodel-web.worker.js) sits beside the loader, and imports it by this URL.
+      locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
+      mainScriptUrlOrBlob: mjs,
+      ...(binary !== undefined ? { wasmBinary: binary instanceof Uint8Array ? binary : new Uint8Array(binary) } : {}),
+    });
+    return wasmEngineOnThreads(mod, wasmThreads(), (m) => warnOnce('wasm-threads', m));
   },
   directoryOf: () => '',
   async readModel(location: string, onProgress?: (loaded: number, total: number) => void) {

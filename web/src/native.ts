@@ -73,6 +73,7 @@ export interface NativeSession {
   inputs(): NativeValueInfo[];
   outputs(): NativeValueInfo[];
   kernelPath(): string;
+  threads(): number;
   opsets(): { domain: string; version: number }[];
   /** Synchronous in the wasm build; the Node addon settles a promise from a worker thread. */
   run(
@@ -227,6 +228,8 @@ export interface NativeModule extends CtcFunctions, ConvertFunction, BuildingMod
       weightStorage: number,
     ): NativeSession;
   };
+  /** Threaded builds: starts `count` Workers (bindings/wasm_threads.post.js). */
+  onemodelStartWorkers?(count: number): Promise<unknown>;
   version(): string;
 }
 
@@ -258,7 +261,7 @@ export interface AddonModule extends CtcFunctions {
 export interface Engine extends CtcFunctions, ConvertFunction {
   /** The execution provider it serves: 'wasm', or 'cpu' for the native addon. */
   readonly provider: 'wasm' | 'cpu';
-  /** false: sessions run on one thread whatever intraOpNumThreads says. */
+  /** false: sessions run on one thread whatever intraOpNumThreads says (a wasm engine loaded with one). */
   readonly threaded: boolean;
   /** true: create() also takes a file path, and reads it (and external data beside it) itself. */
   readonly readsFiles: boolean;
@@ -281,16 +284,40 @@ export interface Platform {
   directoryOf(location: string): string;
 }
 
-/** The wasm module as an Engine. */
-export function wasmEngine(mod: NativeModule): Engine {
+/**
+ * The wasm engine on `threads` threads: starts the module's Workers first (docs/wasm-threads.md section 2).
+ * When they cannot start, it runs on one thread and says so once through `notice`.
+ */
+export async function wasmEngineOnThreads(
+  mod: NativeModule,
+  threads: number,
+  notice: (message: string) => void,
+): Promise<Engine> {
+  if (threads > 1) {
+    try {
+      if (mod.onemodelStartWorkers === undefined) throw new Error('this wasm build has no threads');
+      await mod.onemodelStartWorkers(threads - 1);
+    } catch (e) {
+      notice(`the wasm engine's ${threads - 1} Workers did not start (${String(e)}); sessions run on one thread`);
+      threads = 1;
+    }
+  }
+  return wasmEngine(mod, threads);
+}
+
+/**
+ * The wasm module as an Engine. `threads` is the thread count it was loaded with (its Workers are started):
+ * a session asks for at most that many, intraOpNumThreads 0 meaning all of them.
+ */
+export function wasmEngine(mod: NativeModule, threads = 1): Engine {
   return {
     provider: 'wasm',
-    threaded: false,
+    threaded: threads > 1,
     readsFiles: false,
-    create(model, sourceName, mode, _threads, level, plans, _externalDataDir, weightStorage) {
+    create(model, sourceName, mode, requested, level, plans, _externalDataDir, weightStorage) {
       if (typeof model === 'string') throw new Error('the wasm engine takes model bytes');
-      // The wasm build has no threads: one thread whatever was asked (results never depend on it).
-      return mod.WasmSession.create(model, sourceName, mode, 1, level, plans, weightStorage);
+      const n = requested === 0 ? threads : Math.min(requested, threads);
+      return mod.WasmSession.create(model, sourceName, mode, n, level, plans, weightStorage);
     },
     ctcGreedy: (data, dims, kind, blank) => mod.ctcGreedy(data, dims, kind, blank),
     ctcBeamSearch: (data, dims, kind, blank, width, topN) => mod.ctcBeamSearch(data, dims, kind, blank, width, topN),

@@ -12,6 +12,10 @@ interface Message {
   op: 'create' | 'run' | 'runValues' | 'release' | 'ctcGreedy' | 'ctcBeamSearch' | 'convert';
   mjs?: string;
   wasm?: string;
+  /** The engine's thread count (in the first message). */
+  engineThreads?: number;
+  /** `create`: threads the session asks for, 0 for all of the engine's. */
+  threads?: number;
   wasmBinary?: Uint8Array;
   bytes?: Uint8Array;
   source?: string;
@@ -25,6 +29,7 @@ interface Message {
 
 type AnySession = Record<string, (...args: unknown[]) => unknown>;
 type AnyModule = {
+  onemodelStartWorkers?(count: number): Promise<unknown>;
   WasmSession: { create(...args: unknown[]): AnySession };
   ctcGreedy(...args: unknown[]): unknown;
   ctcBeamSearch(...args: unknown[]): unknown;
@@ -37,6 +42,7 @@ const scope = self as unknown as {
 };
 
 let engine: Promise<AnyModule> | undefined;
+let engineThreads = 1;
 const sessions = new Map<number, AnySession>();
 let nextSession = 1;
 
@@ -58,15 +64,39 @@ async function handle(m: Message): Promise<unknown> {
       const imported = (await import(/* webpackIgnore: true */ /* @vite-ignore */ mjs!)) as {
         default: (a: Record<string, unknown>) => Promise<AnyModule>;
       };
-      return imported.default({ locateFile: () => wasm, ...(wasmBinary !== undefined ? { wasmBinary } : {}) });
+      const mod = await imported.default({
+        locateFile: (file: string) => (file.endsWith('.wasm') ? wasm : new URL(file, mjs).href),
+        mainScriptUrlOrBlob: mjs,
+        ...(wasmBinary !== undefined ? { wasmBinary } : {}),
+      });
+      // The module's own Workers, as in the page (web/src/native.ts wasmEngineOnThreads).
+      const threads = m.engineThreads ?? 1;
+      if (threads > 1) {
+        try {
+          if (mod.onemodelStartWorkers === undefined) throw new Error('this wasm build has no threads');
+          await mod.onemodelStartWorkers(threads - 1);
+          engineThreads = threads;
+        } catch (e) {
+          console.warn(`onemodel: the wasm engine's Workers did not start (${String(e)}); sessions run on one thread`);
+        }
+      }
+      return mod;
     })();
   }
   const mod = await engine;
   if (m.op === 'create') {
-    const s = mod.WasmSession.create(m.bytes, m.source, m.mode, 1, m.level, m.plans, m.weightStorage);
+    const threads = !m.threads ? engineThreads : Math.min(m.threads, engineThreads);
+    const s = mod.WasmSession.create(m.bytes, m.source, m.mode, threads, m.level, m.plans, m.weightStorage);
     const sid = nextSession++;
     sessions.set(sid, s);
-    return { sid, inputs: s.inputs!(), outputs: s.outputs!(), kernelPath: s.kernelPath!(), opsets: s.opsets!() };
+    return {
+      sid,
+      inputs: s.inputs!(),
+      outputs: s.outputs!(),
+      kernelPath: s.kernelPath!(),
+      threads: s.threads!(),
+      opsets: s.opsets!(),
+    };
   }
   if (m.op === 'ctcGreedy' || m.op === 'ctcBeamSearch' || m.op === 'convert') return mod[m.op](...(m.args ?? []));
   const s = sessions.get(m.sid!);

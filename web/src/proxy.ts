@@ -26,9 +26,9 @@ class ProxyWorker {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #next = 1;
-  readonly #urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array };
+  readonly #urls: { mjs: string; wasm: string; engineThreads: number; wasmBinary?: Uint8Array };
 
-  constructor(worker: Worker, urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array }) {
+  constructor(worker: Worker, urls: { mjs: string; wasm: string; engineThreads: number; wasmBinary?: Uint8Array }) {
     this.#worker = worker;
     this.#urls = urls;
     worker.onmessage = (e: MessageEvent<{ id: number; value?: unknown; error?: unknown }>) => {
@@ -62,6 +62,7 @@ interface Created {
   inputs: NativeValueInfo[];
   outputs: NativeValueInfo[];
   kernelPath: string;
+  threads: number;
   opsets: { domain: string; version: number }[];
 }
 
@@ -73,6 +74,7 @@ function proxySession(w: ProxyWorker, c: Created): NativeSession {
     inputs: () => c.inputs,
     outputs: () => c.outputs,
     kernelPath: () => c.kernelPath,
+    threads: () => c.threads,
     opsets: () => c.opsets,
     run: (names: string[], codes: number[], dims: number[][], data: ArrayBufferView[], outputNames: string[]) =>
       w.call({ op: 'run', sid: c.sid, args: [names, codes, dims, data, outputNames] }) as Promise<NativeOutput[]>,
@@ -93,21 +95,22 @@ function proxySession(w: ProxyWorker, c: Created): NativeSession {
 /** The worker-mode engine: one worker, made on first use from `workerUrl`, loading the wasm from `urls`. */
 export function proxyEngine(
   makeWorker: () => Worker,
-  urls: { mjs: string; wasm: string; wasmBinary?: Uint8Array },
+  urls: { mjs: string; wasm: string; engineThreads: number; wasmBinary?: Uint8Array },
 ): Engine {
   let w: ProxyWorker | undefined;
   const worker = () => (w ??= new ProxyWorker(makeWorker(), urls));
   return {
     provider: 'wasm',
-    threaded: false,
+    threaded: urls.engineThreads > 1,
     readsFiles: false,
-    async create(model, sourceName, mode, _threads, level, plans, _externalDataDir, weightStorage) {
+    async create(model, sourceName, mode, threads, level, plans, _externalDataDir, weightStorage) {
       if (typeof model === 'string') throw new OneModelError('Internal', 'the wasm engine takes model bytes');
       const c = (await worker().call({
         op: 'create',
         bytes: model.slice(),
         source: sourceName,
         mode,
+        threads,
         level,
         plans,
         weightStorage,

@@ -15,9 +15,9 @@ export interface SessionOptions {
   /** 'fast' (default) or 'exact': exact mode gives the same bits on every platform. */
   mode?: ExecutionMode;
   /**
-   * Threads for one run: an integer 0..256, 0 (default) meaning one per logical core. The native engine (Node)
-   * uses them; the wasm build is single-threaded and runs any accepted value on one thread. Results never
-   * depend on it.
+   * Threads for one run: an integer 0..256, 0 (default) meaning one per logical core for the native engine
+   * (Node) and all of the wasm engine's (env.wasm.numThreads, which also caps it there). `session.threads` says
+   * what a session got. Results never depend on it.
    */
   intraOpNumThreads?: number;
   /**
@@ -189,7 +189,8 @@ function getPlatform(): Platform {
   return platform;
 }
 
-function warnOnce(key: string, message: string): void {
+/** Prints `onemodel: message` once per key (unless env.logLevel silences notices). */
+export function warnOnce(key: string, message: string): void {
   if (warned.has(key) || !noticesEnabled()) return;
   warned.add(key);
   console.warn(`onemodel: ${message}`);
@@ -385,6 +386,11 @@ export class InferenceSession {
   readonly outputMetadata: readonly ValueMetadata[];
   /** The kernels this session runs on: "Wasm128" for the wasm build; "Avx512", "Avx2", "Sse4", "Neon" or "Scalar" for the native engine. */
   readonly kernelPath: string;
+  /**
+   * The threads a run of this session uses, the calling one included (a OneModel addition): intraOpNumThreads
+   * resolved, and for the wasm engine at most the env.wasm.numThreads it was loaded with (docs/wasm-threads.md).
+   */
+  readonly threads: number;
   /** Opset imports of the model; the empty domain is ai.onnx. */
   readonly opsets: readonly { readonly domain: string; readonly version: number }[];
   readonly options: Readonly<CheckedSessionOptions>;
@@ -403,6 +409,7 @@ export class InferenceSession {
     this.inputMetadata = Object.freeze(inputs.map(toMetadata));
     this.outputMetadata = Object.freeze(outputs.map(toMetadata));
     this.kernelPath = native.kernelPath();
+    this.threads = native.threads();
     this.opsets = Object.freeze(native.opsets().map((o) => Object.freeze({ ...o })));
     this.options = Object.freeze({ ...options });
     this.#inputs = new Map(inputs.map((i) => [i.name, i]));

@@ -78,6 +78,9 @@ class Session {
   const SessionOptions& options() const;
   // "Avx512", "Avx2", "Sse4", "Scalar" or "Wasm128": the kernels this session runs on.
   std::string_view kernel_path() const;
+  // The threads a run of this session uses, the calling one included: options().intra_op_threads resolved
+  // (0 = one per logical core); 1 in a wasm build without threads (docs/wasm-threads.md).
+  int threads() const;
   // The graph passes this session ran (docs/architecture.md "Graph passes") as (pass name, patterns
   // rewritten); exact mode runs only the passes that keep bits (docs/graph-passes.md), so there it lists at
   // most those (fuse-elementwise at level All). The list is the session handle's own copy: release() does not
