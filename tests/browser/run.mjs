@@ -195,6 +195,8 @@ self.onmessage = async () => {
 
 // Worker mode (env.wasm.proxy = true) in a page of its own: the setting is read when the wasm engine first
 // loads. A 1024^3 MatMul (about 1 G multiply-adds) runs in the worker while the page's timer keeps firing.
+// The page asks for 2 wasm threads (docs/wasm-threads.md): served plainly it gets one (no SharedArrayBuffer),
+// served cross-origin isolated (a second server with COOP/COEP) the worker's engine runs on two.
 function proxyPage(entry) {
   return pageOf(
     'onemodel worker mode',
@@ -203,6 +205,7 @@ function proxyPage(entry) {
   try {
     const { InferenceSession, Tensor, env } = await import('onemodel');
     env.wasm.proxy = true;
+    env.wasm.numThreads = 2;
     const s = await InferenceSession.create('/testdata/classifier.onnx');
     const out = await s.run({ x: new Tensor('float32', Float32Array.from(${JSON.stringify(CLASSIFIER_INPUT)}), [1, 4]) });
     const n = 1024;
@@ -218,7 +221,7 @@ function proxyPage(entry) {
     await s.release();
     await big.release();
     const ctc = await ${CTC_ON_PAGE};
-    window.__proxy = { ok: true, probs: Array.from(out.probs.data), kernelPath: s.kernelPath, ticks, ms, y0: y.y.data[0], yn: y.y.data.length, ctc };
+    window.__proxy = { ok: true, probs: Array.from(out.probs.data), kernelPath: s.kernelPath, ticks, ms, y0: y.y.data[0], yn: y.y.data.length, ctc, isolated: self.crossOriginIsolated, threads: big.threads };
   } catch (e) {
     window.__proxy = { ok: false, error: String(e && e.stack || e) };
   }
@@ -226,9 +229,14 @@ function proxyPage(entry) {
   );
 }
 
-function serve(pkgDir, entry) {
+// `isolated`: every response carries COOP/COEP, so the pages are cross-origin isolated.
+function serve(pkgDir, entry, isolated = false) {
   const mounts = { '/pkg/': pkgDir, '/testdata/': join(root, 'testdata') };
   const server = createServer((req, res) => {
+    if (isolated) {
+      res.setHeader('cross-origin-opener-policy', 'same-origin');
+      res.setHeader('cross-origin-embedder-policy', 'require-corp');
+    }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname === '/worker.mjs') {
       res.writeHead(200, { 'content-type': MIME['.mjs'] });
@@ -321,6 +329,7 @@ async function main() {
   }
   const tmp = mkdtempSync(join(tmpdir(), 'onemodel-browser-'));
   let server;
+  let isolatedServer;
   let browser;
   const { check, summary } = checks('browser');
   try {
@@ -451,9 +460,37 @@ async function main() {
 
     const proxyTab = await context.newPage();
     proxyTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    proxyTab.on('console', (m) => consoleLines.push(`[proxy console.${m.type()}] ${m.text()}`));
     await proxyTab.goto(`http://127.0.0.1:${port}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
     await proxyTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
     const px = await proxyTab.evaluate(() => window.__proxy);
+    check(
+      'threads asked for in a page that is not cross-origin isolated: one thread and a notice',
+      px.ok &&
+        px.isolated === false &&
+        px.threads === 1 &&
+        consoleLines.some((l) => l.includes('numThreads = 2') && l.includes('cross-origin isolated')),
+      px.ok ? `isolated ${px.isolated}, threads ${px.threads}` : px.error,
+    );
+    // The same page served cross-origin isolated: the worker's engine starts its own Workers.
+    isolatedServer = await serve(pkgDir, entry, true);
+    const isoTab = await context.newPage();
+    isoTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+    isoTab.on('console', (m) => consoleLines.push(`[isolated console.${m.type()}] ${m.text()}`));
+    await isoTab.goto(`http://127.0.0.1:${isolatedServer.address().port}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
+    await isoTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
+    const pi = await isoTab.evaluate(() => window.__proxy);
+    check(
+      'worker mode in a cross-origin isolated page: 2 wasm threads, the same results, timers keep firing',
+      pi.ok &&
+        pi.isolated === true &&
+        pi.threads === 2 &&
+        near(pi.probs, CLASSIFIER_PROBS) &&
+        pi.y0 === 128 &&
+        pi.yn === 1024 * 1024 &&
+        pi.ticks >= Math.min(10, Math.floor(pi.ms / 10 / 2)),
+      pi.ok ? `isolated ${pi.isolated}, threads ${pi.threads}, ticks ${pi.ticks} in ${pi.ms.toFixed(0)} ms` : pi.error,
+    );
     // 1024 x 0.5 x 0.25 = 128 in every element; a blocked page would fire the 10 ms timer at most once.
     check(
       'worker mode (env.wasm.proxy): results, and timers keep firing during a long run',
@@ -477,6 +514,7 @@ async function main() {
   } finally {
     if (browser) await browser.close().catch(() => {});
     if (server) await close(server);
+    if (isolatedServer) await close(isolatedServer);
     rmSync(tmp, { recursive: true, force: true });
   }
   return summary() ? 0 : 1;

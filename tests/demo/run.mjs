@@ -39,6 +39,13 @@ try {
     demo.error ??
       `${demo.boxes.length} boxes, ${red} red overlay pixels, ${demo.ms.toFixed(1)} ms on ${demo.kernelPath}`,
   );
+  // The page asks for min(4, cores) wasm threads and is served cross-origin isolated: it must get them.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency || 1);
+  check(
+    'the demo page runs on min(4, cores) wasm threads (served cross-origin isolated)',
+    !demo.error && demo.threads === Math.min(4, cores),
+    demo.error ?? `${demo.threads} thread(s), ${cores} cores`,
+  );
   check(
     "the page's exact-mode hash equals the native build's",
     !demo.error && demo.same,

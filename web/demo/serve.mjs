@@ -31,10 +31,13 @@ const pages = {
   '/demo.js': join(here, 'demo.js'),
 };
 
+// Cross-origin isolated (COOP/COEP on every response): SharedArrayBuffer, so the wasm engine's threads.
+const ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
 function file(res, path) {
   try {
     if (!statSync(path).isFile()) return false;
-    res.writeHead(200, { 'content-type': MIME[extname(path)] ?? 'application/octet-stream' });
+    res.writeHead(200, { ...ISOLATION, 'content-type': MIME[extname(path)] ?? 'application/octet-stream' });
     res.end(readFileSync(path));
     return true;
   } catch {
