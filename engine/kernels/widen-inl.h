@@ -61,7 +61,55 @@ inline void Widen(const uint16_t* src, float* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = kBFloat16 ? bf16_to_float(src[i]) : half_to_float(src[i]);
 }
 
-inline constexpr WidenFns kWidenFns{&Widen<false>, &Widen<true>};
+// float32 bits u (int32 lanes) -> binary16 bits, as float_to_half.
+template <class DI>
+HWY_INLINE hn::Vec<DI> FloatBitsToHalfBits(DI di, hn::Vec<DI> u) {
+  const hn::Rebind<float, DI> df;
+  const auto sign = hn::And(hn::ShiftRight<16>(u), hn::Set(di, 0x8000));
+  const auto a = hn::And(u, hn::Set(di, 0x7FFFFFFF));
+  // Normal binary16: exponent rebiased, the 13 dropped bits rounded to nearest even (a carry into the exponent
+  // is the correctly rounded result, up to infinity).
+  const auto m = hn::Sub(a, hn::Set(di, 112 << 23));
+  const auto odd = hn::And(hn::ShiftRight<13>(m), hn::Set(di, 1));
+  const auto normal = hn::ShiftRight<13>(hn::Add(hn::Add(m, hn::Set(di, 0xFFF)), odd));
+  // Zero and subnormal: |x| + 0.5 rounds |x| to a multiple of 2^-24 (nearest even), the count is in the low bits.
+  const auto sum = hn::BitCast(di, hn::Add(hn::BitCast(df, a), hn::Set(df, 0.5f)));
+  const auto sub = hn::Sub(sum, hn::Set(di, 0x3F000000));
+  const auto nan = hn::Or(hn::Set(di, 0x7E00), hn::And(hn::ShiftRight<13>(a), hn::Set(di, 0x1FF)));
+  auto r = hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x38800000)), sub, normal);
+  r = hn::IfThenElse(hn::Gt(a, hn::Set(di, 0x477FEFFF)), hn::Set(di, 0x7C00), r);
+  r = hn::IfThenElse(hn::Gt(a, hn::Set(di, 0x7F800000)), nan, r);
+  return hn::Or(r, sign);
+}
+
+// float32 bits u -> bfloat16 bits, as float_to_bf16.
+template <class DI>
+HWY_INLINE hn::Vec<DI> FloatBitsToBFloat16Bits(DI di, hn::Vec<DI> u) {
+  const hn::RebindToUnsigned<DI> du;
+  const auto uu = hn::BitCast(du, u);
+  const auto odd = hn::And(hn::ShiftRight<16>(uu), hn::Set(du, 1));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::Add(uu, hn::Set(du, 0x7FFF)), odd));
+  const auto quiet = hn::Or(hn::ShiftRight<16>(uu), hn::Set(du, 0x40));
+  const auto nan = hn::Gt(hn::And(u, hn::Set(di, 0x7FFFFFFF)), hn::Set(di, 0x7F800000));
+  return hn::IfThenElse(nan, hn::BitCast(di, quiet), hn::BitCast(di, rounded));
+}
+
+template <bool kBFloat16>
+inline void Narrow(const float* src, uint16_t* dst, int64_t n) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const hn::Rebind<uint16_t, decltype(di)> d16;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto u = hn::BitCast(di, hn::LoadU(df, src + i));
+    const auto bits = kBFloat16 ? FloatBitsToBFloat16Bits(di, u) : FloatBitsToHalfBits(di, u);
+    hn::StoreU(hn::DemoteTo(d16, bits), d16, dst + i);  // every lane is in 0..0xFFFF
+  }
+  for (; i < n; ++i) dst[i] = kBFloat16 ? float_to_bf16(src[i]) : float_to_half(src[i]);
+}
+
+inline constexpr WidenFns kWidenFns{&Widen<false>, &Widen<true>, &Narrow<false>, &Narrow<true>};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -19,5 +19,13 @@ void widen_bf16_f32(Isa isa, const uint16_t* src, float* dst, int64_t n) {
   ONEMODEL_PER_TARGET(kWidenFns, isa)->bf16(src, dst, n);
 }
 
+void narrow_f32_f16(Isa isa, const float* src, uint16_t* dst, int64_t n) {
+  ONEMODEL_PER_TARGET(kWidenFns, isa)->narrow_f16(src, dst, n);
+}
+
+void narrow_f32_bf16(Isa isa, const float* src, uint16_t* dst, int64_t n) {
+  ONEMODEL_PER_TARGET(kWidenFns, isa)->narrow_bf16(src, dst, n);
+}
+
 }  // namespace onemodel::kern
 #endif

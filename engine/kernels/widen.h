@@ -15,10 +15,19 @@ void widen_f16_f32(Isa isa, const uint16_t* src, float* dst, int64_t n);
 // dst[i] = the float32 value of bfloat16 src[i], i < n.
 void widen_bf16_f32(Isa isa, const uint16_t* src, float* dst, int64_t n);
 
+// The other way (the half-precision adapter's rounding of outputs, docs/fp16.md section 2): dst[i] = src[i]
+// rounded to nearest even, the bits of base/fp16.h's float_to_half / float_to_bf16 on every target (NaN quiet
+// with its payload's top bits, overflow to infinity, binary16 subnormals rounded by one float32 addition of 0.5,
+// which is exact arithmetic: the sum's unit is 2^-24, binary16's subnormal step).
+void narrow_f32_f16(Isa isa, const float* src, uint16_t* dst, int64_t n);
+void narrow_f32_bf16(Isa isa, const float* src, uint16_t* dst, int64_t n);
+
 // One target's entry points (what widen-inl.h defines per target; widen.cc picks one per Isa).
 struct WidenFns {
   void (*f16)(const uint16_t* src, float* dst, int64_t n);
   void (*bf16)(const uint16_t* src, float* dst, int64_t n);
+  void (*narrow_f16)(const float* src, uint16_t* dst, int64_t n);
+  void (*narrow_bf16)(const float* src, uint16_t* dst, int64_t n);
 };
 
 }  // namespace onemodel::kern

@@ -23,40 +23,29 @@ bool type_has_half(const ir::TypeInfo& t) {
 // changes a bit (docs/fp16.md section 3).
 constexpr int64_t kConvertChunk = 32768;
 
-template <class F>
-void for_convert_chunks(ThreadPool* pool, int64_t n, F&& body) {
-  const int64_t chunks = (n + kConvertChunk - 1) / kConvertChunk;
-  parallel_for(pool, chunks, 0.5 * static_cast<double>(n),
-               [&](int64_t c) { body(c * kConvertChunk, std::min(n, (c + 1) * kConvertChunk)); });
-}
-
-// dst[i] = f(src[i]) over contiguous tensors of the same number of elements.
-template <class S, class D, class F>
-void convert_into(const Tensor& src, Tensor& dst, ThreadPool* pool, F f) {
+// dst = src converted by `run` (a kernels/widen.h conversion of n contiguous values), in fixed chunks over the pool.
+template <class S, class D>
+void convert_into(const Tensor& src, Tensor& dst, ThreadPool* pool, kern::Isa isa,
+                  void (*run)(kern::Isa, const S*, D*, int64_t)) {
   const auto* s = static_cast<const S*>(src.raw());
   auto* d = static_cast<D*>(dst.raw_mut());
-  for_convert_chunks(pool, src.numel(), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) d[i] = f(s[i]);
+  const int64_t n = src.numel();
+  parallel_for(pool, (n + kConvertChunk - 1) / kConvertChunk, 0.5 * static_cast<double>(n), [&](int64_t c) {
+    const int64_t lo = c * kConvertChunk;
+    run(isa, s + lo, d + lo, std::min(n, lo + kConvertChunk) - lo);
   });
 }
 
 // `src` (float16 or bfloat16) widened into `dst` (float32) on the session's target `isa`: exact, the same bits
 // on every target (kernels/widen.h).
 void widen_into(const Tensor& src, Tensor& dst, ThreadPool* pool, kern::Isa isa) {
-  const auto* s = static_cast<const uint16_t*>(src.raw());
-  auto* d = static_cast<float*>(dst.raw_mut());
-  const bool bf16 = src.dtype() == DType::BF16;
-  for_convert_chunks(pool, src.numel(), [&](int64_t b, int64_t e) {
-    (bf16 ? kern::widen_bf16_f32 : kern::widen_f16_f32)(isa, s + b, d + b, e - b);
-  });
+  convert_into(src, dst, pool, isa, src.dtype() == DType::BF16 ? kern::widen_bf16_f32 : kern::widen_f16_f32);
 }
 
-// `src` (float32) rounded to nearest even into `dst` (float16 or bfloat16).
-void narrow_into(const Tensor& src, Tensor& dst, ThreadPool* pool) {
-  if (dst.dtype() == DType::BF16)
-    convert_into<float, uint16_t>(src, dst, pool, [](float x) { return float_to_bf16(x); });
-  else
-    convert_into<float, uint16_t>(src, dst, pool, [](float x) { return float_to_half(x); });
+// `src` (float32) rounded to nearest even into `dst` (float16 or bfloat16) on `isa`: the same bits on every
+// target as base/fp16.h's scalar rounding, a vector at a time (kernels/widen.h).
+void narrow_into(const Tensor& src, Tensor& dst, ThreadPool* pool, kern::Isa isa) {
+  convert_into(src, dst, pool, isa, dst.dtype() == DType::BF16 ? kern::narrow_f32_bf16 : kern::narrow_f32_f16);
 }
 
 Tensor widened(const Tensor& src, kern::Isa isa) {
@@ -66,10 +55,10 @@ Tensor widened(const Tensor& src, kern::Isa isa) {
   return out;
 }
 
-Tensor narrowed(const Tensor& src, DType to) {
+Tensor narrowed(const Tensor& src, DType to, kern::Isa isa) {
   const Tensor c = src.is_contiguous() ? src : contiguous_copy(src);
   Tensor out = Tensor::zeros(to, c.shape());
-  narrow_into(c, out, nullptr);
+  narrow_into(c, out, nullptr, isa);
   return out;
 }
 
@@ -125,7 +114,7 @@ class HalfAdapter final : public Kernel {
       OutputMeta& out = o32[o];
       if (out.dtype == DType::F32) {
         out.dtype = st;
-        if (!out.constant.empty()) out.constant = narrowed(out.constant, st);
+        if (!out.constant.empty()) out.constant = narrowed(out.constant, st, isa_);
       }
       ctx.outputs[o] = std::move(out);
     }
@@ -182,7 +171,7 @@ class HalfAdapter final : public Kernel {
     c32.profile = ctx.profile;
     inner_->run(c32);
     for (size_t o = 0; o < out32.size(); ++o)
-      if (narrow[o]) narrow_into(out32[o], ctx.outputs[o], ctx.pool);
+      if (narrow[o]) narrow_into(out32[o], ctx.outputs[o], ctx.pool, isa_);
   }
 
  private:
