@@ -458,12 +458,16 @@ async function main() {
       unsupported?.ok ? JSON.stringify(u) : unsupported?.error,
     );
 
-    const proxyTab = await context.newPage();
-    proxyTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
-    proxyTab.on('console', (m) => consoleLines.push(`[proxy console.${m.type()}] ${m.text()}`));
-    await proxyTab.goto(`http://127.0.0.1:${port}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
-    await proxyTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
-    const px = await proxyTab.evaluate(() => window.__proxy);
+    // The worker-mode page from a server's port: its result, its console lines kept with `label`.
+    const proxyResult = async (serverPort, label) => {
+      const tab = await context.newPage();
+      tab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+      tab.on('console', (m) => consoleLines.push(`[${label} console.${m.type()}] ${m.text()}`));
+      await tab.goto(`http://127.0.0.1:${serverPort}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
+      await tab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
+      return tab.evaluate(() => window.__proxy);
+    };
+    const px = await proxyResult(port, 'proxy');
     check(
       'threads asked for in a page that is not cross-origin isolated: one thread and a notice',
       px.ok &&
@@ -474,12 +478,7 @@ async function main() {
     );
     // The same page served cross-origin isolated: the worker's engine starts its own Workers.
     isolatedServer = await serve(pkgDir, entry, true);
-    const isoTab = await context.newPage();
-    isoTab.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
-    isoTab.on('console', (m) => consoleLines.push(`[isolated console.${m.type()}] ${m.text()}`));
-    await isoTab.goto(`http://127.0.0.1:${isolatedServer.address().port}/proxy.html`, { timeout: PAGE_TIMEOUT_MS });
-    await isoTab.waitForFunction(() => window.__proxy !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
-    const pi = await isoTab.evaluate(() => window.__proxy);
+    const pi = await proxyResult(isolatedServer.address().port, 'isolated');
     check(
       'worker mode in a cross-origin isolated page: 2 wasm threads, the same results, timers keep firing',
       pi.ok &&
