@@ -23,6 +23,7 @@
 
 #include "base/big_buffer.h"
 #include "base/thread_pool.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/gemm.h"
 #include "kernels/simd_common-inl.h"
@@ -90,6 +91,23 @@ struct OffsetRows {
   static constexpr bool kAligned = false;
   const float* row() const { return bp + *off; }
   void next() { ++off; }
+};
+
+// Any of the above while the loop prefetches another stream, one 64-byte line per k step for its first `left`
+// steps: the weights the next k-block (or the next chunk) reads, on their way from memory during this one's
+// products (PanelTile's `Prefetch`).
+template <class Rows>
+struct Prefetching : Rows {
+  const char* pf;
+  int64_t left;
+  void next() {
+    Rows::next();
+    if (left > 0) {
+      hwy::Prefetch(pf);
+      pf += 64;
+      --left;
+    }
+  }
 };
 
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
@@ -191,6 +209,13 @@ HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* H
   MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last, epi);
 }
 
+template <int R, bool kExact>
+HWY_NOINLINE void MicroPrefetch(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                                float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
+                                const char* pf, int64_t lines) {
+  MicroBody<R, kExact>(kc, ap, Prefetching<PackedRows>{{bp}, pf, lines}, c, ldc, first, last, epi);
+}
+
 // The left half of a B strip only (NV = kNV / 2 vectors): a ragged last strip of at most NR / 2 columns.
 template <int R, bool kExact>
 HWY_NOINLINE void MicroHalf(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
@@ -200,20 +225,22 @@ HWY_NOINLINE void MicroHalf(int64_t kc, const float* HWY_RESTRICT ap, const floa
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroStrided(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, int64_t ldb,
-                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
-  MicroBody<R, kExact>(kc, ap, StridedRows{bp, ldb}, c, ldc, first, last, epi);
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
+                               const char* pf, int64_t lines) {
+  MicroBody<R, kExact>(kc, ap, Prefetching<StridedRows>{{bp, ldb}, pf, lines}, c, ldc, first, last, epi);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroInPlace(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, const int64_t* off,
-                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
-  MicroBody<R, kExact>(kc, ap, OffsetRows{bp, off}, c, ldc, first, last, epi);
+                               float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
+                               const char* pf, int64_t lines) {
+  MicroBody<R, kExact>(kc, ap, Prefetching<OffsetRows>{{bp, off}, pf, lines}, c, ldc, first, last, epi);
 }
 
 using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool,
-                                const RegEpilogue*);
+                                const RegEpilogue*, const char*, int64_t);
 using MicroInPlaceFn = void (*)(int64_t, const float*, const float*, const int64_t*, float*, int64_t, bool, bool,
-                                const RegEpilogue*);
+                                const RegEpilogue*, const char*, int64_t);
 template <bool kExact, size_t... Rs>
 constexpr std::array<MicroStridedFn, kMR> MicroStridedTable(std::index_sequence<Rs...>) {
   return {&MicroStrided<static_cast<int>(Rs) + 1, kExact>...};
@@ -239,6 +266,16 @@ constexpr std::array<MicroFn, kMR> MicroTable(std::index_sequence<Rs...>) {
 // micro[R - 1] handles R rows.
 template <bool kExact>
 inline constexpr std::array<MicroFn, kMR> kMicro = MicroTable<kExact>(std::make_index_sequence<kMR>());
+
+using MicroPrefetchFn = void (*)(int64_t, const float*, const float*, float*, int64_t, bool, bool, const RegEpilogue*,
+                                 const char*, int64_t);
+template <bool kExact, size_t... Rs>
+constexpr std::array<MicroPrefetchFn, kMR> MicroPrefetchTable(std::index_sequence<Rs...>) {
+  return {&MicroPrefetch<static_cast<int>(Rs) + 1, kExact>...};
+}
+template <bool kExact>
+inline constexpr std::array<MicroPrefetchFn, kMR> kMicroPrefetch =
+    MicroPrefetchTable<kExact>(std::make_index_sequence<kMR>());
 
 template <bool kExact, size_t... Rs>
 constexpr std::array<MicroFn, kMR> MicroHalfTable(std::index_sequence<Rs...>) {
@@ -501,6 +538,26 @@ inline float* PanelScratch(int64_t nt) {
   return scratch.get(kKC * nt);
 }
 
+// Operands smaller than this (128 KiB) are not prefetched: they stay in the caches between runs.
+constexpr int64_t kPrefetchMinFloats = int64_t{1} << 15;
+
+// What the products of one k-block prefetch (PanelTile): `lines` 64-byte lines from `at`, `per_call` of them per
+// full-width microkernel call. take() hands one call its share and moves past it.
+struct Prefetch {
+  const char* at = nullptr;
+  int64_t lines = 0, per_call = 0;
+  struct Share {
+    const char* at;
+    int64_t lines;
+  };
+  Share take() {
+    const Share s{at, std::min(per_call, lines)};
+    lines -= s.lines;
+    at += s.lines * 64;
+    return s;
+  }
+};
+
 // One chunk: rows [i0, i0 + mb) of C and columns [j0, j0 + NC), all of k. Each k-block fills its B panel
 // (kc x NC, in L2) once; then every A strip (kc x MR, in L1) runs against every B strip of the panel. A is
 // read once per chunk and k-block, so a chunk normally holds all of m and the chunks are column tiles.
@@ -536,10 +593,44 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
     const int64_t done = reg ? nc / kNR * kNR : 0;
     if (done < nc) epilogue->apply(epilogue->ctx, i0 + ii, rows, j0 + done, nc - done, crow + done, ldc);
   };
+  // The weights of a layer are read once per run, mostly from memory (a model's weights outgrow the caches), and
+  // the first A strip of a k-block met them all at once: the full-width products of each k-block prefetch
+  // the block of the operand that holds them which the next k-block reads (B when packed whole, else A; the
+  // next chunk's first block after the last k-block), one line per k step, spread over the block's calls.
+  // ResNet-50's 512 -> 512 3x3 at 7 x 7 in a chain of eight: 14.2 -> 13.6 ms (one thread, alternated minima).
+  Prefetch pref;
+  const auto& micro_pf = kMicroPrefetch<kExact>;
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     const int64_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
     const float* ablk = pa + p0 * m_pad;
+    {
+      int64_t np0 = p0 + kKC, ni0 = i0, nj0 = j0;
+      if (last) {
+        const int64_t t1 = tile + 1;
+        np0 = t1 < tiles_m * tiles_n ? 0 : k;
+        ni0 = (rows_first ? t1 % tiles_m : t1 / tiles_n) * mb;
+        nj0 = (rows_first ? t1 / tiles_m : t1 % tiles_n) * nt;
+      }
+      const int64_t calls = ((mc + kMR - 1) / kMR) * (nc / kNR);
+      const int64_t weight_floats = full_b ? k * n_pad : k * m_pad;
+      pref = Prefetch{};
+      if (np0 < k && calls > 0 && weight_floats >= kPrefetchMinFloats) {
+        const int64_t kc2 = std::min(kKC, k - np0);
+        const float* from;
+        int64_t floats;
+        if (full_b) {
+          from = full_b + np0 * n_pad + (nj0 / kNR) * kc2 * kNR;
+          floats = kc2 * ((std::min(nt, n - nj0) + kNR - 1) / kNR * kNR);
+        } else {
+          from = pa + np0 * m_pad + ni0 * kc2;
+          floats = kc2 * ((std::min(mb, m - ni0) + kMR - 1) / kMR * kMR);
+        }
+        pref.at = reinterpret_cast<const char*>(from);
+        pref.lines = floats * static_cast<int64_t>(sizeof(float)) / 64;
+        pref.per_call = (pref.lines + calls - 1) / calls;
+      }
+    }
     if (src.direct) {
       // B read in place: whole strips straight from its rows, a ragged last strip copied (zero-padded) first.
       const int64_t* off = src.row_off ? src.row_off + p0 : nullptr;
@@ -558,13 +649,18 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const RegEpilogue* reg = last && epilogue ? epilogue->reg : nullptr;
         if (off) {
           const MicroInPlaceFn fo = micro_in_place[static_cast<size_t>(rows - 1)];
-          for (int64_t jj = 0; jj < full; jj += kNR)
-            fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last, reg_at(reg, ii, jj));
+          for (int64_t jj = 0; jj < full; jj += kNR) {
+            const Prefetch::Share pf = pref.take();
+            fo(kc, astrip, src.direct + j0 + jj, off, crow + jj, ldc, first, last, reg_at(reg, ii, jj), pf.at,
+               pf.lines);
+          }
         } else {
           const MicroStridedFn fs = micro_strided[static_cast<size_t>(rows - 1)];
-          for (int64_t jj = 0; jj < full; jj += kNR)
+          for (int64_t jj = 0; jj < full; jj += kNR) {
+            const Prefetch::Share pf = pref.take();
             fs(kc, astrip, src.direct + p0 * src.ldb + j0 + jj, src.ldb, crow + jj, ldc, first, last,
-               reg_at(reg, ii, jj));
+               reg_at(reg, ii, jj), pf.at, pf.lines);
+          }
         }
         if (full < nc)
           MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, scratch, crow + full, ldc, rows,
@@ -591,6 +687,12 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
+        if (cols == kNR && pref.lines > 0) {
+          const Prefetch::Share pf = pref.take();
+          micro_pf[static_cast<size_t>(rows - 1)](kc, astrip, bstrip, cp, ldc, first, last, reg_at(reg, ii, jj),
+                                                  pf.at, pf.lines);
+          continue;
+        }
         MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols, first,
                   last, edge, cols == kNR ? reg_at(reg, ii, jj) : nullptr);
       }
