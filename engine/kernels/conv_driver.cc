@@ -437,12 +437,14 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
 // The 2 x 2 phase planes (hp x wp each) of every channel's zero-padded plane: phase (a, b) of channel c at
 // xp + ((c * 2 + a) * 2 + b) * hp * wp holds padded rows a, a + 2, ... and columns b, b + 2, ... (stride-2
 // convolutions read in place, padded_direct). Input rows are de-interleaved a vector at a time (take_even).
+// Only the phases a tap reads are built: a kernel one tap high (wide) reads row (column) phase 0 alone, so a
+// 1x1 stride-2 convolution (ResNet-50's downsampling layers) copies a quarter of its input instead of all of it.
 void phase_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t channels, const float* x, float* xp,
                       const DepthwiseFns& fns, ThreadPool* pool) {
   const int64_t h = g.in[1], w = g.in[2], pt = g.pad_before[1], pl = g.pad_before[2];
   parallel_for(pool, channels, 0.5 * double(channels * 4 * hp * wp), [&](int64_t c) {
-    for (int64_t a = 0; a < 2; ++a)
-      for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t a = 0; a < std::min<int64_t>(2, g.kernel[1]); ++a)
+      for (int64_t b = 0; b < std::min<int64_t>(2, g.kernel[2]); ++b) {
         float* plane = xp + ((c * 2 + a) * 2 + b) * hp * wp;
         // Phase columns j whose input column 2j + b - pl lies inside the row: [jlo, jhi).
         const int64_t jlo = std::min(wp, std::max<int64_t>(0, (pl - b + 1) / 2));

@@ -212,6 +212,9 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(2, 3, 6, 1, {{29, 3, 2, 1, 1, 1}, {33, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 3, 8, 1, {{40, 7, 2, 1, 3, 3}, {44, 7, 2, 1, 3, 3}}));
   v.push_back(make_conv(1, 6, 10, 1, {{28, 1, 2, 1, 0, 0}, {36, 1, 2, 1, 0, 0}}));
+  // Kernels one tap high or wide at stride 2 build only the phase planes their taps read (1x3, 3x1).
+  v.push_back(make_conv(1, 3, 5, 1, {{20, 1, 2, 1, 0, 0}, {21, 3, 2, 1, 1, 1}}));
+  v.push_back(make_conv(1, 3, 5, 1, {{21, 3, 2, 1, 1, 0}, {20, 1, 2, 1, 0, 0}}));
   v.push_back(make_conv(1, 4, 7, 1, {{40, 3, 2, 1, 1, 1}, {20, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(1, 4, 7, 1, {{20, 3, 1, 1, 1, 1}, {40, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 3, 5, 1, {{30, 3, 2, 2, 2, 2}, {30, 3, 2, 2, 2, 2}}));
