@@ -597,7 +597,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   // the first A strip of a k-block met them all at once: the full-width products of each k-block prefetch
   // the block of the operand that holds them which the next k-block reads (B when packed whole, else A; the
   // next chunk's first block after the last k-block), one line per k step, spread over the block's calls.
-  // ResNet-50's 512 -> 512 3x3 at 7 x 7 in a chain of eight: 14.2 -> 13.6 ms (one thread, alternated minima).
+  // ResNet-50's 512 -> 512 3x3 at 7 x 7 in a chain of eight: 14.2 -> 13.6 ms (one thread, alternated minima;
+  // kernels-gemm.md section 3, "Weights prefetched a k-block ahead").
   Prefetch pref;
   const auto& micro_pf = kMicroPrefetch<kExact>;
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
