@@ -10,7 +10,7 @@ cpp=$(git ls-files 'engine/*.cc' 'engine/*.h' 'bindings/*.cc' 'bindings/*.h' 'te
 js=('web/**/*.{ts,mjs,js,cjs}' 'node/**/*.{ts,mjs,js,cjs}' 'tests/**/*.{ts,mjs,js,cjs}' 'tools/**/*.mjs' 'bench/**/*.mjs')
 status=0
 if [ "$mode" = --check ]; then
-  bad=$(clang-format-14 --dry-run $cpp 2>&1 | grep -oE '^[^:]+: warning' | cut -d: -f1 | sort -u)
+  bad=$(clang-format-14 --dry-run $cpp 2>&1 | grep -oE '^[^:]+:[0-9]+:[0-9]+: warning' | cut -d: -f1 | sort -u)
   if [ -n "$bad" ]; then
     echo "clang-format-14 would change:"; echo "$bad" | sed 's/^/  /'; status=1
   fi

@@ -83,14 +83,14 @@ bool pad_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t chann
 // y[batch, out_channels, out...] = conv(x[batch, in_channels, in...], w[out_channels, in_channels/groups,
 // kernel...]). `scratch` holds conv_scratch_floats(g, threads) floats where threads >= the pool's threads
 // (1 without a pool). `packed` (optional) is conv_pack_weights(isa, g, w); without it the weights are packed
-// for this call. w may be null when `packed` is compact (conv_packed_compact) and matches. Exact results are the same bits on every target and at any thread count, packed or not.
-// `epilogue` (optional) then runs over every output exactly once, in runs of one output plane: y points at
-// output (n, oc, j0) and holds `count` finished values, which it may rewrite in place (the bias and fused
-// element-wise chains of ops/conv.cc). The matrix-product and depthwise paths call it on the computing
-// thread right after a block of outputs is finished, while it is in cache; the others after the product.
-// When each output plane is one value (a 1x1 output: squeeze-and-excitation layers, a classifier), the paths
-// call `apply_points` instead, if set, once for a run of planes: y[i] is output (n, oc0 + i, 0) for
-// i < channels. One call per channel cost as much as the product there (MobileNetV3's 960 -> 240 layer).
+// for this call. w may be null when `packed` is compact (conv_packed_compact) and matches. Exact results are the same
+// bits on every target and at any thread count, packed or not. `epilogue` (optional) then runs over every output
+// exactly once, in runs of one output plane: y points at output (n, oc, j0) and holds `count` finished values, which it
+// may rewrite in place (the bias and fused element-wise chains of ops/conv.cc). The matrix-product and depthwise paths
+// call it on the computing thread right after a block of outputs is finished, while it is in cache; the others after
+// the product. When each output plane is one value (a 1x1 output: squeeze-and-excitation layers, a classifier), the
+// paths call `apply_points` instead, if set, once for a run of planes: y[i] is output (n, oc0 + i, 0) for i < channels.
+// One call per channel cost as much as the product there (MobileNetV3's 960 -> 240 layer).
 struct ConvEpilogue {
   void (*apply)(const void* ctx, int64_t n, int64_t oc, int64_t j0, int64_t count, float* y);
   const void* ctx;

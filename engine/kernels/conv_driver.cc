@@ -524,9 +524,9 @@ struct ConvPackedWeights {
   int64_t out_channels, group_k, groups;
   std::vector<std::shared_ptr<const PackedA>> as_a;
   std::vector<std::shared_ptr<const PackedB>> as_bt;
-  bool fast_wino = false;                       // packed for fast mode and a shape winograd_applies to
-  std::shared_ptr<const WinogradWeights> wino;  // then these instead of as_a (unless a weight is not finite)
-  PackStorage storage = PackStorage::F32;       // of as_a / as_bt (conv_pack_weights)
+  bool fast_wino = false;                           // packed for fast mode and a shape winograd_applies to
+  std::shared_ptr<const WinogradWeights> wino;      // then these instead of as_a (unless a weight is not finite)
+  PackStorage storage = PackStorage::F32;           // of as_a / as_bt (conv_pack_weights)
   std::shared_ptr<const ConvPackedWeights> panels;  // compact with wino: the panels' packing, for special images
 };
 

@@ -690,8 +690,8 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
         if (cols == kNR && pref.lines > 0) {
           const Prefetch::Share pf = pref.take();
-          micro_pf[static_cast<size_t>(rows - 1)](kc, astrip, bstrip, cp, ldc, first, last, reg_at(reg, ii, jj),
-                                                  pf.at, pf.lines);
+          micro_pf[static_cast<size_t>(rows - 1)](kc, astrip, bstrip, cp, ldc, first, last, reg_at(reg, ii, jj), pf.at,
+                                                  pf.lines);
           continue;
         }
         MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols, first,

@@ -90,7 +90,7 @@ struct RegEpilogue {
   const float* bias = nullptr;   // one value per row of C
   const float* scale = nullptr;  // one value per row of C (a batch normalisation's a, passes/batchnorm_affine.cc)
   const float* shift = nullptr;  // one value per row of C (its b)
-  const float* res = nullptr;   // rows of res_ld floats, one per row of C
+  const float* res = nullptr;    // rows of res_ld floats, one per row of C
   int64_t res_ld = 0;
   bool res_first = false;  // res + v rather than v + res (which operand a NaN result keeps, in fast mode)
   RegTail tail = RegTail::None;

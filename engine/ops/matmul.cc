@@ -188,8 +188,7 @@ class MatMulKernel final : public Kernel {
           packed->compact = compact != nullptr;
           const float* pb = b.data<float>().data();
           for (int64_t i = 0; i < mats; ++i)
-            packed->mats.push_back(
-                kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}, storage));
+            packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}, storage));
           // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
           if (packed->mats.empty()) return nullptr;
           return packed;

@@ -175,7 +175,8 @@ TEST(CompactWeights, ProductsPackTheSixteenBitsOnce) {
     };
     GraphBuilder g;
     Var x = g.input("x", DType::F32, {2, 32, 12, 12});
-    Var c = g.op("Conv", {x, g.constant(tensor(r(w3), {32, 32, 3, 3}))}, {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
+    Var c = g.op("Conv", {x, g.constant(tensor(r(w3), {32, 32, 3, 3}))},
+                 {Attr("pads", std::vector<int64_t>{1, 1, 1, 1})})[0]
                 .relu();
     c = g.op("Conv", {c, g.constant(tensor(r(w1), {128, 32, 1, 1}))})[0];
     c = g.op("Conv", {c, g.constant(tensor(r(wd), {128, 1, 3, 3}))},

@@ -2,7 +2,8 @@
 // narrowings narrow_f32_f16 / narrow_f32_bf16 over millions of float32 patterns, every rounding boundary among
 // them): the bits of
 // base/fp16.h's scalar conversions (themselves checked in fp16_test.cc), and for binary16 also the compiler's
-// own binary16 conversion where it has one (_Float16 on x86-64, __fp16 on Arm64) (an independent reference for every non-NaN pattern).
+// own binary16 conversion where it has one (_Float16 on x86-64, __fp16 on Arm64) (an independent reference for every
+// non-NaN pattern).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -88,7 +89,8 @@ std::vector<float> narrowing_patterns() {
   for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 4099) bits.push_back(static_cast<uint32_t>(u));
   for (uint32_t h = 0; h < 0x7C00; ++h) {
     const double mid = (static_cast<double>(half_to_float(static_cast<uint16_t>(h))) +
-                        static_cast<double>(half_to_float(static_cast<uint16_t>(h + 1)))) / 2;
+                        static_cast<double>(half_to_float(static_cast<uint16_t>(h + 1)))) /
+                       2;
     const uint32_t m = std::bit_cast<uint32_t>(static_cast<float>(mid));
     for (uint32_t b : {m - 1, m, m + 1}) bits.push_back(b);
   }
@@ -121,8 +123,7 @@ TEST(KernelWiden, NarrowingsMatchTheScalarRoundingOnEveryTarget) {
       ASSERT_EQ(b[i], float_to_bf16(src[i])) << isa_name(isa) << " float32 bits " << std::hex << u;
 #if defined(__x86_64__) && defined(__FLT16_MAX__)
       // Independently, for every non-NaN value: the compiler's own binary16 conversion (round to nearest even).
-      if (!std::isnan(src[i]))
-        ASSERT_EQ(h[i], std::bit_cast<uint16_t>(static_cast<_Float16>(src[i]))) << std::hex << u;
+      if (!std::isnan(src[i])) ASSERT_EQ(h[i], std::bit_cast<uint16_t>(static_cast<_Float16>(src[i]))) << std::hex << u;
 #endif
     }
   }

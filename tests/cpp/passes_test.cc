@@ -368,9 +368,12 @@ TEST(GraphPasses, BatchNormAffineKeepsTheKernelsBits) {
   auto exact = rt::CompiledGraph::create(model("bn_affine"), true);
   EXPECT_EQ(rewrites(*exact, "batchnorm-affine"), 6);
   // Four Conv heads take theirs; the shared Conv's and the ConvTranspose's run as programs of their own.
-  EXPECT_EQ(ops(*exact), (std::map<std::string, int>{
-                             {"BatchNormalization", 1}, {"Conv", 2}, {"ConvTranspose", 1}, {"FusedConv", 4},
-                             {"FusedElementwise", 2}, {"Sigmoid", 1}}));
+  EXPECT_EQ(ops(*exact), (std::map<std::string, int>{{"BatchNormalization", 1},
+                                                     {"Conv", 2},
+                                                     {"ConvTranspose", 1},
+                                                     {"FusedConv", 4},
+                                                     {"FusedElementwise", 2},
+                                                     {"Sigmoid", 1}}));
   auto fast = rt::CompiledGraph::create(model("bn_affine"), false);
   EXPECT_EQ(rewrites(*fast, "conv-batchnorm-fold"), 3);
   EXPECT_EQ(rewrites(*fast, "batchnorm-affine"), 3);  // after the Add, after the ConvTranspose, the shared Conv
@@ -387,8 +390,7 @@ TEST(GraphPasses, BatchNormAffineKeepsTheKernelsBits) {
     }
   }
   check_levels("bn_affine",
-               {{"x", random(Shape{2, 8, 9, 21}, 73)}, {"res", random(Shape{2, 40, 9, 21}, 74)}, {"mean", mean}},
-               2e-6);
+               {{"x", random(Shape{2, 8, 9, 21}, 73)}, {"res", random(Shape{2, 40, 9, 21}, 74)}, {"mean", mean}}, 2e-6);
 }
 
 TEST(GraphPasses, FuseElementwiseOperandsAConvCannotWalk) {
