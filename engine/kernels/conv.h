@@ -121,11 +121,6 @@ int64_t conv_transpose_scratch_floats(const ConvGeometry& g);
 void conv_transpose_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
                         float* scratch, ThreadPool* pool, const float* bias = nullptr);
 
-// The im2col matrix of one image and group: rows (c, kd, kh, kw), columns the output positions (at most 256:
-// the transposed path of narrow outputs is its only user; more is an Internal error); padding taps are +0. `x`
-// points at the group's first input channel. Built in chunks of 16 rows.
-void im2col_f32(Isa isa, const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool);
-
 // Adds the col rows (c, kd, kh, kw) x input positions of `channels` channels into their output planes (g.out): every
 // output starts at +0 and receives its taps in increasing (kd, kh, kw) order; exact mode rewrites NaN as 0x7FC00000.
 // ConvTranspose's second step and the Col2Im operator (ops-newer.md section 6). One chunk per channel.

@@ -23,8 +23,6 @@
 namespace onemodel::kern {
 namespace {
 
-constexpr int64_t kIm2colChunkRows = 16;    // kernels-gemm.md: im2col rows are built in chunks of 16
-constexpr int64_t kIm2colMaxOutputs = 256;  // fill_panel's widest panel; the transposed path needs 4 * NR = 128
 constexpr int64_t kMaxDepthwiseTaps = 64;
 constexpr int64_t kMaxDepthwiseStrideW = 8;
 
@@ -507,9 +505,12 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads) {
     return std::max(winograd_scratch_floats(g, threads), conv_scratch_floats(g, true, threads));
   const ConvPath path = conv_path(g);
   const int64_t in_place = padded_direct(g) ? padded_scratch_floats(g) : int64_t{0};
-  // Room for the transposed path of narrow outputs (col, then C^T) on any target: NR is at most 32.
+  // Room for the transposed path of narrow outputs (col^T packed, then C^T) on any target: NR is at most 32,
+  // MR one of 12, 6 and 4 (so rounding up to 12 covers each).
   if ((path == ConvPath::Gemm1x1 || path == ConvPath::Im2colGemm) && g.out_size() <= kNarrowMaxTiles * 32)
-    return std::max(((g.in_channels / g.groups) * g.taps() + g.out_channels / g.groups) * g.out_size(), in_place);
+    return std::max((g.in_channels / g.groups) * g.taps() * ceil_div(g.out_size(), int64_t{12}) * 12 +
+                        (g.out_channels / g.groups) * g.out_size(),
+                    in_place);
   if (in_place > 0) return in_place;
   switch (path) {
     case ConvPath::Depthwise: return int64_t{slot_count(threads)} * phase_floats(g);
@@ -575,7 +576,8 @@ bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const 
 namespace {
 
 // The im2col matrix of one image and group, one panel at a time (kernels/gemm.h PanelSource): rows
-// (c, kd, kh, kw), columns output positions, padding taps +0 — the values im2col_f32 writes, in packed strips.
+// (c, kd, kh, kw), columns output positions, padding taps +0, in packed strips (of B, or of the transposed
+// path's A: gemm_f32_packed_at).
 struct PanelCtx {
   const ConvGeometry* g;
   const float* x;  // the group's first input channel
@@ -641,7 +643,7 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
     t.row0 = t.a == j0 ? j0_row : t.a;  // a is j0 or a multiple of ow_n
     return t;
   };
-  // A table of the taps when the panel has rows enough to use it (im2col_f32 fills 16 rows at a time).
+  // A table of the taps when the panel has rows enough to use it.
   constexpr int64_t kMaxTable = 64;
   FlatTap table[kMaxTable];
   const bool use_table = flat && kh_n * kw_n <= kMaxTable && kc >= 2 * kh_n * kw_n;
@@ -695,20 +697,20 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
       }
       for (int64_t o = vhi; o < b; ++o) dst[o] = 0.0f;
     }
+    // Strips of B's width NR (4 to 32) or, for the transposed path's A (gemm_f32_packed_at), of A's height MR.
     float* prow = panel + pr * nr;
-    if (nr == nc) {  // one strip exactly as wide as the panel: im2col_f32's rows
-      std::memcpy(prow, tmp, sizeof(float) * size_t(nc));
-    } else
-      switch (nr) {
-        case 4: scatter_strips<4>(tmp, nc, kc, prow); break;
-        case 8: scatter_strips<8>(tmp, nc, kc, prow); break;
-        case 16: scatter_strips<16>(tmp, nc, kc, prow); break;
-        case 32: scatter_strips<32>(tmp, nc, kc, prow); break;
-        default: {
-          for (int64_t qq = 0; qq < nc; qq += nr, prow += kc * nr)
-            for (int64_t i = 0; i < nr; ++i) prow[i] = qq + i < nc ? tmp[qq + i] : 0.0f;
-        }
+    switch (nr) {
+      case 4: scatter_strips<4>(tmp, nc, kc, prow); break;
+      case 6: scatter_strips<6>(tmp, nc, kc, prow); break;
+      case 8: scatter_strips<8>(tmp, nc, kc, prow); break;
+      case 12: scatter_strips<12>(tmp, nc, kc, prow); break;
+      case 16: scatter_strips<16>(tmp, nc, kc, prow); break;
+      case 32: scatter_strips<32>(tmp, nc, kc, prow); break;
+      default: {
+        for (int64_t qq = 0; qq < nc; qq += nr, prow += kc * nr)
+          for (int64_t i = 0; i < nr; ++i) prow[i] = qq + i < nc ? tmp[qq + i] : 0.0f;
       }
+    }
     if (++kw == kw_n) {
       kw = 0;
       if (++kh == kh_n) {
@@ -723,18 +725,6 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
 }
 
 }  // namespace
-
-// Chunks of 16 rows, each one panel in one strip as wide as the output (fill_panel with nr = nc = out_size: row p
-// of the panel at p * out_size), so im2col and the panels write the same values by the same code.
-void im2col_f32(Isa isa, const ConvGeometry& g, int64_t group_channels, const float* x, float* col, ThreadPool* pool) {
-  const int64_t rows = group_channels * g.taps(), os = g.out_size();
-  if (os > kIm2colMaxOutputs) throw Error(ErrorKind::Internal, "im2col of more than 256 output positions");
-  const PanelCtx pc{&g, x, &depthwise_fns(isa)};
-  parallel_for(pool, ceil_div(rows, kIm2colChunkRows), double(rows * os) / 2.0, [&](int64_t chunk) {
-    const int64_t r0 = chunk * kIm2colChunkRows, kc = std::min(rows, r0 + kIm2colChunkRows) - r0;
-    fill_panel(&pc, r0, kc, 0, os, os, col + r0 * os);
-  });
-}
 
 namespace {
 
@@ -825,15 +815,19 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
       const float* xg = x + (n * g.in_channels + gi * cg) * g.in_size();
       float* yg = y + (n * g.out_channels + gi * mg) * os;
       const auto gs = static_cast<size_t>(gi);
+      const PanelCtx pc{&g, xg, &depthwise_fns(isa)};
       if (packed->transposed) {
-        // scratch: col (k x os), then C^T (os x mg). A 1x1 convolution's col is its input, and with one output
-        // position C^T is the output itself (MobileNetV3's squeeze-and-excitation convolutions spent a third
-        // of their time copying).
-        float* col = scratch;
-        const bool one_by_one = path == ConvPath::Gemm1x1;
-        if (!one_by_one) im2col_f32(isa, g, cg, xg, col, nullptr);
-        float* ct = os == 1 ? yg : scratch + k * os;
-        gemm_f32_packed(isa, exact, os, MatrixView{one_by_one ? xg : col, 1, os}, *packed->as_bt[gs], ct, mg, pool);
+        // scratch: col^T packed (k x os, rows rounded up to MR), then C^T (os x mg). col^T's strips are
+        // filled from the input by fill_panel, in parallel (ResNet-50's 512 -> 512 3x3 at 7 x 7 built col on
+        // one thread, then packed it: a fifth of the layer at two threads). A 1x1 convolution's col is its
+        // input, and with one output position C^T is the output itself (MobileNetV3's squeeze-and-excitation
+        // convolutions spent a third of their time copying).
+        const int64_t os_pad = ceil_div(os, gemm_mr(isa)) * gemm_mr(isa);
+        float* ct = os == 1 ? yg : scratch + k * os_pad;
+        if (path == ConvPath::Gemm1x1)
+          gemm_f32_packed(isa, exact, os, MatrixView{xg, 1, os}, *packed->as_bt[gs], ct, mg, pool);
+        else
+          gemm_f32_packed_at(isa, exact, os, PanelSource{&fill_panel, &pc}, *packed->as_bt[gs], scratch, ct, mg, pool);
         if (ct == yg) {
           if (epilogue && epilogue->apply_points)
             epilogue->apply_points(epilogue->ctx, n, gi * mg, mg, yg);
@@ -857,7 +851,6 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         });
         continue;
       }
-      const PanelCtx pc{&g, xg, &depthwise_fns(isa)};
       const GroupEpilogue ge{epilogue, n, gi * mg, os};
       RegEpilogue reg;  // the register epilogue at this image and group's first channel
       if (epilogue && epilogue->reg) {

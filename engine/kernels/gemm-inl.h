@@ -521,6 +521,17 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
     });
 }
 
+// A's packing from panels of its transpose (gemm.h gemm_f32_packed_at): a panel of A^T in strips of kMR columns
+// is a k-block of A's packed strips, so each k-block is one fill, in parallel over the k-blocks.
+inline void PackAPanels(int64_t m, int64_t k, const PanelSource& at, float* dst, ThreadPool* pool) {
+  const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
+  parallel_for(pool, (k + kKC - 1) / kKC, kNsPerPacked * static_cast<double>(k) * static_cast<double>(m_pad),
+               [&](int64_t b) {
+                 const int64_t p0 = b * kKC;
+                 at.fill(at.ctx, p0, std::min(kKC, k - p0), 0, m, kMR, dst + p0 * m_pad);
+               });
+}
+
 // ---- A packed once, B from panels (kernels/gemm.h PanelSource) ----
 
 inline void PackAAll(int64_t m, int64_t k, MatrixView a, float* dst) {
@@ -779,8 +790,9 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
 
 }  // namespace gemm_detail
 
-inline constexpr GemmFns kGemmFns{gemm_detail::kNR, &gemm_detail::PackB,    &gemm_detail::Compute,
-                                  gemm_detail::kMR, &gemm_detail::PackAAll, &gemm_detail::ComputePanels};
+inline constexpr GemmFns kGemmFns{gemm_detail::kNR,         &gemm_detail::PackB,    &gemm_detail::Compute,
+                                  gemm_detail::kMR,         &gemm_detail::PackAAll, &gemm_detail::ComputePanels,
+                                  &gemm_detail::PackAPanels};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

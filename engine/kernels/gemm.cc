@@ -141,6 +141,7 @@ void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const Pan
 
 int64_t packed_b_rows(const PackedB& b) { return b.k; }
 int64_t gemm_nr(Isa isa) { return ONEMODEL_PER_TARGET(kGemmFns, isa)->nr; }
+int64_t gemm_mr(Isa isa) { return ONEMODEL_PER_TARGET(kGemmFns, isa)->mr; }
 int64_t packed_b_cols(const PackedB& b) { return b.n; }
 
 void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, MatrixView b, float* c, int64_t ldc,
@@ -195,6 +196,19 @@ void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB
                                                 ", called for " + std::string(isa_name(isa)));
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   fns.compute(exact, m, b.n, b.k, a, b.values.floats(isa, pool), c, ldc, pool, epilogue);
+}
+
+void gemm_f32_packed_at(Isa isa, bool exact, int64_t m, const PanelSource& at, const PackedB& b, float* a_buf, float* c,
+                        int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
+  check_dims(m, b.n, b.k);
+  if (isa != b.isa)
+    throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed_at: B was packed for " + std::string(isa_name(b.isa)) +
+                                                ", called for " + std::string(isa_name(isa)));
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
+  fns.pack_a_panels(m, b.k, at, a_buf, pool);
+  PanelSource packed{nullptr, nullptr};
+  packed.packed = b.values.floats(isa, pool);
+  fns.compute_panels(exact, m, b.n, b.k, a_buf, packed, c, ldc, pool, epilogue);
 }
 
 }  // namespace onemodel::kern

@@ -42,6 +42,8 @@ void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB
 
 // Columns of a packed B strip on `isa` (the register tile's width).
 int64_t gemm_nr(Isa isa);
+// Rows of a packed A strip on `isa` (the register tile's height): 12, 6 or 4.
+int64_t gemm_mr(Isa isa);
 
 // The shape a PackedB was made for (callers check a constant against the run's shapes).
 int64_t packed_b_rows(const PackedB& b);  // k
@@ -115,6 +117,14 @@ struct TileEpilogue {
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue = nullptr);
 
+// C[m x n] = A * packed B where A is never materialised either: `at` gives panels of A^T (k x m; a convolution's
+// im2col, run transposed), which the product asks for once per k-block with all m columns in strips of
+// gemm_mr(isa) (A's packed strips, built in parallel over the k-blocks into `a_buf`, which holds
+// k * ceil(m / mr) * mr floats). Same bits as gemm_f32_packed with A = (A^T)^T materialised. `at.direct`,
+// `row_off` and `packed` are not used.
+void gemm_f32_packed_at(Isa isa, bool exact, int64_t m, const PanelSource& at, const PackedB& b, float* a_buf, float* c,
+                        int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue = nullptr);
+
 // One target's entry points (gemm-inl.h defines them per target; gemm.cc picks one per Isa).
 struct GemmFns {
   int64_t nr;  // width of a packed B strip; the packed buffer holds ceil(n / nr) * nr columns for every k
@@ -129,6 +139,8 @@ struct GemmFns {
   void (*pack_a)(int64_t m, int64_t k, MatrixView a, float* dst);
   void (*compute_panels)(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& b,
                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue);
+  // Packs all of A (m x k) into dst, as pack_a, from panels of A^T (gemm_f32_packed_at).
+  void (*pack_a_panels)(int64_t m, int64_t k, const PanelSource& at, float* dst, ThreadPool* pool);
 };
 
 }  // namespace onemodel::kern

@@ -274,6 +274,10 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 16, 96, 1, {{12, 1, 1, 1, 0, 0}, {4, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(1, 8, 64, 1, {{7, 1, 1, 1, 0, 0}, {7, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(2, 12, 40, 1, {{10, 3, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));
+  // col^T's packed strips filled from the input (gemm_f32_packed_at): two k-blocks (360 rows), 49 positions in
+  // strips of MR with a ragged last one (AVX-512 and AVX2; SSE4's tiles take the positions), batch 2, groups.
+  v.push_back(make_conv(2, 40, 64, 1, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
+  v.push_back(make_conv(1, 80, 128, 2, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
   // Square 3x3 and 5x5 kernels with height stride 1 or 2 walk four output rows at a time (each input vector
   // serves every row it feeds): a leftover of 1-3 rows, rows of 16+ and of 8-15 outputs, read in place
   // (unpadded), width stride 2 through the column phases, multiplier 2, width dilation 2.
