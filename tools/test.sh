@@ -9,7 +9,8 @@
 #      package in pages built by Vite (dev server and build) and esbuild (tests/bundlers/)
 #   5. real models against ONNX Runtime: PP-OCRv4 det/rec/cls, Silero VAD, the MiniLM-shaped encoder, fast and
 #      exact, native and wasm (tools/models/compare.mjs; models fetched into ~/.cache/onemodel, docs/models.md),
-#      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs), and CTC decoding of PP-OCRv4
+#      and the same models through the ASan+UBSan CLI (tools/models/sanitize.mjs; ISNet medium only with
+#      ONEMODEL_TEST_MODELS_FULL=1: 150 s under the sanitizers), and CTC decoding of PP-OCRv4
 #      recognition on text lines rendered in Chromium (tools/models/ctc_ocr.mjs), and models built in code
 #      (GraphBuilder) against onnxruntime-node (tests/builder/oracle.mjs); then two npm packages
 #      written for onnxruntime-node run unmodified on this package, native addon and wasm (tests/clients/)

@@ -2,8 +2,11 @@
 // cases.mjs through the ASan CLI (build/native-asan/onemodel), fast and exact, 2 threads. Real exports reach
 // paths the unit tests' small models do not (Constant tensors at odd file offsets, subgraphs, every pass).
 // A run passes when it exits 0 and the sanitizers printed nothing. Prints `sanitize: N passed, M failed`.
+// ISNet medium (float16 at 1024 x 1024) took 150 s of about 185 under the sanitizers, a twentieth of the CI budget;
+// rec16 and minilm16 keep the float16 widening under them, so it runs only with --all (or
+// ONEMODEL_TEST_MODELS_FULL=1).
 //
-//   node tools/models/sanitize.mjs [--cli build/native-asan/onemodel] [--only det,vad]
+//   node tools/models/sanitize.mjs [--cli build/native-asan/onemodel] [--only det,vad] [--all]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +20,8 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
 const cli = opt('--cli', join(ROOT, 'build', 'native-asan', 'onemodel'));
 const only = opt('--only', '').split(',').filter(Boolean);
+const heavy = new Set(['isnet16']);
+const all = args.includes('--all') || process.env.ONEMODEL_TEST_MODELS_FULL === '1';
 if (!existsSync(cli))
   throw new Error(`no ASan CLI at ${cli}: cmake --preset native-asan && cmake --build --preset native-asan`);
 const modelDir = spawnSync(join(ROOT, 'tools', 'models', 'fetch.sh'), { encoding: 'utf8' })
@@ -35,6 +40,10 @@ let failed = 0;
 const seen = new Set();
 for (const c of cases(modelDir)) {
   if (seen.has(c.model) || (only.length && !only.includes(c.model))) continue;
+  if (heavy.has(c.model) && !all && !only.includes(c.model)) {
+    console.log(`skip ${c.model} (--all or ONEMODEL_TEST_MODELS_FULL=1 runs it)`);
+    continue;
+  }
   seen.add(c.model);
   const argv = ['run', c.file, '--threads', '2'];
   for (const [name, t] of Object.entries(c.steps()[0].feeds)) {
