@@ -744,7 +744,7 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   // one-row microkernel and its two dependent accumulator chains (the model's SE convolutions 0.95x, the whole
   // model 0.995x, one thread, alternated minima, session 16).
   if (m == 1) nt = std::max<int64_t>(nt, kRowStrips * kNR);
-  const int64_t tiles_n = (n + nt - 1) / nt;
+  int64_t tiles_n = (n + nt - 1) / nt;
   const int64_t want_m = tiles_n >= 8 ? 1 : (8 + tiles_n - 1) / tiles_n;
   const int64_t strips = (m + kMR - 1) / kMR;
   // Blocks of at least 4 strips; a last block of less than half the others joins them (each block reads all of
@@ -755,6 +755,13 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   if (blocks > 1 && strips - (blocks - 1) * per < (per + 1) / 2) --blocks;
   const int64_t mb = (strips + blocks - 1) / blocks * kMR;
   const int64_t tiles_m = (m + mb - 1) / mb;
+  // With m one block and a few column tiles, the tiles are made as even as whole strips allow: the chunks are
+  // the tiles then, and a short last tile left threads idle (MobileNetV3's 960 -> 160 1x1 convolutions at 7 x 7,
+  // run transposed with 49 rows: tiles of 128 and 32 columns, slower at two threads than at one).
+  if (tiles_m == 1 && tiles_n > 1 && tiles_n < 8 && m > 1) {
+    nt = kNR * (((n + kNR - 1) / kNR + tiles_n - 1) / tiles_n);
+    tiles_n = (n + nt - 1) / nt;
+  }
   // Cut into row blocks, every block would fill the same panels again: fill all of B once first (it is small
   // then: fewer than 8 column tiles), in parallel over (k-block, column tile), then share it.
   const float* full_b = src.packed;

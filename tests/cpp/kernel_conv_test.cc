@@ -278,6 +278,9 @@ std::vector<Case> conv_cases() {
   // strips of MR with a ragged last one (AVX-512 and AVX2; SSE4's tiles take the positions), batch 2, groups.
   v.push_back(make_conv(2, 40, 64, 1, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(1, 80, 128, 2, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
+  // 160 channels as the transposed product's columns with one block of rows: column tiles evened out (96 + 64
+  // on AVX-512, gemm-inl.h ComputePanels).
+  v.push_back(make_conv(1, 24, 160, 1, {{7, 1, 1, 1, 0, 0}, {7, 1, 1, 1, 0, 0}}));
   // Square 3x3 and 5x5 kernels with height stride 1 or 2 walk four output rows at a time (each input vector
   // serves every row it feeds): a leftover of 1-3 rows, rows of 16+ and of 8-15 outputs, read in place
   // (unpadded), width stride 2 through the column phases, multiplier 2, width dilation 2.
