@@ -440,9 +440,10 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
 void phase_planes_f32(const ConvGeometry& g, int64_t hp, int64_t wp, int64_t channels, const float* x, float* xp,
                       const DepthwiseFns& fns, ThreadPool* pool) {
   const int64_t h = g.in[1], w = g.in[2], pt = g.pad_before[1], pl = g.pad_before[2];
-  parallel_for(pool, channels, 0.5 * double(channels * 4 * hp * wp), [&](int64_t c) {
-    for (int64_t a = 0; a < std::min<int64_t>(2, g.kernel[1]); ++a)
-      for (int64_t b = 0; b < std::min<int64_t>(2, g.kernel[2]); ++b) {
+  const int64_t row_phases = std::min<int64_t>(2, g.kernel[1]), col_phases = std::min<int64_t>(2, g.kernel[2]);
+  parallel_for(pool, channels, 0.5 * double(channels * row_phases * col_phases * hp * wp), [&](int64_t c) {
+    for (int64_t a = 0; a < row_phases; ++a)
+      for (int64_t b = 0; b < col_phases; ++b) {
         float* plane = xp + ((c * 2 + a) * 2 + b) * hp * wp;
         // Phase columns j whose input column 2j + b - pl lies inside the row: [jlo, jhi).
         const int64_t jlo = std::min(wp, std::max<int64_t>(0, (pl - b + 1) / 2));
