@@ -46,6 +46,13 @@ void check_dims(int64_t m, int64_t n, int64_t k) {
                                                 " n=" + std::to_string(n) + " k=" + std::to_string(k));
 }
 
+// A packing is made for one target: `what` ("gemm_f32_panels: A", ...) names the call and the operand.
+void check_packed_isa(const char* what, Isa packed, Isa isa) {
+  if (packed != isa)
+    throw Error(ErrorKind::InvalidArgument, std::string(what) + " was packed for " + std::string(isa_name(packed)) +
+                                                ", called for " + std::string(isa_name(isa)));
+}
+
 int64_t packed_floats(const GemmFns& fns, int64_t k, int64_t n) { return k * ((n + fns.nr - 1) / fns.nr) * fns.nr; }
 
 // Packed B of one call, kept per calling thread so repeated calls (a model's every MatMul) do not allocate.
@@ -132,9 +139,7 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(a.m, n, a.k);
-  if (isa != a.isa)
-    throw Error(ErrorKind::InvalidArgument, "gemm_f32_panels: A was packed for " + std::string(isa_name(a.isa)) +
-                                                ", called for " + std::string(isa_name(isa)));
+  check_packed_isa("gemm_f32_panels: A", a.isa, isa);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   fns.compute_panels(exact, a.m, n, a.k, a.values.floats(isa, pool), b, c, ldc, pool, epilogue);
 }
@@ -191,9 +196,7 @@ std::shared_ptr<const PackedB> pack_b_f32(Isa isa, int64_t k, int64_t n, MatrixV
 void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(m, b.n, b.k);
-  if (isa != b.isa)
-    throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed: B was packed for " + std::string(isa_name(b.isa)) +
-                                                ", called for " + std::string(isa_name(isa)));
+  check_packed_isa("gemm_f32_packed: B", b.isa, isa);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   fns.compute(exact, m, b.n, b.k, a, b.values.floats(isa, pool), c, ldc, pool, epilogue);
 }
@@ -201,9 +204,7 @@ void gemm_f32_packed(Isa isa, bool exact, int64_t m, MatrixView a, const PackedB
 void gemm_f32_packed_at(Isa isa, bool exact, int64_t m, const PanelSource& at, const PackedB& b, float* a_buf, float* c,
                         int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(m, b.n, b.k);
-  if (isa != b.isa)
-    throw Error(ErrorKind::InvalidArgument, "gemm_f32_packed_at: B was packed for " + std::string(isa_name(b.isa)) +
-                                                ", called for " + std::string(isa_name(isa)));
+  check_packed_isa("gemm_f32_packed_at: B", b.isa, isa);
   const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, isa);
   fns.pack_a_panels(m, b.k, at, a_buf, pool);
   PanelSource packed{nullptr, nullptr};

@@ -40,11 +40,11 @@ let failed = 0;
 const seen = new Set();
 for (const c of cases(modelDir)) {
   if (seen.has(c.model) || (only.length && !only.includes(c.model))) continue;
+  seen.add(c.model);
   if (heavy.has(c.model) && !all && !only.includes(c.model)) {
     console.log(`skip ${c.model} (--all or ONEMODEL_TEST_MODELS_FULL=1 runs it)`);
     continue;
   }
-  seen.add(c.model);
   const argv = ['run', c.file, '--threads', '2'];
   for (const [name, t] of Object.entries(c.steps()[0].feeds)) {
     const file = join(work, `${c.model}-${name}.npy`);
