@@ -23,9 +23,8 @@
 namespace onemodel::kern {
 namespace {
 
-// Packed constants and the per-thread packing buffer, which live long: on huge pages from 1 MiB
-// (base/big_buffer.h). A buffer of one call is plain heap memory: fresh huge pages for every call of a
-// ConvTranspose with a large B cost PP-OCRv4 det's last one 1.0 -> 2.3 ms.
+// Packed constants and the per-thread packing buffers, which live long: on huge pages from 1 MiB
+// (base/big_buffer.h).
 struct AlignedFloats {
   BigBuffer mem;
   float* get() const { return reinterpret_cast<float*>(mem.get()); }
@@ -34,11 +33,6 @@ struct AlignedFloats {
 AlignedFloats allocate_floats(int64_t count) {
   return AlignedFloats{allocate_big_buffer(static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(float))};
 }
-
-struct PlainFree {
-  void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
-};
-using PlainFloats = std::unique_ptr<float[], PlainFree>;
 
 void check_dims(int64_t m, int64_t n, int64_t k) {
   if (m < 0 || n < 0 || k < 0)
@@ -55,8 +49,12 @@ void check_packed_isa(const char* what, Isa packed, Isa isa) {
 
 int64_t packed_floats(const GemmFns& fns, int64_t k, int64_t n) { return k * ((n + fns.nr - 1) / fns.nr) * fns.nr; }
 
-// Packed B of one call, kept per calling thread so repeated calls (a model's every MatMul) do not allocate.
-// Very large buffers are not kept: a one-off huge product should not pin its memory for the thread's lifetime.
+// Packed B of one call, kept per calling thread so repeated calls (a model's every MatMul) do not allocate: up
+// to kKeepFloats in one buffer of that size, larger ones in a second buffer that grows (GrowingFloats). Fresh
+// memory per call is first-written page by page at every call: huge pages for a large B took PP-OCRv4 det's
+// last ConvTranspose from 1.0 to 2.3 ms, and plain heap memory, which glibc reuses on the main thread,
+// was handed back and faulted in again on every call from other threads (a run on the Node addon's run thread,
+// bindings/run_thread.h: a third of its page faults).
 constexpr int64_t kKeepFloats = int64_t{1} << 20;  // 4 MiB
 
 // A packing's values: float32, or (compact, gemm.h PackStorage) 16 bits each.
@@ -161,7 +159,7 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
   const int64_t floats = packed_floats(fns, k, n);
   thread_local AlignedFloats kept;
   thread_local int64_t kept_floats = 0;
-  PlainFloats own;
+  thread_local GrowingFloats large;
   float* buf = nullptr;
   if (floats <= kKeepFloats) {
     if (floats > kept_floats) {
@@ -170,8 +168,7 @@ void gemm_f32(Isa isa, bool exact, int64_t m, int64_t n, int64_t k, MatrixView a
     }
     buf = kept.get();
   } else {
-    own.reset(static_cast<float*>(::operator new[](static_cast<size_t>(floats) * sizeof(float), std::align_val_t(64))));
-    buf = own.get();
+    buf = large.get(static_cast<size_t>(floats));
   }
   fns.pack_b(k, n, b, buf, pool);
   fns.compute(exact, m, n, k, a, buf, c, ldc, pool, nullptr);

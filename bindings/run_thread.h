@@ -1,0 +1,90 @@
+// The thread a Node session's runs execute on (bindings/README.md, "Off the JS thread"). Header-only and free
+// of Node-API, so tests/cpp/run_thread_test.cc checks it under the sanitizers.
+//
+// Why: the engine keeps its scratch (packed panels, im2col strips, phase planes) per thread. Runs handed to
+// whichever of libuv's four workers was free found that scratch cold and kept four copies of it: in Node,
+// MobileNetV3 took 7.1-7.5 ms per call in the engine against 5.4-5.5 in the CLI (the same as the CLI when the
+// process was pinned to one CPU), and PP-OCRv4 det's peak RSS grew with the calls, to 486 MB after 80 (194 MB
+// in the CLI). The libuv worker that runs a job hands the work to its session's RunThread and waits; a run
+// started while another run of the session is still on it runs on its own libuv worker instead, so concurrent
+// runs of one session still run side by side.
+#ifndef ONEMODEL_BINDINGS_RUN_THREAD_H_
+#define ONEMODEL_BINDINGS_RUN_THREAD_H_
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace onemodel::binding {
+
+class RunThread {
+ public:
+  RunThread() : thread_([this] { loop(); }) {}
+  // Joins the thread. Whoever drops the last reference does it while no run uses the thread (a run's job holds
+  // a reference), so the join only waits for the idle thread to wake and return.
+  ~RunThread() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  RunThread(const RunThread&) = delete;
+  RunThread& operator=(const RunThread&) = delete;
+
+  // Runs `f` (which must not throw) on this thread and returns when it has finished; when another caller's
+  // `f` is running here, runs `f` on the calling thread instead.
+  void run(const std::function<void()>& f) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return f();
+    std::unique_lock<std::mutex> lock(m_);
+    task_ = &f;
+    wake_.notify_all();
+    wake_.wait(lock, [&] { return task_ == nullptr; });
+  }
+
+  std::thread::id id() const { return thread_.get_id(); }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || task_ != nullptr; });
+      if (task_ == nullptr) return;
+      lock.unlock();
+      (*task_)();
+      lock.lock();
+      task_ = nullptr;
+      wake_.notify_all();
+    }
+  }
+
+  std::mutex busy_;  // held by the caller whose task runs here
+  std::mutex m_;     // guards task_ and stop_
+  std::condition_variable wake_;
+  const std::function<void()>* task_ = nullptr;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
+// Runs f() on `runner` (nullptr: right here) and rethrows here whatever it threw there.
+template <class F>
+void on_run_thread(RunThread* runner, F&& f) {
+  if (runner == nullptr) return f();
+  std::exception_ptr failure;
+  runner->run([&] {
+    try {
+      f();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace onemodel::binding
+
+#endif  // ONEMODEL_BINDINGS_RUN_THREAD_H_
