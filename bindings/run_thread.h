@@ -1,5 +1,5 @@
-// The thread a Node session's runs execute on (bindings/README.md, "Off the JS thread"). Header-only and free
-// of Node-API, so tests/cpp/run_thread_test.cc checks it under the sanitizers.
+// The thread a Node session's runs execute on (bindings/README.md, "The Node-API addon"). Header-only and
+// free of Node-API, so tests/cpp/run_thread_test.cc checks it under the sanitizers.
 //
 // Why: the engine keeps its scratch (packed panels, im2col strips, phase planes) per thread. Runs handed to
 // whichever of libuv's four workers was free found that scratch cold and kept four copies of it: in Node,

@@ -1,4 +1,4 @@
-// bindings/run_thread.h: the Node addon's per-session run thread (bindings/README.md, "Off the JS thread").
+// bindings/run_thread.h: the Node addon's per-session run thread (bindings/README.md, "The Node-API addon").
 #include "../../bindings/run_thread.h"
 
 #include <gtest/gtest.h>
