@@ -177,9 +177,9 @@ struct Js {
   // into a fresh ArrayBuffer cost more than the convolution that made it (ResNet-50's 1x1 64->256 at 56x56:
   // 1.26 ms in the engine, 2.7 ms per call with the copy). Where the runtime refuses external buffers (a V8
   // sandbox), the bytes are copied.
-  // The external bytes are reported to V8 (napi_adjust_external_memory), as Node's own Buffers are: unreported,
-  // they looked like a few bytes each to the garbage collector, which left hundreds of finished outputs alive
-  // (PP-OCRv4 det, a 1.6 MB output per call: peak RSS 404 MB in Node against 194 in the CLI).
+  // The bytes are reported to V8 (napi_adjust_external_memory), as Node's own Buffers are, so that the outputs
+  // of finished runs count towards its next collection (measured alone, det's peak RSS moved 404 -> 394 MB:
+  // what had grown with the calls was per-thread scratch, bindings/run_thread.h).
   napi_value typed_array(const Tensor& t) const {
     const binding::JsArray kind = binding::js_array_of(t.dtype());
     const size_t nbytes = t.nbytes();
