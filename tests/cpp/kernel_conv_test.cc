@@ -335,6 +335,11 @@ std::vector<Case> transpose_cases() {
   v.push_back(make_transpose(1, 2, 2, 1, {{6, 4, 1, 1, 0, 9}}));
   v.push_back(make_transpose(1, 2, 3, 1, {{2, 2, 2, 1, 1, 3}, {3, 3, 1, 2, 2, 4}, {3, 2, 2, 1, 0, 6}}));
   v.push_back(make_transpose(1, 2, 2, 1, {{4, 3, 2, 1, -1, 11}, {4, 1, 1, 1, 0, 4}}));  // negative pad_before
+  // Taps tiling the output (kernel == stride, no padding: col scattered block by block): grouped with batch 2
+  // and a ragged column strip; k over several k-blocks with several column tiles; 3-D with a 1-tap axis.
+  v.push_back(make_transpose(2, 4, 6, 2, {{5, 2, 2, 1, 0, 10}, {7, 2, 2, 1, 0, 14}}));
+  v.push_back(make_transpose(1, 300, 5, 1, {{9, 2, 2, 1, 0, 18}, {40, 3, 3, 1, 0, 120}}));
+  v.push_back(make_transpose(1, 3, 2, 1, {{2, 2, 2, 1, 0, 4}, {3, 3, 3, 1, 0, 9}, {4, 1, 1, 1, 0, 4}}));
   return v;
 }
 
