@@ -53,8 +53,8 @@ int64_t packed_floats(const GemmFns& fns, int64_t k, int64_t n) { return k * ((n
 // to kKeepFloats in one buffer of that size, larger ones in a second buffer that grows (GrowingFloats). Fresh
 // memory per call is first-written page by page at every call: huge pages for a large B took PP-OCRv4 det's
 // last ConvTranspose from 1.0 to 2.3 ms, and plain heap memory, which glibc reuses on the main thread,
-// was handed back and faulted in again on every call from other threads (a run on the Node addon's run thread,
-// bindings/run_thread.h: a third of its page faults).
+// was handed back and faulted in again on every call from other threads (det in the Node addon, whose runs are
+// on a thread of their own, bindings/run_thread.h: about 410 page faults per run, 5 with this buffer kept).
 constexpr int64_t kKeepFloats = int64_t{1} << 20;  // 4 MiB
 
 // A packing's values: float32, or (compact, gemm.h PackStorage) 16 bits each.
