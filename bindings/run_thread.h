@@ -2,12 +2,11 @@
 // free of Node-API, so tests/cpp/run_thread_test.cc checks it under the sanitizers.
 //
 // Why: the engine keeps its scratch (packed panels, im2col strips, phase planes) per thread. Runs handed to
-// whichever of libuv's four workers was free found that scratch cold and kept four copies of it: in Node,
-// MobileNetV3 took 7.1-7.5 ms per call in the engine against 5.4-5.5 in the CLI (the same as the CLI when the
-// process was pinned to one CPU), and PP-OCRv4 det's peak RSS grew with the calls, to 486 MB after 80 (194 MB
-// in the CLI). The libuv worker that runs a job hands the work to its session's RunThread and waits; a run
-// started while another run of the session is still on it runs on its own libuv worker instead, so concurrent
-// runs of one session still run side by side.
+// whichever of libuv's four workers was free found that scratch cold and kept four copies of it (the engine's
+// time per run above the CLI's unless the process was pinned to one CPU, and PP-OCRv4 det's RSS growing with
+// the calls; the measurements are in bindings/README.md). The libuv worker that runs a job hands the work to its
+// session's RunThread and waits; a run started while another run of the session is still on it runs on its own libuv
+// worker instead, so concurrent runs of one session still run side by side.
 #ifndef ONEMODEL_BINDINGS_RUN_THREAD_H_
 #define ONEMODEL_BINDINGS_RUN_THREAD_H_
 
