@@ -43,25 +43,38 @@ while IFS= read -r model; do
 done < <(find testdata -name '*.onnx' -size -20k | sort)
 echo "fuzz: seeds: $(ls "$seeds/onnx" | wc -l) ONNX files, $(ls "$seeds/onemodel" | wc -l) converted"
 
-passed=0
-failed=0
-for t in "${targets[@]}"; do
+# run_target T: one target for SECONDS; its exit status goes to build/fuzz/T.rc. The targets run side by side,
+# as many at a time as there are cores (each is one process on one core).
+run_target() {
+  local t=$1 dirs corpus findings log
   case $t in
     fuzz_onnx_reader) dirs=("$seeds/onnx") ;;
     fuzz_format_reader) dirs=("$seeds/onemodel") ;;
     *) dirs=("$seeds/onnx" "$seeds/onemodel") ;;
   esac
-  corpus=build/fuzz/corpus/$t findings=build/fuzz/findings/$t
+  corpus=build/fuzz/corpus/$t findings=build/fuzz/findings/$t log=build/fuzz/$t.log
   mkdir -p "$corpus" "$findings"
-  log=build/fuzz/$t.log
   # -timeout: one input may run 20 s (a finding beyond); -rss_limit_mb also caps single allocations.
   ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "build/fuzz/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$root/$findings/" "$corpus" "${dirs[@]}" >"$log" 2>&1
-  rc=$?
+  echo $? >"build/fuzz/$t.rc"
+}
+for t in "${targets[@]}"; do
+  rm -f "build/fuzz/$t.rc"
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
+  run_target "$t" &
+done
+wait
+
+passed=0
+failed=0
+for t in "${targets[@]}"; do
+  corpus=build/fuzz/corpus/$t findings=build/fuzz/findings/$t log=build/fuzz/$t.log
+  rc=$(cat "build/fuzz/$t.rc" 2>/dev/null || echo "none")
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 || true)
-  if ((rc == 0)); then
+  if [ "$rc" = 0 ]; then
     passed=$((passed + 1))
     echo "ok   $t: ${runs:-0} inputs in ${seconds} s, $cov, corpus $(ls "$corpus" | wc -l) files"
   else

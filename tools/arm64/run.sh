@@ -11,10 +11,13 @@
 #       the x86 results tools/conformance.sh leaves in build/ when they are there
 #   ONEMODEL_TEST_ARM64_FULL=1 tools/arm64/run.sh   also the real models on the golden rows, and the whole C++
 #     suite (onemodel_tests) on both CPUs
+#   tools/arm64/run.sh --build   the cross build alone (tools/test.sh starts it early, in the background)
 # Prints `arm64-golden: ...`, `arm64-kernels: ...` and `arm64-conformance: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 full=${ONEMODEL_TEST_ARM64_FULL:-0}
+build_only=0
+[ "${1:-}" = --build ] && build_only=1
 t0=$(date +%s)
 rc=0
 elapsed() { echo "arm64: $1 took $(($(date +%s) - $2)) s"; }
@@ -27,6 +30,7 @@ if ! tools/arm64/build.sh "${targets[@]}"; then
   exit 1
 fi
 elapsed "the cross build (${targets[*]})" "$t0"
+((build_only)) && exit 0
 
 # --- golden rows ---------------------------------------------------------------------------------------
 t=$(date +%s)
