@@ -70,8 +70,12 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
                                                            PackStorage storage = PackStorage::F32);
 // True when `p` holds 16-bit values (conv_f32 may then be called without w).
 bool conv_packed_compact(const ConvPackedWeights& p);
-// True when `p` was packed for this target, mode and the weight shape of `g`.
+// True when `p` was packed for this target, mode and the weight shape of `g`, in a form that serves g's output
+// size: the form conv_pack_weights(g) would choose, or, near the bound between the two (the transposed one for
+// few output positions), the other one, which gives the same bits.
 bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g);
+// conv_packed_matches, and in the form conv_pack_weights(g) would choose.
+bool conv_packed_preferred(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g);
 
 // Channels [0, channels) of one image-group x (2-D planes of g.in) written into zero-padded planes of hp x wp
 // at xp, the input at row pad_before[1], column pad_before[2]; input rows and columns past the padded plane

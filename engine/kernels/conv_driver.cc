@@ -372,12 +372,36 @@ ConvPath conv_path(const ConvGeometry& g) {
 // better than the positions would (a ragged A strip costs nothing: a narrower microkernel runs): openWakeWord
 // embedding's 96-channel layers at 12 x 4 and 10 x 2 positions, AVX-512.
 constexpr int64_t kNarrowMaxTiles = 4;
-static bool narrow_output(Isa isa, const ConvGeometry& g) {
+// The register tiles' work in each form: positions in tiles of NR columns (W as A), or channels (W^T as B).
+struct FormCosts {
+  double normal, transposed;
+};
+static FormCosts form_costs(Isa isa, const ConvGeometry& g) {
   const int64_t nr = gemm_nr(isa), os = g.out_size(), mg = g.out_channels / g.groups;
+  auto padded = [nr](int64_t v) { return (v + nr - 1) / nr * nr; };
+  return {double(mg * padded(os)), double(os * padded(mg))};
+}
+static bool narrow_output(Isa isa, const ConvGeometry& g) {
+  const int64_t nr = gemm_nr(isa), os = g.out_size();
   if (os * 2 <= nr) return true;
   if (os > kNarrowMaxTiles * nr) return false;
-  auto padded = [nr](int64_t v) { return (v + nr - 1) / nr * nr; };
-  return double(os * padded(mg)) < 0.9 * double(mg * padded(os));
+  const FormCosts c = form_costs(isa, g);
+  return c.transposed < 0.9 * c.normal;
+}
+
+// Whether a packing in the form `transposed` serves g: always in narrow_output's form; in the other form when
+// the tile model above rates that form's work no larger (narrow_output's 0.9 is a margin for the transposed
+// path's extra pass), outside the forced-transposed region and within the transposed path's scratch
+// (conv_scratch_floats keeps room for it up to kNarrowMaxTiles * 32 positions). Both forms give the same bits:
+// this changes no result, only whether a new input shape may reuse a kept packing instead of packing again
+// (PP-OCRv4 rec at a new width: 328 page faults in its first call, 68 with the reuse; the reused form is
+// 1.17x slower on those layers; kernels-gemm.md section 6, "Narrow outputs").
+static bool form_serves(Isa isa, const ConvGeometry& g, bool transposed) {
+  if (transposed == narrow_output(isa, g)) return true;
+  const int64_t nr = gemm_nr(isa), os = g.out_size();
+  if (os > kNarrowMaxTiles * nr || os * 2 <= nr) return false;
+  const FormCosts c = form_costs(isa, g);
+  return transposed ? c.transposed <= c.normal : c.normal <= c.transposed;
 }
 
 namespace {
@@ -571,7 +595,11 @@ bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const 
   const bool wino = !exact && winograd_applies(g);
   return p.isa == isa && p.out_channels == g.out_channels && p.groups == g.groups &&
          p.group_k == (g.in_channels / g.groups) * g.taps() && p.fast_wino == wino &&
-         (wino || p.transposed == narrow_output(isa, g));
+         (wino || form_serves(isa, g, p.transposed));
+}
+
+bool conv_packed_preferred(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g) {
+  return conv_packed_matches(p, isa, exact, g) && (p.fast_wino || p.transposed == narrow_output(isa, g));
 }
 
 namespace {

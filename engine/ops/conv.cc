@@ -365,13 +365,20 @@ class ConvKernel final : public Kernel {
         geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
     const Tensor* compact = ctx.inputs[1].compact;
     const kern::PackStorage storage = pack_storage(compact);
-    auto packed = packed_.get(
-        compact ? compact->raw() : w.raw(),
-        [&](const kern::ConvPackedWeights& p) {
-          return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g) &&
-                 kern::conv_packed_compact(p) == (storage != kern::PackStorage::F32);
-        },
-        [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data(), storage); });
+    const void* key = compact ? compact->raw() : w.raw();
+    const bool sixteen_bits = storage != kern::PackStorage::F32;
+    // The packing in the form this shape prefers if one is kept, else one in the other form if it serves this
+    // shape too (kernels-gemm.md section 6, "Narrow outputs"), else a new one.
+    std::shared_ptr<const kern::ConvPackedWeights> packed = packed_.find(key, [&](const kern::ConvPackedWeights& p) {
+      return kern::conv_packed_preferred(p, ctx.isa, ctx.exact, g) && kern::conv_packed_compact(p) == sixteen_bits;
+    });
+    if (!packed)
+      packed = packed_.get(
+          key,
+          [&](const kern::ConvPackedWeights& p) {
+            return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g) && kern::conv_packed_compact(p) == sixteen_bits;
+          },
+          [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data(), storage); });
     ctx.took_compact = compact && packed;
     return packed;
   }

@@ -241,16 +241,28 @@ class SharedPack {
   template <class Matches, class Make>
   std::shared_ptr<const T> get(const void* weight, Matches&& matches, Make&& make) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const Kept& k : kept_)
-      if (k.from == weight)
-        if (auto p = k.pack.lock(); p && matches(*p)) return p;
+    if (auto p = find_locked(weight, matches)) return p;
     std::shared_ptr<const T> p = make();
     kept_[next_] = Kept{p, weight};
     next_ = (next_ + 1) % kVariants;
     return p;
   }
+  // A kept packing of `weight` that `matches`, or null (a kernel that prefers one of several packings that
+  // would do asks for it first).
+  template <class Matches>
+  std::shared_ptr<const T> find(const void* weight, Matches&& matches) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return find_locked(weight, matches);
+  }
 
  private:
+  template <class Matches>
+  std::shared_ptr<const T> find_locked(const void* weight, Matches& matches) const {
+    for (const Kept& k : kept_)
+      if (k.from == weight)
+        if (auto p = k.pack.lock(); p && matches(*p)) return p;
+    return nullptr;
+  }
   struct Kept {
     std::weak_ptr<const T> pack;
     const void* from = nullptr;

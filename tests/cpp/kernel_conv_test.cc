@@ -17,6 +17,7 @@
 #include "base/thread_pool.h"
 #include "kernels/bias.h"
 #include "kernels/conv.h"
+#include "kernels/gemm.h"
 #include "kernels/isa.h"
 
 namespace onemodel::kern {
@@ -420,6 +421,60 @@ TEST(KernelConv, ConvEveryTargetAgainstNaive) {
 }
 
 TEST(KernelConv, ConvTransposeEveryTargetAgainstNaive) { check_cases(transpose_cases()); }
+
+// A packing serves output sizes near the bound between the two matrix-product forms in either form
+// (kernels-gemm.md section 6, "Narrow outputs"): a new input shape then reuses the packing it has. Given one
+// of the other form, conv_f32 must still give the reference's bits in exact mode (and stay within the bound in
+// fast mode) and keep to its scratch; far from the bound (few positions, or more than the transposed path's
+// room) the other form must not serve. A 1-D convolution of 3 taps over every width up to past that room,
+// with 24 and 60 output channels, against a transposed and a normal packing of the same weights.
+TEST(KernelConv, PackingOfTheOtherFormServesNearTheBound) {
+  std::mt19937 rng(31);
+  int reused = 0;
+  for (int64_t cout : {24, 60}) {
+    auto at = [&](int64_t width) { return make_conv(1, 8, cout, 1, {{width, 3, 1, 1, 1, 1}}); };
+    std::vector<float> w(size_t(cout * 8 * 3));
+    fill(rng, w, false);
+    for (Isa isa : available_isas()) {
+      const int64_t nr = gemm_nr(isa);
+      for (bool exact : {true, false}) {
+        const auto transposed = conv_pack_weights(isa, exact, at(1).g, w.data());  // 1 position: transposed
+        const auto normal = conv_pack_weights(isa, exact, at(4 * 32 + 8).g, w.data());
+        ASSERT_TRUE(transposed && normal);
+        for (int64_t width = 1; width <= 4 * 32 + 8; ++width) {
+          const Case c = at(width);
+          const std::string where = std::string(isa_name(isa)) + (exact ? " exact " : " fast ") + describe(c.g);
+          if (width > 4 * nr) {
+            EXPECT_FALSE(conv_packed_matches(*transposed, isa, exact, c.g)) << where;
+          }
+          if (width * 2 <= nr) {
+            EXPECT_FALSE(conv_packed_matches(*normal, isa, exact, c.g)) << where;
+          }
+          for (const auto* p : {transposed.get(), normal.get()}) {
+            if (!conv_packed_matches(*p, isa, exact, c.g) || conv_packed_preferred(*p, isa, exact, c.g)) continue;
+            ++reused;
+            std::vector<float> x(size_t(8 * width)), y(size_t(cout * width), 12345.f);
+            fill(rng, x, true);
+            std::vector<float> scratch(size_t(conv_scratch_floats(c.g, exact, 1)) + 1, -777.f);
+            conv_f32(isa, exact, c.g, x.data(), w.data(), y.data(), scratch.data(), nullptr, p);
+            ASSERT_EQ(scratch.back(), -777.f) << "scratch overrun " << where;
+            const Reference ref = reference_conv(c.g, x, w);
+            for (size_t i = 0; i < y.size(); ++i) {
+              const float want = ref.exact[i];
+              if (exact || std::isnan(want) || std::isinf(want)) {
+                ASSERT_EQ(bits(canon(y[i])), bits(want)) << "output " << i << " " << where;
+              } else {
+                ASSERT_LE(std::fabs(double(y[i]) - ref.sum[i]), 27 * 0x1p-24 * ref.abs_sum[i] + 1e-30)
+                    << "output " << i << " " << where;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(reused, 0) << "no width took a packing of the other form";
+}
 
 // The bias given to conv_transpose_f32 (added per channel inside col2im's chunks) gives the bits of the taps
 // followed by add_channel_bias, special values included, at any thread count.
