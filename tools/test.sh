@@ -49,16 +49,18 @@ tally() {
   return 0
 }
 
-if ! ./tools/setup.sh; then
+# Debian and npm packages first (setup without its builds): the background builds below need them.
+if ! ONEMODEL_SETUP_NO_BUILD=1 ./tools/setup.sh; then
   echo "setup failed"
   echo "0 passed, 1 failed"
   exit 1
 fi
 
 # Two builds in the background at the lowest priority (nice 19): the aarch64 cross build of step 7, then the fuzz
-# build of step 8 (clang). They take the cycles the steps before them leave idle (links, single-threaded suites)
-# and barely slow those steps down; steps 7 and 8 wait for them. Started after the fuzz build, on one core at
-# normal priority, they ran into the arm64 step and CI went past its budget (session 28).
+# build of step 8 (clang). They take the cycles the other steps leave idle (links, single-threaded suites) and
+# barely slow those down; steps 7 and 8 wait for them. This run is bound by CPU time on two cores: when the fuzz
+# build alone started after step 1, on one core at normal priority, it ran into the arm64 cross build and CI went
+# past its budget (session 28).
 mkdir -p build
 nice -n 19 ./tools/arm64/run.sh --build >build/arm64-build.log 2>&1 &
 arm64_build=$!
@@ -67,6 +69,13 @@ arm64_build=$!
   exec nice -n 19 ./tools/fuzz.sh --build
 ) >build/fuzz-build.log 2>&1 &
 fuzz_build=$!
+
+# The native and wasm builds and the npm package.
+if ! ./tools/setup.sh; then
+  echo "setup failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 
 # The ONNX backend-test data (generated once into a cache outside the repository): CTest's
 # conformance_backend entry runs every case under ASan/UBSan, tools/conformance.sh below runs the report.
