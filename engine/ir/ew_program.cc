@@ -21,8 +21,9 @@ Attribute named(const char* name, AttrType t) {
 bool ew_is_binary(EwOp op) { return static_cast<int>(op) <= static_cast<int>(EwOp::Min); }
 
 const char* ew_name(EwOp op) {
-  static const char* const kNames[] = {"Add",       "Sub",         "Mul",       "Div",  "Max",     "Min",  "Relu",
-                                       "LeakyRelu", "HardSigmoid", "HardSwish", "Clip", "Sigmoid", "Tanh", "Gelu"};
+  static const char* const kNames[] = {"Add",  "Sub",     "Mul",       "Div",         "Max",
+                                       "Min",  "Relu",    "LeakyRelu", "HardSigmoid", "HardSwish",
+                                       "Clip", "Sigmoid", "Tanh",      "Gelu",        "Erf"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(EwOp::Count));
   return op < EwOp::Count ? kNames[static_cast<int>(op)] : "?";
 }

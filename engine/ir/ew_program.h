@@ -33,6 +33,7 @@ enum class EwOp : uint8_t {
   Sigmoid,
   Tanh,  // unary on the vector transcendental kernels
   Gelu,  // the same, p0 = 0 for the erf form, 1 for the tanh form (ONNX Gelu's approximate)
+  Erf,   // unary on the vector transcendental kernels (after Gelu: the attribute encoding numbers operations)
   Count,
 };
 bool ew_is_binary(EwOp op);

@@ -136,7 +136,8 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
     }
     case EwOp::Sigmoid:
     case EwOp::Tanh:
-    case EwOp::Gelu: {
+    case EwOp::Gelu:
+    case EwOp::Erf: {
       const float* src = a.p;
       if (a.scalar) {  // the kernels take arrays
         std::fill(dst, dst + n, a.s);
@@ -145,6 +146,7 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
       // The functions the unfused operators run (ops/activations.cc, ops/array_unary.h), so the same bits.
       const auto fn = ins.op == EwOp::Sigmoid ? sigmoid_f32
                       : ins.op == EwOp::Tanh  ? tanh_f32
+                      : ins.op == EwOp::Erf   ? erf_f32
                       : ins.p0 == 0.0f        ? gelu_erf_f32
                                               : gelu_tanh_f32;
       fn(isa, exact, src, dst, n);

@@ -1,8 +1,8 @@
 // Running one block of a fused element-wise program (ir/ew_program.h; ops/ew_program.h cuts work into
 // blocks). One copy per target from ew_program-inl.h. Every instruction is the vector form of the operator's
 // scalar formula (ops/elementwise_common.h): IEEE +, -, *, / and compares and selects in the same order, no
-// fused multiply-add, so each lane is the bits of the scalar operator on every target; Sigmoid and Tanh call
-// the transcendental kernels. Exact mode rewrites NaN to 0x7FC00000 after every instruction, as the unfused
+// fused multiply-add, so each lane is the bits of the scalar operator on every target; Sigmoid, Tanh, Gelu and Erf
+// call the transcendental kernels. Exact mode rewrites NaN to 0x7FC00000 after every instruction, as the unfused
 // operators do when they store.
 //
 // A program is run as steps (ew_plan): one instruction over the block at a time, or a run of instructions that

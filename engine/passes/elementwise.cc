@@ -1,6 +1,6 @@
 // The `fuse-elementwise` pass (docs/architecture.md "Fused element-wise programs"; both modes, bits preserved): groups
 // of float32 element-wise operators (Add, Sub, Mul, Div, two-input Max/Min, Relu, LeakyRelu, HardSigmoid, HardSwish,
-// Clip with constant bounds, Sigmoid, Tanh, Gelu) become one FusedElementwise node running them as one program
+// Clip with constant bounds, Sigmoid, Tanh, Gelu, Erf) become one FusedElementwise node running them as one program
 // (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program on each block of
 // outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but only its last value
 // may be read outside it. A group that starts at a MatMul by a constant float32 matrix becomes a FusedMatMul the
@@ -51,6 +51,7 @@ constexpr Spec kSpecs[] = {
     {"Sigmoid", EwOp::Sigmoid},
     {"Tanh", EwOp::Tanh},
     {"Gelu", EwOp::Gelu},
+    {"Erf", EwOp::Erf},
 };
 
 // Operators whose outputs have the element type of their first input.

@@ -128,7 +128,7 @@ TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
   prog.regs = 2;
   prog.inputs = 1;
   ir::EwProgram trans;
-  trans.code = {instr(EwOp::Sigmoid, 0, x), instr(EwOp::Tanh, 0, r0)};
+  trans.code = {instr(EwOp::Sigmoid, 0, x), instr(EwOp::Tanh, 0, r0), instr(EwOp::Erf, 0, r0)};
   trans.regs = 1;
   trans.inputs = 1;
   for (Isa isa : available_isas())
@@ -147,8 +147,10 @@ TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
                       where + " k=" + std::to_string(k));
         }
         std::vector<float> s(static_cast<size_t>(n)), want(static_cast<size_t>(n)), got(static_cast<size_t>(n));
+        std::vector<float> t(static_cast<size_t>(n));
         sigmoid_f32(isa, exact, x0.data(), s.data(), n);
-        tanh_f32(isa, exact, s.data(), want.data(), n);
+        tanh_f32(isa, exact, s.data(), t.data(), n);
+        erf_f32(isa, exact, t.data(), want.data(), n);
         const EwOperand tin{x0.data(), false};
         ew_block(isa, exact, ew_plan(trans), &tin, n, got.data());
         for (int64_t k = 0; k < n; ++k)
