@@ -49,12 +49,17 @@ tally() {
   return 0
 }
 
+# tools/setup.sh, or the summary line of a failed run and exit.
+setup_or_exit() {
+  if ! "$@" ./tools/setup.sh; then
+    echo "setup failed"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+}
+
 # Debian and npm packages first (setup without its builds): the background builds below need them.
-if ! ONEMODEL_SETUP_NO_BUILD=1 ./tools/setup.sh; then
-  echo "setup failed"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+setup_or_exit env ONEMODEL_SETUP_NO_BUILD=1
 
 # Two builds in the background at the lowest priority (nice 19): the aarch64 cross build of step 7, then the fuzz
 # build of step 8 (clang). They take the cycles the other steps leave idle (links, single-threaded suites) and
@@ -71,11 +76,7 @@ arm64_build=$!
 fuzz_build=$!
 
 # The native and wasm builds and the npm package.
-if ! ./tools/setup.sh; then
-  echo "setup failed"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+setup_or_exit env
 
 # The ONNX backend-test data (generated once into a cache outside the repository): CTest's
 # conformance_backend entry runs every case under ASan/UBSan, tools/conformance.sh below runs the report.

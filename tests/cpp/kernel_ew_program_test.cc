@@ -118,7 +118,7 @@ ir::EwInstr instr(EwOp op, int dst, EwRef a, EwRef b = {}, float p0 = 0, float p
 }
 
 // x * clip(x + 3, 0, 6) / 6 as the pass lowers it, registers reused, written over its own input (a Conv
-// epilogue works in place), then Sigmoid and Tanh, which run on the transcendental kernels.
+// epilogue works in place), then Sigmoid, Tanh and Erf, which run on the transcendental kernels.
 TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
   ir::EwProgram prog;
   prog.consts = {3.f, 6.f};
