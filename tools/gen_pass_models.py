@@ -322,8 +322,8 @@ def batchnorm_affine():
 
     # The batchnorm-affine pass (graph-passes.md section 3b): BatchNormalization as Mul and Add, which
     # fuse-elementwise then joins to the producer. A 1x1 Conv (B read in place), BN, Relu: in registers; a 3x3
-    # with bias, BN (epsilon 1e-3), hard-swish as four steps: in registers; a Conv, BN, a residual, Relu: the
-    # program after the product; BN after an Add of a per-channel constant (its rank known through the Add); BN
+    # with bias, BN (epsilon 1e-3), hard-swish as four steps: in registers; a Conv, BN, a residual, Relu: in
+    # registers in exact mode, the program after the product in fast mode; BN after an Add of a per-channel constant (its rank known through the Add); BN
     # after a ConvTranspose; BN of a Conv output read twice (conv-batchnorm-fold leaves it in fast mode too);
     # near miss: BN with a mean that is a graph input stays.
     inits = [arr('w1', (40, 8, 1, 1)), arr('w5', (40, 8, 3, 3)), arr('b5', (40,)), arr('w2', (40, 8, 1, 1)),
@@ -349,6 +349,47 @@ def batchnorm_affine():
          [i for i in inits if i.name not in ('n7m',)])
 
 
+def register_scalar_steps():
+    r = np.random.default_rng(29)  # its own generator: the models above keep their bytes
+
+    def arr(name, shape, lo=-1.0, hi=1.0):
+        return nh.from_array(r.uniform(lo, hi, shape).astype(np.float32), name)
+
+    # Steps by one value before and after the tail in registers (kern::RegScalarStep): PP-LCNetV3's learnable
+    # affine around hard-swish as four steps (B read in place); openWakeWord's LeakyRelu then Max with a
+    # one-element tensor (packed panels, no bias); a strided 3x3 (im2col panels) with Max by a value written
+    # first, Relu, then Min; Sub then Min with the value first and no tail; Max with +0, Mul, Add and Sub (two
+    # steps before, two after); Max and Min with -0 written first after Relu and after Clip to [-1, 0], whose +0
+    # outputs tell the operand orders apart. The first steps of y1 and y4 take one-element graph inputs (sv,
+    # kv), which fast mode's conv-affine-fold leaves (a fold changes bits).
+    inits = [arr('w1', (40, 8, 1, 1)), arr('b1', (40,)), arr('w3', (200, 8, 1, 1)), arr('w5', (40, 8, 3, 3)),
+             arr('b5', (40,)), scalar('s', 0.75), scalar('k', -0.25), scalar('three', 3.0), scalar('zero', 0.0),
+             scalar('six', 6.0), scalar('half', 0.5), scalar('nz', -0.0), scalar('mone', -1.0),
+             nh.from_array(np.full((1, 1, 1, 1), -0.4, np.float32), 'floor')]
+    nodes = [h.make_node('Conv', ['x', 'w1', 'b1'], ['c1']), h.make_node('Mul', ['c1', 'sv'], ['p1']),
+             h.make_node('Add', ['kv', 'p1'], ['q1']), h.make_node('Add', ['q1', 'three'], ['a1']),
+             h.make_node('Clip', ['a1', 'zero', 'six'], ['l1']), h.make_node('Mul', ['q1', 'l1'], ['m1']),
+             h.make_node('Div', ['m1', 'six'], ['h1']), h.make_node('Mul', ['s', 'h1'], ['r1']),
+             h.make_node('Add', ['r1', 'k'], ['y1']),
+             h.make_node('Conv', ['x', 'w3'], ['c2']), h.make_node('LeakyRelu', ['c2'], ['l2'], alpha=0.2),
+             h.make_node('Max', ['l2', 'floor'], ['y2']),
+             h.make_node('Conv', ['x', 'w5', 'b5'], ['c3'], pads=[1, 1, 1, 1], strides=[2, 2]),
+             h.make_node('Max', ['k', 'c3'], ['m3']), h.make_node('Relu', ['m3'], ['r3']),
+             h.make_node('Min', ['r3', 'half'], ['y3']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c4']), h.make_node('Sub', ['c4', 'kv'], ['s4']),
+             h.make_node('Min', ['half', 's4'], ['y4']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c5']), h.make_node('Max', ['c5', 'zero'], ['m5']),
+             h.make_node('Mul', ['m5', 's'], ['p5']), h.make_node('Add', ['p5', 'half'], ['a5']),
+             h.make_node('Sub', ['a5', 'k'], ['y5']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c6']), h.make_node('Relu', ['c6'], ['r6']),
+             h.make_node('Max', ['nz', 'r6'], ['y6']),
+             h.make_node('Conv', ['x', 'w1', 'b1'], ['c7']), h.make_node('Clip', ['c7', 'mone', 'zero'], ['r7']),
+             h.make_node('Min', ['nz', 'r7'], ['y7'])]
+    outs = [f32(f'y{i}', [f'o{i}0', f'o{i}1', f'o{i}2', f'o{i}3']) for i in range(1, 8)]
+    save(nodes, 'conv_register_scalar_steps', [f32('x', ['n', 8, 'h', 'w']), f32('sv', [1]), f32('kv', [1])], outs,
+         inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -361,3 +402,4 @@ if __name__ == '__main__':
     conv_affine()
     linear_gelu()
     batchnorm_affine()
+    register_scalar_steps()

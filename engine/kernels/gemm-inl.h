@@ -125,6 +125,34 @@ struct Prefetching : Rows {
   }
 };
 
+// One step by one value (gemm.h RegScalarStep) over the tile: Max and Min as ew_program-inl.h's RunOne computes
+// them, in the instruction's operand order.
+template <int R, int NV>
+HWY_INLINE void RegScalarStepTile(DF d, const RegScalarStep& s, VF (&acc)[R][NV]) {
+  const VF m = hn::Set(d, s.m), a = hn::Set(d, s.a);
+  auto each = [&](auto&& f) {
+    HWY_UNROLL(12)
+    for (int r = 0; r < R; ++r) {
+      HWY_UNROLL(4)
+      for (int v = 0; v < NV; ++v) acc[r][v] = f(acc[r][v]);
+    }
+  };
+  if (s.op == RegStepOp::Affine) {
+    each([&](VF x) { return hn::Add(hn::Mul(x, m), a); });
+    return;
+  }
+  const bool max = s.op == RegStepOp::Max;
+  auto op = [max](VF x, VF y) {  // NaN wins, x's if both; equal operands give y
+    const VF r = hn::IfThenElse(max ? hn::Gt(x, y) : hn::Lt(x, y), x, y);
+    return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
+  };
+  if (s.value_first) {
+    each([&](VF x) { return op(a, x); });
+  } else {
+    each([&](VF x) { return op(x, a); });
+  }
+}
+
 // The register microkernel: C[R x NR] (row stride ldc) = (first ? +0 : C) + A strip * B strip over kc steps.
 // kExact: separate multiply and add (both rounded), canonical NaN on the last k-block; otherwise MulAdd (fused
 // on targets with FMA, multiply then add elsewhere). Where B's rows come from changes no arithmetic.
@@ -154,6 +182,7 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
   if (e.bias) per_row(e.bias, add);
   if (e.scale) per_row(e.scale, [](VF a, VF b) { return hn::Mul(a, b); });
   if (e.shift) per_row(e.shift, add);
+  for (int i = 0; i < e.pres; ++i) RegScalarStepTile<R, NV>(d, e.pre[i], acc);
   if (e.res) {
     const float* res = e.res;
     const int64_t ld = e.res_ld;
@@ -188,10 +217,7 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
       break;
     }
   }
-  for (int i = 0; i < e.posts; ++i) {
-    const VF m = hn::Set(d, e.post_m[i]), a = hn::Set(d, e.post_a[i]);
-    each([&](int, int, VF x) { return hn::Add(hn::Mul(x, m), a); });
-  }
+  for (int i = 0; i < e.posts; ++i) RegScalarStepTile<R, NV>(d, e.post[i], acc);
   if (kExact) each([&](int, int, VF a) { return CanonicalNaN(d, a); });
 }
 

@@ -79,15 +79,24 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // [j0, j0 + cols) at c (row stride ldc), after its last k-block and on the thread that computed it, while the
 // block is still in cache (convolution's bias and fused element-wise chains, kernels/conv.h).
 // An epilogue the microkernel applies in registers to a finished register tile on its last k-block
-// (kernels-gemm.md section 7): C[i][j] = tail((((acc + bias[i]) * scale[i]) + shift[i]) + res[i * res_ld + j])
-// for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the operations, in
-// their order, of the
-// element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the program's.
+// (kernels-gemm.md section 7): C[i][j] = post(tail(pre(((acc + bias[i]) * scale[i]) + shift[i]) + res[i * res_ld
+// + j])) for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the operations,
+// in their order, of the element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the
+// program's.
 // HardSwishSteps is hard-swish as exporters write it, four rounded steps: x * clip(x + add, lo, hi), then divided
-// by (or multiplied by) `last`. After the tail, up to kRegPostSteps steps v * post_m[i] + post_a[i] (each a
-// Mul, Add or Sub by one value, as ew_program-inl.h's ChainLoop encodes them: Mul s is (s, -0), Add s is (1, s)).
+// by (or multiplied by) `last`. `pre` and `post` are up to kRegScalarSteps steps by one value each, before and
+// after the tail (never with a residual): a Mul, Add or Sub as ew_program-inl.h's ChainLoop encodes them, v * m +
+// a (Mul s is (s, -0), Add s is (1, s), Sub s is (1, -s)), or a Max or Min with the value, in the instruction's
+// operand order (ew_program-inl.h RunOne's formula: NaN wins, the first operand's if both; equal operands give
+// the second).
 enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps };
-constexpr int kRegPostSteps = 2;
+enum class RegStepOp : uint8_t { Affine, Max, Min };
+struct RegScalarStep {
+  RegStepOp op = RegStepOp::Affine;
+  bool value_first = false;   // Max / Min: the value is the first operand
+  float m = 1.0f, a = -0.0f;  // Affine: v * m + a; Max / Min: the value is a
+};
+constexpr int kRegScalarSteps = 2;
 struct RegEpilogue {
   const float* bias = nullptr;   // one value per row of C
   const float* scale = nullptr;  // one value per row of C (a batch normalisation's a, passes/batchnorm_affine.cc)
@@ -99,8 +108,8 @@ struct RegEpilogue {
   float lo = 0, hi = 0;           // Clip's bounds (and HardSwishSteps'); lo is LeakyRelu's alpha
   float hs_add = 0, hs_last = 1;  // HardSwishSteps: the added constant and the last step's operand
   bool hs_div = false;            // HardSwishSteps: the last step divides (else multiplies)
-  int posts = 0;
-  float post_m[kRegPostSteps] = {}, post_a[kRegPostSteps] = {};
+  int pres = 0, posts = 0;
+  RegScalarStep pre[kRegScalarSteps], post[kRegScalarSteps];
 };
 
 struct TileEpilogue {

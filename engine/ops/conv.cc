@@ -225,14 +225,44 @@ bool hardswish_steps(const Epilogue& ep, size_t i, const ir::EwRef& cur, kern::R
   return true;
 }
 
+// Instruction `in` as a step by one value on the running value `cur` (kern::RegScalarStep): a Mul, Add or Sub as
+// ChainLoop encodes them (Mul s: (s, -0); Add s: (1, s); Sub s: (1, -s); s - v is not one), a Max or Min in
+// either operand order.
+std::optional<kern::RegScalarStep> scalar_step(const Epilogue& ep, const ir::EwInstr& in, const ir::EwRef& cur) {
+  using ir::EwOp;
+  auto same = [](const ir::EwRef& x, const ir::EwRef& y) { return x.kind == y.kind && x.index == y.index; };
+  const bool cur_a = same(in.a, cur);
+  if (!cur_a && !same(in.b, cur)) return std::nullopt;
+  const auto v = uniform_value(ep, cur_a ? in.b : in.a);
+  if (!v) return std::nullopt;
+  kern::RegScalarStep s;
+  switch (in.op) {
+    case EwOp::Mul: s.m = *v; break;
+    case EwOp::Add: s.a = *v; break;
+    case EwOp::Sub:
+      if (!cur_a) return std::nullopt;
+      s.a = -*v;
+      break;
+    case EwOp::Max:
+    case EwOp::Min:
+      s.op = in.op == EwOp::Max ? kern::RegStepOp::Max : kern::RegStepOp::Min;
+      s.value_first = !cur_a;
+      s.a = *v;
+      break;
+    default: return std::nullopt;
+  }
+  return s;
+}
+
 // The epilogue as a register epilogue (kern::RegEpilogue, kernels-gemm.md section 7) when it is the bias, then
-// at most a Mul by one value per channel and an Add of one (a batch normalisation), then (without those) at
-// most an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip,
-// LeakyRelu or HardSwish, each reading the previous result; without a residual, also hard-swish as four steps
-// and then up to two Mul, Add or Sub (the running value first) by one value; nothing for any other program.
-// The operand order of the Add is the one the element-wise steps use (ew_program-inl.h RunChain): an Add after
-// the program's bias instruction and followed by a tail runs as a pair, conv result first; otherwise as written.
-std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_n) {
+// at most a Mul by one value per channel and an Add of one (a batch normalisation), then up to two steps by one
+// value (scalar_step), then (without those steps, and in fast mode without the batch normalisation) at most
+// an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip, LeakyRelu or
+// HardSwish, each reading the previous result; without a residual, also hard-swish as four steps, and up to two steps
+// by one value after the tail; nothing for any other program. The operand order of the Add is the one the element-wise
+// steps use (ew_program-inl.h RunChain): an Add after the program's bias instruction and followed by a tail runs as a
+// pair, conv result first; otherwise as written.
+std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, bool exact, int64_t& res_n) {
   kern::RegEpilogue r;
   r.bias = ep.bias ? ep.bias : ep.bias_input;
   if (!ep.prog) return r.bias ? std::optional(r) : std::nullopt;
@@ -265,14 +295,27 @@ std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_
     cur = {Kind::Reg, p.code[i].dst};
     ++i;
   }
+  // Steps by one value before the tail (PP-LCNetV3's learnable affine x * s + b in exact mode, where
+  // conv-affine-fold does not take it), stopping where hard-swish's four steps begin.
+  while (r.pres < kern::kRegScalarSteps && i < p.code.size()) {
+    kern::RegEpilogue probe = r;
+    if (hardswish_steps(ep, i, cur, probe)) break;
+    const auto step = scalar_step(ep, p.code[i], cur);
+    if (!step) break;
+    r.pre[r.pres++] = *step;
+    cur = {Kind::Reg, p.code[i].dst};
+    ++i;
+  }
   const size_t add_at = i;
   bool res_is_a = false;
   if (hardswish_steps(ep, i, cur, r)) {
     cur = {Kind::Reg, p.code[i + 3].dst};
     i += 4;
   } else {
-    // (Not after a scale: the residual's operand order below is the one the steps use right after the bias.)
-    if (!r.scale && i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
+    // After a scale only in exact mode: the operand order below is the one the steps use right after the bias,
+    // and only a NaN's payload (canonical in exact mode) depends on it (PP-LCNet's BatchNormalization then
+    // residual in exact mode).
+    if ((!r.scale || exact) && r.pres == 0 && i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
       const ir::EwInstr& add = p.code[i];
       res_is_a = is(add.b, cur.kind, cur.index);
       const ir::EwRef& other = res_is_a ? add.a : add.b;
@@ -304,18 +347,12 @@ std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, int64_t& res_
       }
     }
   }
-  // Scalar steps after the tail, as ChainLoop encodes them (Mul s: (s, -0); Add s: (1, s); Sub s: (1, -s)).
-  while (!r.res && r.posts < kern::kRegPostSteps && i < p.code.size()) {
-    const ir::EwInstr& in = p.code[i];
-    const bool cur_a = is(in.a, cur.kind, cur.index);
-    if (!cur_a && !(is(in.b, cur.kind, cur.index) && in.op != ir::EwOp::Sub)) break;
-    if (in.op != ir::EwOp::Mul && in.op != ir::EwOp::Add && in.op != ir::EwOp::Sub) break;
-    const auto v = uniform_value(ep, cur_a ? in.b : in.a);
-    if (!v) break;
-    r.post_m[r.posts] = in.op == ir::EwOp::Mul ? *v : 1.0f;
-    r.post_a[r.posts] = in.op == ir::EwOp::Mul ? -0.0f : in.op == ir::EwOp::Sub ? -*v : *v;
-    ++r.posts;
-    cur = {Kind::Reg, in.dst};
+  // Steps by one value after the tail.
+  while (!r.res && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
+    const auto step = scalar_step(ep, p.code[i], cur);
+    if (!step) break;
+    r.post[r.posts++] = *step;
+    cur = {Kind::Reg, p.code[i].dst};
     ++i;
   }
   if (i != p.code.size() || i == 0) return std::nullopt;
@@ -438,7 +475,7 @@ class ConvKernel final : public Kernel {
       // 1.01-1.05x).
       const bool large = g.out_size() >= 2048;
       int64_t res_n = 0;
-      const std::optional<kern::RegEpilogue> reg = register_form(ep, res_n);
+      const std::optional<kern::RegEpilogue> reg = register_form(ep, ctx.exact, res_n);
       const kern::ConvEpilogue ce{&Epilogue::apply,
                                   &ep,
                                   &Epilogue::apply_points,

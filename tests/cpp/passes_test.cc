@@ -372,11 +372,28 @@ TEST(GraphPasses, ConvRegisterHardSwishStepsOnEveryTarget) {
   }
 }
 
+// Steps by one value before and after the tail in registers (kern::RegScalarStep: Mul, Add, Sub, Max and Min in
+// either operand order; PP-LCNetV3's learnable affine in exact mode, openWakeWord's Max after LeakyRelu): the
+// unfused graph's bits on every target, both modes, 1 and 2 threads.
+TEST(GraphPasses, ConvRegisterScalarStepsOnEveryTarget) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("conv_register_scalar_steps"), exact);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedConv", 7}}));
+  }
+  for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    SCOPED_TRACE(isa);
+    IsaEnv env(isa);
+    const NamedTensor sv{"sv", random(Shape{1}, 68, 0.5f, 1.5f)}, kv{"kv", random(Shape{1}, 69, -0.5f, 0.5f)};
+    check_fused_bits("conv_register_scalar_steps", {{"x", specials(Shape{2, 8, 9, 21}, 66)}, sv, kv});
+    check_fused_bits("conv_register_scalar_steps", {{"x", specials(Shape{1, 8, 40, 37}, 67)}, sv, kv});
+  }
+}
+
 // batchnorm-affine (graph-passes.md section 3b): each BatchNormalization with constant statistics becomes a Mul
 // and an Add that fuse-elementwise joins to the producer, the register epilogue taking the per-channel scale and
-// shift after a Conv (with Relu, with hard-swish steps), the program after the product with a residual; exact
-// mode gives the kernel's bits on every target at 1 and 2 threads, specials included. In fast mode
-// conv-batchnorm-fold takes the batch normalisations of Conv outputs read once first.
+// shift after a Conv (with Relu, with hard-swish steps, and in exact mode with a residual); exact mode gives the
+// kernel's bits on every target at 1 and 2 threads, specials included. In fast mode conv-batchnorm-fold takes the batch
+// normalisations of Conv outputs read once first.
 TEST(GraphPasses, BatchNormAffineKeepsTheKernelsBits) {
   auto exact = rt::CompiledGraph::create(model("bn_affine"), true);
   EXPECT_EQ(rewrites(*exact, "batchnorm-affine"), 6);
