@@ -305,12 +305,13 @@ TEST(GraphPasses, FuseElementwiseSqueezeExcitation) {
 }
 
 // The excitation Mul fused into the second convolution: the program runs over the planes after it, rows of
-// one value per channel (short rows several to a block, long ones one at a time), the unfused bits.
+// one value per channel (short rows several to a block, long ones one at a time, rows longer than a chunk in
+// segments of ew::kChunk: 130 x 140 is 18200 values, the last plane's segment ends mid-row), the unfused bits.
 TEST(GraphPasses, FuseElementwiseSqueezeExcitationScale) {
   auto g = rt::CompiledGraph::create(model("ew_conv_se_scale"), false);
   EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"GlobalAveragePool", 1}, {"FusedConv", 2}}));
-  for (const Shape& s :
-       {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{3, 6, 1, 1}, Shape{1, 6, 9, 17}, Shape{2, 6, 2, 70}}) {
+  for (const Shape& s : {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{3, 6, 1, 1}, Shape{1, 6, 9, 17},
+                         Shape{2, 6, 2, 70}, Shape{1, 6, 130, 140}}) {
     Tensor x = random(s, 21, -4, 4);
     x.mutable_data<float>()[5] = std::numeric_limits<float>::infinity();
     check_fused_bits("ew_conv_se_scale", {{"x", x}});
