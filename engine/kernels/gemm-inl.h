@@ -27,6 +27,7 @@
 #include "hwy/highway.h"
 #include "kernels/gemm.h"
 #include "kernels/simd_common-inl.h"
+#include "kernels/vmath-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace onemodel::kern::HWY_NAMESPACE {
@@ -180,6 +181,7 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
   };
   const auto add = [](VF a, VF b) { return hn::Add(a, b); };
   if (e.bias) per_row(e.bias, add);
+  if (e.col_bias) each([&](int, int v, VF a) { return hn::Add(a, hn::LoadU(d, e.col_bias + v * kLanes)); });
   if (e.scale) per_row(e.scale, [](VF a, VF b) { return hn::Mul(a, b); });
   if (e.shift) per_row(e.shift, add);
   for (int i = 0; i < e.pres; ++i) RegScalarStepTile<R, NV>(d, e.pre[i], acc);
@@ -206,6 +208,8 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
       break;
     }
     case RegTail::HardSwish: each([&](int, int, VF a) { return VHardSwish(d, a); }); break;
+    case RegTail::GeluErf: each([&](int, int, VF a) { return GeluErf<kExact>(d, a); }); break;
+    case RegTail::GeluTanh: each([&](int, int, VF a) { return GeluTanh<kExact>(d, a); }); break;
     case RegTail::HardSwishSteps: {
       const VF add_c = hn::Set(d, e.hs_add), lo = hn::Set(d, e.lo), hi = hn::Set(d, e.hi);
       const VF last = hn::Set(d, e.hs_last);
@@ -675,6 +679,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
     if (!reg) return nullptr;
     tile_epi = *reg;
     if (reg->bias) tile_epi.bias = reg->bias + i0 + ii;
+    if (reg->col_bias) tile_epi.col_bias = reg->col_bias + j0 + jj;
     if (reg->scale) tile_epi.scale = reg->scale + i0 + ii;
     if (reg->shift) tile_epi.shift = reg->shift + i0 + ii;
     if (reg->res) tile_epi.res = reg->res + (i0 + ii) * reg->res_ld + j0 + jj;

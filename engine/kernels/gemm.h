@@ -79,17 +79,17 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // [j0, j0 + cols) at c (row stride ldc), after its last k-block and on the thread that computed it, while the
 // block is still in cache (convolution's bias and fused element-wise chains, kernels/conv.h).
 // An epilogue the microkernel applies in registers to a finished register tile on its last k-block
-// (kernels-gemm.md section 7): C[i][j] = post(tail(pre(((acc + bias[i]) * scale[i]) + shift[i]) + res[i * res_ld
-// + j])) for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the operations,
-// in their order, of the element-wise program it stands for (simd_common-inl.h's formulas), so the bits are the
-// program's.
+// (kernels-gemm.md section 7): C[i][j] = post(tail(pre(((acc + bias[i] or col_bias[j]) * scale[i]) + shift[i]) +
+// res[i * res_ld + j])) for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the
+// operations, in their order, of the element-wise program it stands for (simd_common-inl.h's formulas), so the bits are
+// the program's. GeluErf and GeluTanh are vmath-inl.h's functions, which the Gelu instruction's array kernels map.
 // HardSwishSteps is hard-swish as exporters write it, four rounded steps: x * clip(x + add, lo, hi), then divided
 // by (or multiplied by) `last`. `pre` and `post` are up to kRegScalarSteps steps by one value each, before and
 // after the tail (never with a residual): a Mul, Add or Sub as ew_program-inl.h's ChainLoop encodes them, v * m +
 // a (Mul s is (s, -0), Add s is (1, s), Sub s is (1, -s)), or a Max or Min with the value, in the instruction's
 // operand order (ew_program-inl.h RunOne's formula: NaN wins, the first operand's if both; equal operands give
 // the second).
-enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps };
+enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps, GeluErf, GeluTanh };
 enum class RegStepOp : uint8_t { Affine, Max, Min };
 struct RegScalarStep {
   RegStepOp op = RegStepOp::Affine;
@@ -98,10 +98,11 @@ struct RegScalarStep {
 };
 constexpr int kRegScalarSteps = 2;
 struct RegEpilogue {
-  const float* bias = nullptr;   // one value per row of C
-  const float* scale = nullptr;  // one value per row of C (a batch normalisation's a, passes/batchnorm_affine.cc)
-  const float* shift = nullptr;  // one value per row of C (its b)
-  const float* res = nullptr;    // rows of res_ld floats, one per row of C
+  const float* bias = nullptr;      // one value per row of C
+  const float* col_bias = nullptr;  // one value per column of C (a MatMul's bias row; never with bias)
+  const float* scale = nullptr;     // one value per row of C (a batch normalisation's a, passes/batchnorm_affine.cc)
+  const float* shift = nullptr;     // one value per row of C (its b)
+  const float* res = nullptr;       // rows of res_ld floats, one per row of C
   int64_t res_ld = 0;
   bool res_first = false;  // res + v rather than v + res (which operand a NaN result keeps, in fast mode)
   RegTail tail = RegTail::None;

@@ -14,6 +14,7 @@
 #include "ops/ops.h"
 #include "ops/elementwise_common.h"
 #include "ops/ew_program.h"
+#include "ops/reg_form.h"
 #include "ops/window.h"
 
 namespace onemodel::rt {
@@ -186,178 +187,30 @@ bool plane_walk(const Shape& in, const Shape& out, Epilogue::Extra& x) {
   return true;
 }
 
-// One value for every output of a program operand: a constant, or an input of one element (not per channel).
-std::optional<float> uniform_value(const Epilogue& ep, const ir::EwRef& x) {
+// The register epilogue (ops/reg_form.h) of a convolution's epilogue: extra i is program input i + 1 (a residual
+// when it walks the planes, one value per channel, or one value), the bias of bias_first's program its last.
+std::optional<kern::RegEpilogue> conv_register_form(const Epilogue& ep, bool exact, int64_t& res_n) {
+  if (!ep.prog) {
+    if (!ep.bias) return std::nullopt;
+    kern::RegEpilogue r;
+    r.bias = ep.bias;
+    return r;
+  }
   const ir::EwProgram& p = ep.prog->prog;
-  if (x.kind == ir::EwRef::Kind::Const) return p.consts[static_cast<size_t>(x.index)];
-  if (x.kind != ir::EwRef::Kind::Input || x.index < 1 || static_cast<size_t>(x.index) > ep.extras) return std::nullopt;
-  const Epilogue::Extra& e = ep.extra[static_cast<size_t>(x.index - 1)];
-  if (!e.scalar || e.stride_c != 0 || e.stride_n != 0) return std::nullopt;
-  return e.base[0];
-}
-
-// Hard-swish as four steps at code[i], reading `cur`: Add(cur, add), Clip, Mul(cur, clip), then Div or Mul by a
-// value (x * clip(x + 3, 0, 6) / 6 as PP-OCR's exports write it). Fills the tail of `r`; false otherwise.
-bool hardswish_steps(const Epilogue& ep, size_t i, const ir::EwRef& cur, kern::RegEpilogue& r) {
-  const ir::EwProgram& p = ep.prog->prog;
-  if (i + 4 > p.code.size()) return false;
-  using Kind = ir::EwRef::Kind;
-  auto same = [](const ir::EwRef& x, const ir::EwRef& y) { return x.kind == y.kind && x.index == y.index; };
-  auto reg = [](const ir::EwInstr& in) { return ir::EwRef{Kind::Reg, in.dst}; };
-  const ir::EwInstr &add = p.code[i], &clip = p.code[i + 1], &mul = p.code[i + 2], &last = p.code[i + 3];
-  if (add.op != ir::EwOp::Add || clip.op != ir::EwOp::Clip || mul.op != ir::EwOp::Mul) return false;
-  const bool cur_a = same(add.a, cur);
-  if (!cur_a && !same(add.b, cur)) return false;
-  const auto c = uniform_value(ep, cur_a ? add.b : add.a);
-  if (!c || !same(clip.a, reg(add))) return false;
-  if (!((same(mul.a, cur) && same(mul.b, reg(clip))) || (same(mul.b, cur) && same(mul.a, reg(clip))))) return false;
-  std::optional<float> l;
-  if (last.op == ir::EwOp::Div && same(last.a, reg(mul))) l = uniform_value(ep, last.b);
-  if (last.op == ir::EwOp::Mul && (same(last.a, reg(mul)) || same(last.b, reg(mul))))
-    l = uniform_value(ep, same(last.a, reg(mul)) ? last.b : last.a);
-  if (!l) return false;
-  r.tail = kern::RegTail::HardSwishSteps;
-  r.hs_add = *c;
-  r.lo = clip.p0;
-  r.hi = clip.p1;
-  r.hs_div = last.op == ir::EwOp::Div;
-  r.hs_last = *l;
-  return true;
-}
-
-// Instruction `in` as a step by one value on the running value `cur` (kern::RegScalarStep): a Mul, Add or Sub as
-// ChainLoop encodes them (Mul s: (s, -0); Add s: (1, s); Sub s: (1, -s); s - v is not one), a Max or Min in
-// either operand order.
-std::optional<kern::RegScalarStep> scalar_step(const Epilogue& ep, const ir::EwInstr& in, const ir::EwRef& cur) {
-  using ir::EwOp;
-  auto same = [](const ir::EwRef& x, const ir::EwRef& y) { return x.kind == y.kind && x.index == y.index; };
-  const bool cur_a = same(in.a, cur);
-  if (!cur_a && !same(in.b, cur)) return std::nullopt;
-  const auto v = uniform_value(ep, cur_a ? in.b : in.a);
-  if (!v) return std::nullopt;
-  kern::RegScalarStep s;
-  switch (in.op) {
-    case EwOp::Mul: s.m = *v; break;
-    case EwOp::Add: s.a = *v; break;
-    case EwOp::Sub:
-      if (!cur_a) return std::nullopt;
-      s.a = -*v;
-      break;
-    case EwOp::Max:
-    case EwOp::Min:
-      s.op = in.op == EwOp::Max ? kern::RegStepOp::Max : kern::RegStepOp::Min;
-      s.value_first = !cur_a;
-      s.a = *v;
-      break;
-    default: return std::nullopt;
+  std::array<RegInput, ir::kEwMaxInputs + 1> in{};
+  using K = RegInput::Kind;
+  for (size_t i = 0; i < ep.extras; ++i) {
+    const Epilogue::Extra& e = ep.extra[i];
+    RegInput& x = in[i + 1];
+    if (!e.scalar)
+      x = RegInput{K::Tile, 0.0f, e.base, e.stride_c, e.stride_n};
+    else if (e.stride_c == 0 && e.stride_n == 0)
+      x = RegInput{K::Value, e.base[0]};
+    else if (e.stride_c == 1 && e.stride_n == 0)
+      x = RegInput{K::PerRow, 0.0f, e.base};
   }
-  return s;
-}
-
-// The epilogue as a register epilogue (kern::RegEpilogue, kernels-gemm.md section 7) when it is the bias, then
-// at most a Mul by one value per channel and an Add of one (a batch normalisation), then up to two steps by one
-// value (scalar_step), then (without those steps, and in fast mode without the batch normalisation) at most
-// an Add of one program input walked contiguously per plane (a residual), then at most one Relu, Clip, LeakyRelu or
-// HardSwish, each reading the previous result; without a residual, also hard-swish as four steps, and up to two steps
-// by one value after the tail; nothing for any other program. The operand order of the Add is the one the element-wise
-// steps use (ew_program-inl.h RunChain): an Add after the program's bias instruction and followed by a tail runs as a
-// pair, conv result first; otherwise as written.
-std::optional<kern::RegEpilogue> register_form(const Epilogue& ep, bool exact, int64_t& res_n) {
-  kern::RegEpilogue r;
-  r.bias = ep.bias ? ep.bias : ep.bias_input;
-  if (!ep.prog) return r.bias ? std::optional(r) : std::nullopt;
-  const ir::EwProgram& p = ep.prog->prog;
-  using Kind = ir::EwRef::Kind;
-  auto is = [](const ir::EwRef& x, Kind k, int i) { return x.kind == k && x.index == i; };
-  ir::EwRef cur{Kind::Input, 0};
-  size_t i = 0;
-  if (ep.bias_input) {
-    if (p.code.empty() || p.code[0].op != ir::EwOp::Add || !is(p.code[0].a, Kind::Input, 0) ||
-        !is(p.code[0].b, Kind::Input, p.inputs - 1))
-      return std::nullopt;
-    cur = {Kind::Reg, p.code[0].dst};
-    i = 1;
-  }
-  // A batch normalisation's Mul by a and Add of b, one value per channel (passes/batchnorm_affine.cc), the
-  // running value first as that pass writes them.
-  auto per_channel = [&](const ir::EwRef& x) -> const float* {
-    if (x.kind != Kind::Input || x.index < 1 || static_cast<size_t>(x.index) > ep.extras) return nullptr;
-    const Epilogue::Extra& e = ep.extra[static_cast<size_t>(x.index - 1)];
-    return e.scalar && e.stride_c == 1 && e.stride_n == 0 ? e.base : nullptr;
-  };
-  for (const bool mul : {true, false}) {
-    if (i >= p.code.size() || p.code[i].op != (mul ? ir::EwOp::Mul : ir::EwOp::Add) ||
-        !is(p.code[i].a, cur.kind, cur.index) || (!mul && !r.scale))
-      break;
-    const float* v = per_channel(p.code[i].b);
-    if (!v) break;
-    (mul ? r.scale : r.shift) = v;
-    cur = {Kind::Reg, p.code[i].dst};
-    ++i;
-  }
-  // Steps by one value before the tail (PP-LCNetV3's learnable affine x * s + b in exact mode, where
-  // conv-affine-fold does not take it), stopping where hard-swish's four steps begin.
-  while (r.pres < kern::kRegScalarSteps && i < p.code.size()) {
-    kern::RegEpilogue probe = r;
-    if (hardswish_steps(ep, i, cur, probe)) break;
-    const auto step = scalar_step(ep, p.code[i], cur);
-    if (!step) break;
-    r.pre[r.pres++] = *step;
-    cur = {Kind::Reg, p.code[i].dst};
-    ++i;
-  }
-  const size_t add_at = i;
-  bool res_is_a = false;
-  if (hardswish_steps(ep, i, cur, r)) {
-    cur = {Kind::Reg, p.code[i + 3].dst};
-    i += 4;
-  } else {
-    // After a scale only in exact mode: the operand order below is the one the steps use right after the bias,
-    // and only a NaN's payload (canonical in exact mode) depends on it (PP-LCNet's BatchNormalization then
-    // residual in exact mode).
-    if ((!r.scale || exact) && r.pres == 0 && i < p.code.size() && p.code[i].op == ir::EwOp::Add) {
-      const ir::EwInstr& add = p.code[i];
-      res_is_a = is(add.b, cur.kind, cur.index);
-      const ir::EwRef& other = res_is_a ? add.a : add.b;
-      const bool residual = is(res_is_a ? add.b : add.a, cur.kind, cur.index) && other.kind == Kind::Input &&
-                            other.index >= 1 && static_cast<size_t>(other.index) <= ep.extras &&
-                            !ep.extra[static_cast<size_t>(other.index - 1)].scalar;
-      if (residual) {
-        const Epilogue::Extra& x = ep.extra[static_cast<size_t>(other.index - 1)];
-        r.res = x.base;
-        r.res_ld = x.stride_c;
-        res_n = x.stride_n;
-        cur = {Kind::Reg, add.dst};
-        ++i;
-      }
-    }
-    if (i < p.code.size() && is(p.code[i].a, cur.kind, cur.index)) {
-      const ir::EwInstr& t = p.code[i];
-      const auto tail = t.op == ir::EwOp::Relu        ? kern::RegTail::Relu
-                        : t.op == ir::EwOp::Clip      ? kern::RegTail::Clip
-                        : t.op == ir::EwOp::LeakyRelu ? kern::RegTail::LeakyRelu
-                        : t.op == ir::EwOp::HardSwish ? kern::RegTail::HardSwish
-                                                      : kern::RegTail::None;
-      if (tail != kern::RegTail::None) {
-        r.tail = tail;
-        r.lo = t.p0;
-        r.hi = t.p1;
-        cur = {Kind::Reg, t.dst};
-        ++i;
-      }
-    }
-  }
-  // Steps by one value after the tail.
-  while (!r.res && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
-    const auto step = scalar_step(ep, p.code[i], cur);
-    if (!step) break;
-    r.post[r.posts++] = *step;
-    cur = {Kind::Reg, p.code[i].dst};
-    ++i;
-  }
-  if (i != p.code.size() || i == 0) return std::nullopt;
-  r.res_first = r.res && res_is_a && !(add_at > 0 && r.tail != kern::RegTail::None);
-  return r;
+  if (ep.bias_input) in[static_cast<size_t>(p.inputs - 1)] = RegInput{K::PerRow, 0.0f, ep.bias_input};
+  return register_form(p, std::span<const RegInput>(in.data(), static_cast<size_t>(p.inputs)), ep.bias, exact, res_n);
 }
 
 class ConvKernel final : public Kernel {
@@ -475,7 +328,7 @@ class ConvKernel final : public Kernel {
       // 1.01-1.05x).
       const bool large = g.out_size() >= 2048;
       int64_t res_n = 0;
-      const std::optional<kern::RegEpilogue> reg = register_form(ep, ctx.exact, res_n);
+      const std::optional<kern::RegEpilogue> reg = conv_register_form(ep, ctx.exact, res_n);
       const kern::ConvEpilogue ce{&Epilogue::apply,
                                   &ep,
                                   &Epilogue::apply_points,

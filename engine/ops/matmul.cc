@@ -11,6 +11,7 @@
 #include "ops/ew_program.h"
 #include "ops/matmul_shape.h"
 #include "ops/ops.h"
+#include "ops/reg_form.h"
 
 namespace onemodel::rt {
 namespace {
@@ -81,6 +82,22 @@ struct MatEpilogue {
       }
       ewp::run_span(*e.prog, e.isa, e.exact, std::span<const ewp::Operand>(ops.data(), e.extras + 1), cols, row);
     }
+  }
+
+  // The program as a register epilogue on the product's tiles (ops/reg_form.h): a bias row is one value per
+  // column, an input of the result's shape a residual of row stride n.
+  std::optional<kern::RegEpilogue> register_form(int64_t n) const {
+    std::array<RegInput, ir::kEwMaxInputs + 1> in{};
+    using K = RegInput::Kind;
+    for (size_t i = 0; i < extras; ++i) {
+      const Extra& x = extra[i];
+      in[i + 1] = x.walk == Walk::Scalar ? RegInput{K::Value, x.base[0]}
+                  : x.walk == Walk::Row  ? RegInput{K::PerCol, 0.0f, x.base}
+                                         : RegInput{K::Tile, 0.0f, x.base, n, 0};
+    }
+    int64_t res_n = 0;
+    return rt::register_form(prog->prog, std::span<const RegInput>(in.data(), static_cast<size_t>(prog->prog.inputs)),
+                             nullptr, exact, res_n);
   }
 
   // How `in` walks `out`'s rows, or false when it cannot be read per row run.
@@ -244,7 +261,9 @@ class MatMulKernel final : public Kernel {
     }
     if (in_tile) {
       if (out.numel() == 0) return;
-      const kern::TileEpilogue te{&MatEpilogue::apply, &ep};
+      kern::TileEpilogue te{&MatEpilogue::apply, &ep};
+      const std::optional<kern::RegEpilogue> reg = ep.register_form(d.n);
+      te.reg = reg ? &*reg : nullptr;
       kern::gemm_f32_packed(ctx.isa, ctx.exact, d.out_batch.numel() * d.m,
                             kern::MatrixView{a.data<float>().data(), d.k, 1}, *packed->mats[0],
                             out.mutable_data<float>().data(), d.n, ctx.pool, &te);

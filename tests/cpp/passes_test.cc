@@ -343,6 +343,22 @@ TEST(GraphPasses, FuseElementwiseGelu) {
     check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 60 + static_cast<uint32_t>(n))}});
 }
 
+// MatMul epilogues in registers too (ops/reg_form.h): the bias row, a residual, ONNX Gelu in both forms, on every
+// target, both modes, 1 and 2 threads: the unfused graph's bits. 150 columns
+// leave a ragged tile for `apply`; 5 and 15 rows make strips of 5 and of 12 and 3.
+TEST(GraphPasses, MatMulRegisterEpilogueOnEveryTarget) {
+  for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    SCOPED_TRACE(isa);
+    IsaEnv env(isa);
+    for (int64_t n : {1, 3}) {
+      check_fused_bits("linear_epilogue", {{"x", specials(Shape{n, 5, 40}, 80 + static_cast<uint32_t>(n))},
+                                           {"res", specials(Shape{n, 5, 150}, 82)},
+                                           {"v", random(Shape{9, 150}, 83, -1, 1)}});
+      check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 84 + static_cast<uint32_t>(n))}});
+    }
+  }
+}
+
 // Convolution epilogues the matrix product applies in registers (kernels-gemm.md section 7): the bias, a
 // residual in either operand order, each tail, on the in-place, packed-panel, padded-plane and im2col paths, on
 // every target: the unfused graph's bits. 9 x 21 = 189 positions leave a ragged strip against every register
