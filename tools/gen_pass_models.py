@@ -307,6 +307,20 @@ def linear_gelu():
          opset=20)
 
 
+def linear_gelu_step():
+    r = np.random.default_rng(41)
+    # A Gelu tail followed by steps by one value (GPT-style "0.5 * gelu" scalings, a clamp): the matrix product
+    # applies Gelu to its stored tile, after the register steps, so nothing may follow it in registers
+    # (ops/reg_form.cc); these steps stay in the program after it, in their order.
+    inits = [nh.from_array(r.uniform(-1, 1, (40, 150)).astype(np.float32), 'w'),
+             nh.from_array(r.uniform(-1, 1, (150,)).astype(np.float32), 'b'), scalar('s', 0.75),
+             scalar('lo', 0.03125)]
+    nodes = [h.make_node('MatMul', ['x', 'w'], ['m']), h.make_node('Add', ['m', 'b'], ['mb']),
+             h.make_node('Gelu', ['mb'], ['g']), h.make_node('Mul', ['g', 's'], ['gs']),
+             h.make_node('Max', ['gs', 'lo'], ['y'])]
+    save(nodes, 'linear_gelu_step', [f32('x', ['n', 5, 40])], [f32('y', ['a0', 'a1', 'a2'])], inits, opset=20)
+
+
 def batchnorm_affine():
     r = np.random.default_rng(23)
 
@@ -401,5 +415,6 @@ if __name__ == '__main__':
     register_epilogue()
     conv_affine()
     linear_gelu()
+    linear_gelu_step()
     batchnorm_affine()
     register_scalar_steps()

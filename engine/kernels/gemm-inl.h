@@ -162,6 +162,19 @@ HWY_INLINE void RegScalarStepTile(DF d, const RegScalarStep& s, VF (&acc)[R][NV]
 // output at a time, and each step's test is made once per tile. Tested per vector, the tests cost about as
 // much as the products of a short k: ResNet-50's 64 -> 256 1x1 convolution at 56 x 56 (the product alone, one
 // thread, AVX-512) took 0.504 ms bare and 0.576 with a bias; per tile 0.487 (kernels-gemm.md section 7).
+// A Gelu tail (the last step: the matcher puts no steps after it) on a stored tile, still in L1, in a function of
+// its own: inlined into the microkernel, its long body cost the products that never take it in wasm, where V8
+// allocates registers per function (openWakeWord's embedding 1.02x in Node, one thread).
+template <bool kExact>
+HWY_NOINLINE void GeluTile(bool erf, float* c, int64_t ldc, int64_t rows, int64_t cols) {
+  const DF d;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; j += kLanes) {
+      const VF v = hn::LoadU(d, c + r * ldc + j);
+      hn::StoreU(erf ? GeluErf<kExact>(d, v) : GeluTanh<kExact>(d, v), d, c + r * ldc + j);
+    }
+}
+
 template <int R, bool kExact, int NV>
 HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
   auto each = [&](auto&& f) {
@@ -208,8 +221,8 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
       break;
     }
     case RegTail::HardSwish: each([&](int, int, VF a) { return VHardSwish(d, a); }); break;
-    case RegTail::GeluErf: each([&](int, int, VF a) { return GeluErf<kExact>(d, a); }); break;
-    case RegTail::GeluTanh: each([&](int, int, VF a) { return GeluTanh<kExact>(d, a); }); break;
+    case RegTail::GeluErf:
+    case RegTail::GeluTanh: break;  // on the stored tile (GeluTile)
     case RegTail::HardSwishSteps: {
       const VF add_c = hn::Set(d, e.hs_add), lo = hn::Set(d, e.lo), hi = hn::Set(d, e.hi);
       const VF last = hn::Set(d, e.hs_last);
@@ -279,6 +292,8 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, f
     HWY_UNROLL(4)
     for (int v = 0; v < NV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
   }
+  if (epi && (epi->tail == RegTail::GeluErf || epi->tail == RegTail::GeluTanh))
+    GeluTile<kExact>(epi->tail == RegTail::GeluErf, c, ldc, R, NV * kLanes);
 }
 
 template <int R, bool kExact>

@@ -82,7 +82,8 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // (kernels-gemm.md section 7): C[i][j] = post(tail(pre(((acc + bias[i] or col_bias[j]) * scale[i]) + shift[i]) +
 // res[i * res_ld + j])) for the parts that are set, each step one rounded operation, NaN canonical in exact mode: the
 // operations, in their order, of the element-wise program it stands for (simd_common-inl.h's formulas), so the bits are
-// the program's. GeluErf and GeluTanh are vmath-inl.h's functions, which the Gelu instruction's array kernels map.
+// the program's. GeluErf and GeluTanh are vmath-inl.h's functions, which the Gelu instruction's array kernels map;
+// unlike the other tails they are applied to the stored tile (gemm-inl.h GeluTile), and nothing follows them.
 // HardSwishSteps is hard-swish as exporters write it, four rounded steps: x * clip(x + add, lo, hi), then divided
 // by (or multiplied by) `last`. `pre` and `post` are up to kRegScalarSteps steps by one value each, before and
 // after the tail (never with a residual): a Mul, Add or Sub as ew_program-inl.h's ChainLoop encodes them, v * m +

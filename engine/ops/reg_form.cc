@@ -169,8 +169,9 @@ std::optional<kern::RegEpilogue> register_form(const ir::EwProgram& p, std::span
       ++i;
     }
   }
-  // Steps by one value after the tail.
-  while (!r.res && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
+  // Steps by one value after the tail (not after Gelu, which the microkernel applies to the stored tile).
+  const bool gelu = r.tail == kern::RegTail::GeluErf || r.tail == kern::RegTail::GeluTanh;
+  while (!r.res && !gelu && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
     const auto step = mt.scalar_step(p.code[i], cur);
     if (!step) break;
     r.post[r.posts++] = *step;

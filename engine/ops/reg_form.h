@@ -28,7 +28,7 @@ struct RegInput {
 // then a Mul and an Add per row (a batch normalisation), up to two steps by one value, a residual (a Tile input;
 // not after those steps, and after the batch normalisation in exact mode only), a tail (Relu, Clip, LeakyRelu,
 // HardSwish, Gelu, or hard-swish as four steps without a residual) and up to two steps by one value after it
-// (not with a residual). `res_n` receives the residual's image stride.
+// (not with a residual, not after a Gelu). `res_n` receives the residual's image stride.
 std::optional<kern::RegEpilogue> register_form(const ir::EwProgram& p, std::span<const RegInput> in, const float* bias,
                                                bool exact, int64_t& res_n);
 

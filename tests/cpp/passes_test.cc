@@ -343,9 +343,9 @@ TEST(GraphPasses, FuseElementwiseGelu) {
     check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 60 + static_cast<uint32_t>(n))}});
 }
 
-// MatMul epilogues in registers too (ops/reg_form.h): the bias row, a residual, ONNX Gelu in both forms, on every
-// target, both modes, 1 and 2 threads: the unfused graph's bits. 150 columns
-// leave a ragged tile for `apply`; 5 and 15 rows make strips of 5 and of 12 and 3.
+// MatMul epilogues in registers too (ops/reg_form.h): the bias row, a residual, ONNX Gelu in both forms, steps
+// after a Gelu (which must stay after it), on every target, both modes, 1 and 2 threads: the unfused graph's bits. 150
+// columns leave a ragged tile for `apply`; 5 and 15 rows make strips of 5 and of 12 and 3.
 TEST(GraphPasses, MatMulRegisterEpilogueOnEveryTarget) {
   for (const char* isa : {"scalar", "sse4", "avx2", "avx512"}) {
     SCOPED_TRACE(isa);
@@ -355,6 +355,7 @@ TEST(GraphPasses, MatMulRegisterEpilogueOnEveryTarget) {
                                            {"res", specials(Shape{n, 5, 150}, 82)},
                                            {"v", random(Shape{9, 150}, 83, -1, 1)}});
       check_fused_bits("linear_gelu", {{"x", specials(Shape{n, 5, 40}, 84 + static_cast<uint32_t>(n))}});
+      check_fused_bits("linear_gelu_step", {{"x", specials(Shape{n, 5, 40}, 86 + static_cast<uint32_t>(n))}});
     }
   }
 }
