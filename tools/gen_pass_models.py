@@ -98,6 +98,16 @@ def attention():
              h.make_node('MatMul', ['p', 'v'], ['y'])]
     io = [f32('q', [2, heads, 5, d]), f32('k', [2, heads, 7, d]), f32('v', [2, heads, 7, d])]
     save(nodes, 'attention_shared', io, [f32('y', ['o0', 'o1', 'o2', 'o3']), f32('p', ['p0', 'p1', 'p2', 'p3'])], [scalar('scale', 1 / np.sqrt(d))])
+    # A mask of any broadcastable shape (the tests feed one per query row, [.., sq, 1], and a full one).
+    nodes = [h.make_node('Transpose', ['k'], ['kt'], perm=[0, 1, 3, 2]),
+             h.make_node('MatMul', ['q', 'kt'], ['qk']),
+             h.make_node('Mul', ['qk', 'scale'], ['scaled']),
+             h.make_node('Add', ['scaled', 'mask'], ['masked']),
+             h.make_node('Softmax', ['masked'], ['p'], axis=-1),
+             h.make_node('MatMul', ['p', 'v'], ['y'])]
+    io = [f32('q', [2, heads, 'sq', d]), f32('k', [2, heads, 'sk', d]), f32('v', [2, heads, 'sk', d]),
+          f32('mask', ['m0', 'm1', 'm2', 'm3'])]
+    save(nodes, 'attention_anymask', io, [f32('y', ['o0', 'o1', 'o2', 'o3'])], [scalar('scale', 1 / np.sqrt(d))])
 
 
 def fuse_elementwise():

@@ -227,6 +227,27 @@ TEST(GraphPasses, AttentionHeadMajorOperandsAndValueWidth) {
   }
 }
 
+// Masks of other shapes than exporters' [b, 1, 1, sk], read through their strides: one value per query row ([..,
+// sq, 1], key stride 0), a full [b, h, sq, sk] one and one row for all, with special values: exact bits equal the
+// unfused graph's at 1 and 2 threads, fast mode within the level bound.
+TEST(GraphPasses, AttentionMaskOfAnyShape) {
+  expect_fused_in_both_modes("attention_anymask");
+  for (const Shape& ms : {Shape{2, 1, 70, 1}, Shape{1, 3, 70, 65}, Shape{1, 1, 1, 65}}) {
+    SCOPED_TRACE(ms.to_string());
+    std::vector<NamedTensor> in{{"q", with_specials(random(Shape{2, 3, 70, 8}, 21), 101)},
+                                {"k", with_specials(random(Shape{2, 3, 65, 8}, 22), 67)},
+                                {"v", random(Shape{2, 3, 65, 8}, 23)},
+                                {"mask", with_specials(random(ms, 24), 13)}};
+    const auto unfused = run("attention_anymask", OptimizationLevel::None, Mode::Exact, in, 1);
+    for (int threads : {1, 2})
+      EXPECT_TRUE(bit_equal(run("attention_anymask", OptimizationLevel::All, Mode::Exact, in, threads), unfused));
+    in[0].tensor = random(Shape{2, 3, 70, 8}, 25);
+    in[1].tensor = random(Shape{2, 3, 65, 8}, 26);
+    in[3].tensor = random(ms, 27);
+    check_levels("attention_anymask", in, 1e-5);
+  }
+}
+
 TEST(GraphPasses, AttentionLeavesSharedProbabilities) {
   auto g = rt::CompiledGraph::create(model("attention_shared"), false);
   EXPECT_EQ(rewrites(*g, "attention"), 0);
