@@ -135,6 +135,9 @@ void col2im_f32(Isa isa, bool exact, const ConvGeometry& g, int64_t channels, co
 
 // --- the depthwise vector kernel (depthwise-inl.h, one copy per target) ---
 
+// At most this many taps per plane (kh * kw) take the depthwise vector kernel; larger kernels the direct loop.
+inline constexpr int64_t kMaxDepthwiseTaps = 64;
+
 // One output plane's geometry for the 2-D depthwise kernel (1-D runs with height 1).
 struct DepthwisePlane {
   int64_t in_h, in_w, out_h, out_w;
@@ -166,8 +169,10 @@ struct DepthwiseFns {
   // channels as the target has float lanes, channels-last (padded_h x padded_w x lanes), `wt` their taps
   // (taps x lanes); writes out_h x out_w x lanes outputs to `out`.
   void (*compute_blocked)(bool exact, const DepthwisePlane& p, const float* tile, const float* wt, float* out);
-  // dst[j * lanes + l] = src[l][at + j] for j < count and every lane l (src holds lanes pointers).
-  void (*to_channels_last)(const float* const* src, int64_t at, int64_t count, float* dst);
+  // Positions j < count of rows of `row_w` (src[l][at + j] for every lane l; src holds lanes pointers) to
+  // dst[((j / row_w) * dst_row + j % row_w) * lanes + l]: whole planes in one call, rows into a padded tile.
+  void (*to_channels_last)(const float* const* src, int64_t at, int64_t count, float* dst, int64_t row_w,
+                           int64_t dst_row);
   // dst[l * stride + j] = src[j * lanes + l] for j < count and l < used.
   void (*from_channels_last)(const float* src, int64_t count, int64_t used, float* dst, int64_t stride);
   // dst[i] = src[2 * i] for i < n, reading src[0, avail) only (avail >= 2 * n - 1). Not depthwise: the

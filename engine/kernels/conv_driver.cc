@@ -23,7 +23,6 @@
 namespace onemodel::kern {
 namespace {
 
-constexpr int64_t kMaxDepthwiseTaps = 64;
 constexpr int64_t kMaxDepthwiseStrideW = 8;
 
 using kern::canon;  // NaN -> 0x7FC00000
@@ -144,13 +143,17 @@ int64_t phase_floats(const ConvGeometry& g) {
 // Per node in MobileNetV3 on a Zen 4 (blocked / the walks, AVX-512 and AVX2): 14 -> 7 5x5 stride 2 0.57 and
 // 0.75, 28 -> 14 3x3 stride 2 0.50 and 0.96, 56 -> 28 5x5 stride 2 0.93 and 0.95, 7x7 5x5 0.72-0.74 and
 // 0.87-0.91; but stride 1 at 14x14 and larger 1.3-2.0 and 112 -> 56 stride 2 1.15-1.27 (the transposes in
-// and out cost more there than the walks lose).
+// and out cost more there than the walks lose). Since eight positions share each tap's weights and the
+// transposes run 8x8 in registers (session 33, Zen 3, AVX2, blocked / walk, alone): also stride 1 with 25 taps
+// or more where the four-row walk does not take them, 5x5 at 14x14 0.74, 28x28 0.75, 56x56 0.81, 7x7 at 28x28
+// 0.66; 3x3 at stride 1 still walks (14x14 1.13, 28x28 1.27, 56x56 1.34).
 constexpr int64_t kBlockedMaxPositions = 4096;  // padded positions
 bool blocked_plane(Isa isa, const ConvGeometry& g) {
   if (float_lanes(isa) < 8) return false;
   const DepthwisePlane p = make_plane(g, false);
   const bool strided = p.s_h > 1 || p.s_w > 1;
-  return p.padded_h * p.padded_w <= kBlockedMaxPositions && (strided || p.out_h * p.out_w <= 64);
+  const bool many_taps = p.k_h * p.k_w >= 25 && !rows_walk(isa, g);
+  return p.padded_h * p.padded_w <= kBlockedMaxPositions && (strided || many_taps || p.out_h * p.out_w <= 64);
 }
 
 // One slot of the blocked path for `lanes` channels: the padded tile, the outputs, the taps.
@@ -162,12 +165,21 @@ int64_t planes_per_chunk(const ConvGeometry& g) {
   return std::clamp<int64_t>(4096 / std::max<int64_t>(g.out_size(), 1), 1, 32);
 }
 
+// The taps of channels [oc0, oc0 + used) as taps x lanes (lanes past `used` repeat the last channel): the
+// blocked path's weights for one block, made per call or once by conv_pack_weights.
+void block_taps(const float* w, int64_t taps, int64_t lanes, int64_t oc0, int64_t used, float* wt) {
+  for (int64_t l = 0; l < lanes; ++l) {
+    const float* src = w + (oc0 + std::min(l, used - 1)) * taps;
+    for (int64_t t = 0; t < taps; ++t) wt[t * lanes + l] = src[t];
+  }
+}
+
 // The blocked path: a chunk is one block of `lanes` output channels of one image (the last one narrower). Its
 // input planes are written channels-last into the slot's tile, whose padding stays +0 from the slot's first
 // chunk on (only the interior is ever written), the kernel writes the outputs channels-last, and they are
 // copied back into the planes. Only data moves outside the kernel, so every output is section 2's chain.
-void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                       float* scratch, ThreadPool* pool, const ConvEpilogue* ep) {
+void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w,
+                       const float* blocked_w, float* scratch, float* y, ThreadPool* pool, const ConvEpilogue* ep) {
   const DepthwiseFns& fns = depthwise_fns(isa);
   const DepthwisePlane p = make_plane(g, false);
   const int64_t lanes = float_lanes(isa), taps = p.k_h * p.k_w, os = g.out_size(), is = g.in_size();
@@ -185,20 +197,27 @@ void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* 
     const int slot = slots.acquire();
     float* tile = scratch + slot * slot_size;
     float* out = tile + tile_floats;
-    float* wt = out + os * lanes;
+    float* own_taps = out + os * lanes;
     if (!zeroed[static_cast<size_t>(slot)]) {  // written once: the flags of the slots share a cache line
       std::fill(tile, tile + tile_floats, 0.0f);
       zeroed[static_cast<size_t>(slot)] = true;
     }
     const int64_t n = c / blocks, oc0 = (c % blocks) * lanes;
     const int64_t used = std::min(lanes, g.out_channels - oc0);  // lanes past it repeat the last channel, dropped
-    for (int64_t t = 0; t < taps; ++t)
-      for (int64_t l = 0; l < lanes; ++l) wt[t * lanes + l] = w[(oc0 + std::min(l, used - 1)) * taps + t];
+    // This block's taps: packed once (conv_pack_weights), else transposed here.
+    const float* wt = blocked_w ? blocked_w + (c % blocks) * taps * lanes : own_taps;
+    if (!blocked_w) block_taps(w, taps, lanes, oc0, used, own_taps);
     const float* xin[16];
     for (int64_t l = 0; l < lanes; ++l) xin[l] = x + (n * g.in_channels + (oc0 + std::min(l, used - 1)) / mult) * is;
-    for (int64_t iy = 0; iy < p.in_h && iy + p.pad_t < p.padded_h; ++iy)
-      if (cols > 0)
-        fns.to_channels_last(xin, iy * p.in_w, cols, tile + ((iy + p.pad_t) * p.padded_w + p.pad_l) * lanes);
+    // Rows that taps reach, all in one call when they are whole (a call per row of seven was a seventh of
+    // MobileNetV3's 7x7 layers).
+    const int64_t rows = std::min(p.in_h, p.padded_h - p.pad_t);
+    float* at = tile + (p.pad_t * p.padded_w + p.pad_l) * lanes;
+    if (cols == p.in_w && rows > 0)
+      fns.to_channels_last(xin, 0, rows * p.in_w, at, p.in_w, p.padded_w);
+    else
+      for (int64_t iy = 0; iy < rows && cols > 0; ++iy)
+        fns.to_channels_last(xin, iy * p.in_w, cols, at + iy * p.padded_w * lanes, cols, p.padded_w);
     fns.compute_blocked(exact, p, tile, wt, out);
     fns.from_channels_last(out, os, used, y + (n * g.out_channels + oc0) * os, os);
     slots.release(slot);
@@ -206,9 +225,9 @@ void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* 
   });
 }
 
-void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w, float* y,
-                      float* scratch, ThreadPool* pool, const ConvEpilogue* ep) {
-  if (blocked_plane(isa, g)) return depthwise_blocked(isa, exact, g, x, w, y, scratch, pool, ep);
+void depthwise_vector(Isa isa, bool exact, const ConvGeometry& g, const float* x, const float* w,
+                      const float* blocked_w, float* y, float* scratch, ThreadPool* pool, const ConvEpilogue* ep) {
+  if (blocked_plane(isa, g)) return depthwise_blocked(isa, exact, g, x, w, blocked_w, scratch, y, pool, ep);
   const DepthwiseFns& fns = depthwise_fns(isa);
   const DepthwisePlane p = make_plane(isa, g);
   const int64_t taps = p.k_h * p.k_w;
@@ -554,13 +573,40 @@ struct ConvPackedWeights {
   std::shared_ptr<const WinogradWeights> wino;      // then these instead of as_a (unless a weight is not finite)
   PackStorage storage = PackStorage::F32;           // of as_a / as_bt (conv_pack_weights)
   std::shared_ptr<const ConvPackedWeights> panels;  // compact with wino: the panels' packing, for special images
+  // Depthwise: the taps of every block of `lanes` channels for the channel-blocked path (block_taps), else empty.
+  std::vector<float> dw_taps;
 };
 
 bool conv_packed_compact(const ConvPackedWeights& p) { return p.storage != PackStorage::F32; }
 
+namespace {
+
+// The channel-blocked depthwise path transposed each block's taps at every call: 960 channels of 5x5 taps were
+// 15% of MobileNetV3's 7x7 layer (Zen 3). Packed once here instead, for shapes that take that path; compact
+// weights are left to the plan's widening as before (the path reads float32 taps).
+std::shared_ptr<const ConvPackedWeights> pack_depthwise(Isa isa, const ConvGeometry& g, const float* w,
+                                                        PackStorage storage) {
+  if (storage != PackStorage::F32 || !blocked_plane(isa, g)) return nullptr;
+  auto p = std::make_shared<ConvPackedWeights>();
+  const int64_t lanes = float_lanes(isa), taps = g.taps(), blocks = ceil_div(g.out_channels, lanes);
+  p->isa = isa;
+  p->transposed = false;
+  p->out_channels = g.out_channels;
+  p->group_k = taps;
+  p->groups = g.groups;
+  p->dw_taps.resize(static_cast<size_t>(blocks * taps * lanes));
+  for (int64_t b = 0; b < blocks; ++b)
+    block_taps(w, taps, lanes, b * lanes, std::min(lanes, g.out_channels - b * lanes),
+               p->dw_taps.data() + b * taps * lanes);
+  return p;
+}
+
+}  // namespace
+
 std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, const ConvGeometry& g, const float* w,
                                                            PackStorage storage) {
   const ConvPath path = conv_path(g);
+  if (path == ConvPath::Depthwise) return pack_depthwise(isa, g, w, storage);
   if (path != ConvPath::Gemm1x1 && path != ConvPath::Im2colGemm) return nullptr;
   auto p = std::make_shared<ConvPackedWeights>();
   p->fast_wino = !exact && winograd_applies(g);
@@ -592,6 +638,9 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
 }
 
 bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g) {
+  if (!p.dw_taps.empty())  // the same taps serve both modes and every shape of these weights
+    return conv_path(g) == ConvPath::Depthwise && p.isa == isa && p.out_channels == g.out_channels &&
+           p.groups == g.groups && p.group_k == g.taps();
   const bool wino = !exact && winograd_applies(g);
   return p.isa == isa && p.out_channels == g.out_channels && p.groups == g.groups &&
          p.group_k == (g.in_channels / g.groups) * g.taps() && p.fast_wino == wino &&
@@ -599,7 +648,8 @@ bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const 
 }
 
 bool conv_packed_preferred(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g) {
-  return conv_packed_matches(p, isa, exact, g) && (p.fast_wino || p.transposed == narrow_output(isa, g));
+  return conv_packed_matches(p, isa, exact, g) &&
+         (!p.dw_taps.empty() || p.fast_wino || p.transposed == narrow_output(isa, g));
 }
 
 namespace {
@@ -786,7 +836,10 @@ void conv_f32(Isa isa, bool exact, const ConvGeometry& g, const float* x, const 
               ThreadPool* pool, const ConvPackedWeights* packed, const ConvEpilogue* epilogue) {
   if (g.batch <= 0 || g.out_channels <= 0 || g.out_size() <= 0) return;
   const ConvPath path = conv_path(g);
-  if (path == ConvPath::Depthwise) return depthwise_vector(isa, exact, g, x, w, y, scratch, pool, epilogue);
+  if (path == ConvPath::Depthwise) {
+    const bool taps = packed && conv_packed_matches(*packed, isa, exact, g) && !packed->dw_taps.empty();
+    return depthwise_vector(isa, exact, g, x, w, taps ? packed->dw_taps.data() : nullptr, y, scratch, pool, epilogue);
+  }
   if (path == ConvPath::DepthwiseDirect) return depthwise_direct(exact, g, x, w, y, pool, epilogue);
   std::shared_ptr<const ConvPackedWeights> own;
   if (!packed || !conv_packed_matches(*packed, isa, exact, g)) {

@@ -326,38 +326,64 @@ inline void DwComputePlane(bool exact, const DepthwisePlane& p, const float* src
 }
 
 // Channel-blocked planes (kernels-depthwise.md section 8): lanes are neighbouring channels at one position,
-// the tile and the outputs channels-last. Four outputs of a row share each tap's weight vector; every output is
-// still one accumulator from +0 over the taps in (kh, kw) order.
+// the tile and the outputs channels-last. Output positions go kBatch at a time in row-major order (a batch may
+// span rows: each position has its own base in the tile), all sharing each tap's weight vector; every output is
+// still one accumulator from +0 over the taps in (kh, kw) order. Eight independent accumulators keep both FMA
+// pipes busy: four along a row (the earlier walk) left a 7-wide row as one batch of four and three chains of
+// one, each 25 taps of dependent FMAs (MobileNetV3's 960-channel 5x5 layers at 7x7, Zen 3: 0.17 ms alone, of
+// which the chains were half).
 template <bool kExact, int kBatch>
-HWY_INLINE void DwBlockedRun(const DepthwisePlane& p, const float* tile, const float* wt, int64_t oy, int64_t ox,
-                             float* out) {
+HWY_INLINE void DwBlockedBatch(const float* tile, const float* wt, const int64_t* tap_off, int64_t taps,
+                               const int64_t* base, float* out) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   using VF = hn::Vec<decltype(d)>;
+  const float* at[kBatch];
   VF acc[kBatch];
-  for (int i = 0; i < kBatch; ++i) acc[i] = hn::Zero(d);
-  const int64_t step = p.s_w * lanes;
-  for (int64_t ky = 0; ky < p.k_h; ++ky) {
-    const float* row = tile + ((oy * p.s_h + ky * p.d_h) * p.padded_w + ox * p.s_w) * lanes;
-    for (int64_t kx = 0; kx < p.k_w; ++kx) {
-      const VF w = hn::LoadU(d, wt + (ky * p.k_w + kx) * lanes);
-      const float* at = row + kx * p.d_w * lanes;
-      for (int i = 0; i < kBatch; ++i) {
-        const VF v = hn::LoadU(d, at + i * step);
-        acc[i] = kExact ? hn::Add(acc[i], hn::Mul(w, v)) : hn::MulAdd(w, v, acc[i]);
-      }
+  HWY_UNROLL(8)
+  for (int i = 0; i < kBatch; ++i) {
+    at[i] = tile + base[i];
+    acc[i] = hn::Zero(d);
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    const VF w = hn::LoadU(d, wt + t * lanes);
+    const int64_t off = tap_off[t];
+    HWY_UNROLL(8)
+    for (int i = 0; i < kBatch; ++i) {
+      const VF v = hn::LoadU(d, at[i] + off);
+      acc[i] = kExact ? hn::Add(acc[i], hn::Mul(w, v)) : hn::MulAdd(w, v, acc[i]);
     }
   }
-  for (int i = 0; i < kBatch; ++i)
-    hn::StoreU(kExact ? CanonicalNaN(d, acc[i]) : acc[i], d, out + (oy * p.out_w + ox + i) * lanes);
+  HWY_UNROLL(8)
+  for (int i = 0; i < kBatch; ++i) hn::StoreU(kExact ? CanonicalNaN(d, acc[i]) : acc[i], d, out + i * lanes);
 }
 
 template <bool kExact>
 void DwBlockedT(const DepthwisePlane& p, const float* tile, const float* wt, float* out) {
-  for (int64_t oy = 0; oy < p.out_h; ++oy) {
-    int64_t ox = 0;
-    for (; ox + 4 <= p.out_w; ox += 4) DwBlockedRun<kExact, 4>(p, tile, wt, oy, ox, out);
-    for (; ox < p.out_w; ++ox) DwBlockedRun<kExact, 1>(p, tile, wt, oy, ox, out);
+  constexpr int kBatch = 8;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+  const int64_t taps = p.k_h * p.k_w, positions = p.out_h * p.out_w;
+  int64_t tap_off[kMaxDepthwiseTaps];
+  for (int64_t ky = 0; ky < p.k_h; ++ky)
+    for (int64_t kx = 0; kx < p.k_w; ++kx) tap_off[ky * p.k_w + kx] = (ky * p.d_h * p.padded_w + kx * p.d_w) * lanes;
+  auto base_of = [&](int64_t j) { return ((j / p.out_w) * p.s_h * p.padded_w + (j % p.out_w) * p.s_w) * lanes; };
+  if (positions < kBatch) {
+    for (int64_t j = 0; j < positions; ++j) {
+      const int64_t b = base_of(j);
+      DwBlockedBatch<kExact, 1>(tile, wt, tap_off, taps, &b, out + j * lanes);
+    }
+    return;
+  }
+  int64_t base[kBatch];
+  for (int64_t j0 = 0; j0 < positions; j0 += kBatch) {
+    // The last batch is moved back to end at the last position: it recomputes a few outputs, the same chains.
+    const int64_t j = std::min(j0, positions - kBatch);
+    int64_t oy = j / p.out_w, ox = j - oy * p.out_w;  // one division per batch (eight were a fifth of the time)
+    for (int i = 0; i < kBatch; ++i) {
+      base[i] = (oy * p.s_h * p.padded_w + ox * p.s_w) * lanes;
+      if (++ox == p.out_w) ox = 0, ++oy;
+    }
+    DwBlockedBatch<kExact, kBatch>(tile, wt, tap_off, taps, base, out + j * lanes);
   }
 }
 
@@ -370,21 +396,92 @@ inline void DwComputeBlocked(bool exact, const DepthwisePlane& p, const float* t
 }
 
 #if HWY_TARGET == HWY_SCALAR  // one lane: never blocked (conv_driver.cc), but the table needs entries
-inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst) {
-  std::memcpy(dst, src[0] + at, sizeof(float) * static_cast<size_t>(count));
+inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst, int64_t row_w,
+                             int64_t dst_row) {
+  for (int64_t j = 0; j < count; j += row_w)
+    std::memcpy(dst + (j / row_w) * dst_row, src[0] + at + j,
+                sizeof(float) * static_cast<size_t>(std::min(row_w, count - j)));
 }
 inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, float* dst, int64_t) {
   if (used > 0) std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(count));
 }
 #else
-// Between planes and channels-last rows: lanes = 4 * groups channels. StoreInterleaved4 puts the 4 channels of
-// a group side by side per position, then each position's groups are joined 4 floats at a time.
-inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst) {
+#if HWY_MAX_BYTES >= 32
+// Eight vectors of eight floats transposed in registers: v[i][l] becomes v[l][i].
+HWY_INLINE void Transpose8x8(hn::Vec<hn::Full256<float>>* v) {
+  const hn::Full256<float> d;
+  const hn::Full256<double> dd;
+  using V = hn::Vec<decltype(d)>;
+  V t[8];
+  for (int i = 0; i < 8; i += 2) {  // pairs of rows, element by element within each 128-bit half
+    t[i] = hn::InterleaveLower(d, v[i], v[i + 1]);
+    t[i + 1] = hn::InterleaveUpper(d, v[i], v[i + 1]);
+  }
+  V u[8];
+  for (int q = 0; q < 8; q += 4)  // then pairs of pairs (64-bit elements)
+    for (int h = 0; h < 2; ++h) {
+      const auto a = hn::BitCast(dd, t[q + h]), b = hn::BitCast(dd, t[q + 2 + h]);
+      u[q + 2 * h] = hn::BitCast(d, hn::InterleaveLower(dd, a, b));
+      u[q + 2 * h + 1] = hn::BitCast(d, hn::InterleaveUpper(dd, a, b));
+    }
+  for (int i = 0; i < 4; ++i) {  // then the 128-bit halves of rows 0-3 and 4-7
+    v[i] = hn::ConcatLowerLower(d, u[4 + i], u[i]);
+    v[i + 4] = hn::ConcatUpperUpper(d, u[4 + i], u[i]);
+  }
+}
+
+// Whole groups of eight positions by 8x8 transposes, eight channels at a time; returns the positions done.
+// Plain moves: the bits arrive unchanged.
+inline int64_t ToChannelsLast8(const float* const* src, int64_t at, int64_t count, float* dst, int64_t row_w,
+                               int64_t dst_row, int64_t lanes) {
+  const hn::Full256<float> d;
+  const int64_t done = count / 8 * 8;
+  for (int64_t c8 = 0; c8 < lanes; c8 += 8) {
+    int64_t r = 0, c = 0;
+    for (int64_t j = 0; j < done; j += 8) {
+      hn::Vec<decltype(d)> v[8];
+      for (int l = 0; l < 8; ++l) v[l] = hn::LoadU(d, src[c8 + l] + at + j);
+      Transpose8x8(v);
+      for (int i = 0; i < 8; ++i) {
+        hn::StoreU(v[i], d, dst + (r * dst_row + c) * lanes + c8);
+        if (++c == row_w) c = 0, ++r;
+      }
+    }
+  }
+  return done;
+}
+
+inline int64_t FromChannelsLast8(const float* src, int64_t count, int64_t used, float* dst, int64_t stride,
+                                 int64_t lanes) {
+  const hn::Full256<float> d;
+  const int64_t done = count / 8 * 8;
+  for (int64_t c8 = 0; c8 < used; c8 += 8)
+    for (int64_t j = 0; j < done; j += 8) {
+      hn::Vec<decltype(d)> v[8];
+      for (int i = 0; i < 8; ++i) v[i] = hn::LoadU(d, src + (j + i) * lanes + c8);
+      Transpose8x8(v);
+      for (int64_t l = 0; l < 8 && c8 + l < used; ++l) hn::StoreU(v[l], d, dst + (c8 + l) * stride + j);
+    }
+  return done;
+}
+#endif
+
+// Between planes and channels-last rows: lanes = 4 * groups channels. On 256-bit and wider targets whole groups
+// of eight positions go through 8x8 transposes (the staged path below, with its joins of 16 bytes, was a third
+// of a 240-channel stride-2 layer at 28x28 on Zen 3); the rest, and 128-bit targets, are staged: StoreInterleaved4
+// puts the 4 channels of a group side by side per position, then each position's groups are joined 4 floats at
+// a time.
+inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count, float* dst, int64_t row_w,
+                             int64_t dst_row) {
   const hn::ScalableTag<float> d;
   const hn::FixedTag<float, 4> d4;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), groups = lanes / 4;
+  int64_t first = 0;
+#if HWY_MAX_BYTES >= 32
+  first = ToChannelsLast8(src, at, count, dst, row_w, dst_row, lanes);
+#endif
   HWY_ALIGN float quad[4][4 * 64];  // a group's positions, 4 channels each, for up to 64 positions
-  for (int64_t j0 = 0; j0 < count; j0 += 64) {
+  for (int64_t j0 = first; j0 < count; j0 += 64) {
     const int64_t m = std::min<int64_t>(64, count - j0);
     for (int64_t gi = 0; gi < groups; ++gi) {
       const float* s0 = src[4 * gi] + at + j0;
@@ -402,9 +499,12 @@ inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count,
         quad[gi][4 * j + 3] = s3[j];
       }
     }
-    for (int64_t j = 0; j < m; ++j)
-      for (int64_t gi = 0; gi < groups; ++gi)
-        hn::StoreU(hn::Load(d4, quad[gi] + 4 * j), d4, dst + (j0 + j) * lanes + 4 * gi);
+    int64_t r = j0 / row_w, c = j0 - r * row_w;
+    for (int64_t j = 0; j < m; ++j) {
+      float* to = dst + (r * dst_row + c) * lanes;
+      for (int64_t gi = 0; gi < groups; ++gi) hn::StoreU(hn::Load(d4, quad[gi] + 4 * j), d4, to + 4 * gi);
+      if (++c == row_w) c = 0, ++r;
+    }
   }
 }
 
@@ -412,8 +512,12 @@ inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, fl
   const hn::ScalableTag<float> d;
   const hn::FixedTag<float, 4> d4;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), groups = lanes / 4;
+  int64_t first = 0;
+#if HWY_MAX_BYTES >= 32
+  first = FromChannelsLast8(src, count, used, dst, stride, lanes);
+#endif
   HWY_ALIGN float quad[4][4 * 64];
-  for (int64_t j0 = 0; j0 < count; j0 += 64) {
+  for (int64_t j0 = first; j0 < count; j0 += 64) {
     const int64_t m = std::min<int64_t>(64, count - j0);
     for (int64_t j = 0; j < m; ++j)
       for (int64_t gi = 0; gi < groups; ++gi)

@@ -293,8 +293,9 @@ std::vector<Case> conv_cases() {
   // Strided planes of at most 4096 padded positions and planes of at most 64 outputs go channel-blocked on AVX2
   // and AVX-512 (one block of 8 or 16 channels, channels-last): channels not a multiple of the lanes, a last
   // block of fewer channels, multiplier 2, batch 2, dilation with stride, width stride 3, padding past what any
-  // output reads, input columns past the last tap, and a tiny plane at stride 1. The walks keep planes past the
-  // limit: flat (rows narrower than 8 over 303 padded rows), four rows at stride 2, and flat at stride 1.
+  // output reads, input columns past the last tap, a tiny plane at stride 1, and 25 taps at stride 1 (blocked on
+  // AVX2, the four-row walk on AVX-512). The walks keep planes past the limit (flat: rows narrower than 8 over 303
+  // padded rows; four rows at stride 2) and 3x3 at stride 1 (flat: rows of 7).
   v.push_back(make_conv(1, 20, 20, 20, {{14, 5, 2, 1, 2, 2}, {14, 5, 2, 1, 2, 2}}));
   v.push_back(make_conv(2, 5, 10, 5, {{9, 3, 2, 1, 1, 0}, {11, 3, 2, 1, 0, 2}}));
   v.push_back(make_conv(1, 33, 33, 33, {{7, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
@@ -303,6 +304,7 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 2, 2, {{300, 5, 2, 1, 2, 2}, {12, 5, 2, 1, 2, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{40, 3, 2, 1, 1, 1}, {150, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 2, 2, 2, {{20, 5, 1, 1, 2, 2}, {7, 5, 1, 1, 2, 2}}));
+  v.push_back(make_conv(1, 2, 2, 2, {{20, 3, 1, 1, 1, 1}, {7, 3, 1, 1, 1, 1}}));
   // Depthwise through the direct loop: 3-D, more than 64 taps, width stride above 8.
   v.push_back(make_conv(1, 2, 4, 2, {{4, 2, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 1}, {6, 3, 1, 2, 0, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{10, 9, 1, 1, 4, 4}, {10, 9, 1, 1, 4, 4}}));
@@ -351,7 +353,7 @@ void fill(std::mt19937& rng, std::vector<float>& v, bool specials) {
 }
 
 void run_case(Isa isa, bool exact, const Case& c, const std::vector<float>& x, const std::vector<float>& w,
-              std::vector<float>& y, ThreadPool* pool) {
+              std::vector<float>& y, ThreadPool* pool, const ConvPackedWeights* packed = nullptr) {
   const ConvGeometry& g = c.g;
   y.assign(size_t(g.batch * g.out_channels * g.out_size()), 12345.f);
   const int threads = pool ? pool->threads() : 1;
@@ -360,7 +362,7 @@ void run_case(Isa isa, bool exact, const Case& c, const std::vector<float>& x, c
   if (c.transpose)
     conv_transpose_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
   else
-    conv_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool);
+    conv_f32(isa, exact, g, x.data(), w.data(), y.data(), scratch.data(), pool, packed);
   ASSERT_EQ(scratch.back(), -777.f) << "scratch overrun " << describe(g);
 }
 
@@ -380,16 +382,22 @@ void check_cases(const std::vector<Case>& cases) {
       const int64_t k = c.transpose ? (g.in_channels / g.groups) : (g.in_channels / g.groups) * g.taps();
       for (Isa isa : available_isas()) {
         for (bool exact : {true, false}) {
-          std::vector<float> y1, y2, y7;
+          std::vector<float> y1, y2, y7, yp;
           run_case(isa, exact, c, x, w, y1, nullptr);
           run_case(isa, exact, c, x, w, y2, &pool2);
           run_case(isa, exact, c, x, w, y7, &pool7);
+          // With the weights packed beforehand, as a session's plan has them (for the channel-blocked
+          // depthwise path: its taps, transposed once).
+          std::shared_ptr<const ConvPackedWeights> packed;
+          if (!c.transpose) packed = conv_pack_weights(isa, exact, g, w.data());
+          if (packed) run_case(isa, exact, c, x, w, yp, &pool2, packed.get());
           ASSERT_EQ(y1.size(), ref.exact.size());
           const std::string where =
               std::string(isa_name(isa)) + (exact ? " exact " : " fast ") + (specials ? "specials " : "") + describe(g);
           for (size_t i = 0; i < y1.size(); ++i) {
             ASSERT_EQ(bits(y1[i]), bits(y2[i])) << "2 threads, output " << i << " " << where;
             ASSERT_EQ(bits(y1[i]), bits(y7[i])) << "7 threads, output " << i << " " << where;
+            if (packed) ASSERT_EQ(bits(y1[i]), bits(yp[i])) << "packed weights, output " << i << " " << where;
             const float want = ref.exact[i];
             if (exact) {
               ASSERT_EQ(bits(y1[i]), bits(want))
