@@ -292,8 +292,7 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, f
     HWY_UNROLL(4)
     for (int v = 0; v < NV; ++v) hn::StoreU(acc[r][v], d, c + r * ldc + v * kLanes);
   }
-  if (epi && (epi->tail == RegTail::GeluErf || epi->tail == RegTail::GeluTanh))
-    GeluTile<kExact>(epi->tail == RegTail::GeluErf, c, ldc, R, NV * kLanes);
+  if (epi && gelu_tail(epi->tail)) GeluTile<kExact>(epi->tail == RegTail::GeluErf, c, ldc, R, NV * kLanes);
 }
 
 template <int R, bool kExact>

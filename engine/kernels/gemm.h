@@ -91,6 +91,8 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
 // operand order (ew_program-inl.h RunOne's formula: NaN wins, the first operand's if both; equal operands give
 // the second).
 enum class RegTail : uint8_t { None, Relu, Clip, LeakyRelu, HardSwish, HardSwishSteps, GeluErf, GeluTanh };
+// The tails applied to the stored tile, after which no step may follow.
+constexpr bool gelu_tail(RegTail t) { return t == RegTail::GeluErf || t == RegTail::GeluTanh; }
 enum class RegStepOp : uint8_t { Affine, Max, Min };
 struct RegScalarStep {
   RegStepOp op = RegStepOp::Affine;

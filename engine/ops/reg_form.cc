@@ -170,8 +170,7 @@ std::optional<kern::RegEpilogue> register_form(const ir::EwProgram& p, std::span
     }
   }
   // Steps by one value after the tail (not after Gelu, which the microkernel applies to the stored tile).
-  const bool gelu = r.tail == kern::RegTail::GeluErf || r.tail == kern::RegTail::GeluTanh;
-  while (!r.res && !gelu && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
+  while (!r.res && !kern::gelu_tail(r.tail) && r.posts < kern::kRegScalarSteps && i < p.code.size()) {
     const auto step = mt.scalar_step(p.code[i], cur);
     if (!step) break;
     r.post[r.posts++] = *step;

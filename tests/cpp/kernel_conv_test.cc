@@ -397,7 +397,9 @@ void check_cases(const std::vector<Case>& cases) {
           for (size_t i = 0; i < y1.size(); ++i) {
             ASSERT_EQ(bits(y1[i]), bits(y2[i])) << "2 threads, output " << i << " " << where;
             ASSERT_EQ(bits(y1[i]), bits(y7[i])) << "7 threads, output " << i << " " << where;
-            if (packed) ASSERT_EQ(bits(y1[i]), bits(yp[i])) << "packed weights, output " << i << " " << where;
+            if (packed) {
+              ASSERT_EQ(bits(y1[i]), bits(yp[i])) << "packed weights, output " << i << " " << where;
+            }
             const float want = ref.exact[i];
             if (exact) {
               ASSERT_EQ(bits(y1[i]), bits(want))
