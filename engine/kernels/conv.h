@@ -58,7 +58,8 @@ int64_t conv_scratch_floats(const ConvGeometry& g, bool exact, int threads);
 
 // The weights of a Gemm1x1 / Im2colGemm convolution packed once for `isa` (one packed A per group, see
 // kernels/gemm.h; in fast mode, for a shape kernels/winograd.h applies to, its transformed weights instead);
-// null for the depthwise paths, which read the weights as they are. Depends on the weight shape
+// for a depthwise shape that runs channel-blocked, its taps in blocks of the target's lanes (float32 storage
+// only); null for the other depthwise shapes, which read the weights as they are. Depends on the weight shape
 // (out_channels, in_channels / groups, kernel), the groups and, for the narrow-output and Winograd choices,
 // the output size, so plans of most input sizes share it.
 // `storage` other than F32 (compact weights, docs/fp16.md section 6; every weight already a value of that format):

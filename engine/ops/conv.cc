@@ -243,9 +243,9 @@ class ConvKernel final : public Kernel {
     ctx.set_output(0, DType::F32, out);
   }
 
-  // A constant W is packed once for the matrix-product paths and shared by every plan of the session
-  // (SharedPack). Compact weights (InputMeta::compact) are packed in their 16 bits; the depthwise paths, which
-  // read the weights as they are, leave them to the plan's per-run widening.
+  // A constant W is packed once for the matrix-product paths and the channel-blocked depthwise path (its taps)
+  // and shared by every plan of the session (SharedPack). Compact weights (InputMeta::compact) are packed in
+  // their 16 bits; the depthwise paths, which read float32 taps, leave them to the plan's per-run widening.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (transpose_ || ctx.inputs.size() < 2 || !ctx.inputs[1].value || !ctx.inputs[0].present) return nullptr;
     const Tensor& w = *ctx.inputs[1].value;
