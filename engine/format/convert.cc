@@ -1,7 +1,5 @@
 // The public conversion API (onemodel/model_format.h): read with the loaders every session uses, write
 // with the format writer.
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -30,22 +28,8 @@ ir::Model stored(ir::Model m, WeightStorage storage) {
   if (storage == WeightStorage::Float32 || !m.graph) return m;
   passes::PassGraph g(*m.graph);
   if (passes::store_weights_compact(g, storage) == 0) return m;
-  g.finish();
-  ir::Graph& out = g.graph();
-  // The float32 originals nothing reads any more are not written (nor declared).
-  std::vector<int> kept;
-  for (int id : out.initializers) {
-    ir::Value& v = out.values[static_cast<size_t>(id)];
-    const bool output = std::find(out.outputs.begin(), out.outputs.end(), id) != out.outputs.end();
-    if (v.consumers.empty() && !v.is_input && !output) {
-      v.initializer.reset();
-      v.type = ir::TypeInfo();
-    } else {
-      kept.push_back(id);
-    }
-  }
-  out.initializers = std::move(kept);
-  m.graph = std::make_shared<ir::Graph>(std::move(out));
+  g.finish();  // drops the float32 originals nothing reads any more: they are not written (nor declared)
+  m.graph = std::make_shared<ir::Graph>(std::move(g.graph()));
   return m;
 }
 
@@ -65,10 +49,8 @@ void convert(const std::filesystem::path& input, const std::filesystem::path& ou
 std::vector<std::byte> convert_bytes(std::span<const std::byte> input, const ConvertOptions& options,
                                      std::string_view source_name) {
   const onnx::ImportOptions io = import_options(options);
-  Storage copy = allocate_storage(input.size());  // tensors view it until the writer has copied them out
-  if (!input.empty()) std::memcpy(copy.data.get(), input.data(), input.size());
   return format::write_bytes(
-      stored(format::import_model_bytes(std::move(copy), std::string(source_name), io), options.weight_storage));
+      stored(format::import_model_span(input, std::string(source_name), io), options.weight_storage));
 }
 
 }  // namespace onemodel::model_format

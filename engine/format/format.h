@@ -3,6 +3,7 @@
 // the file the model came from (the same parsed structures, resolved by the same code).
 #pragma once
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,11 @@ ir::Model read_bytes(Storage bytes, std::string source);
 // Loading as Session::load and Model::load do it (format.md section 5): the OneModel format when the input
 // starts with the magic, else ONNX with `options`.
 ir::Model import_model_file(const std::filesystem::path& path, const onnx::ImportOptions& options = {});
-ir::Model import_model_bytes(Storage bytes, std::string source, const onnx::ImportOptions& options = {});
+// Bytes the caller keeps only for this call (Session::load_bytes, convert_bytes): the OneModel
+// format gets one aligned copy of the whole input, which its tensors view (its data region is laid out for
+// that); ONNX is read in place with its raw_data copied out (ImportOptions::copy_raw_data), so no copy of the
+// whole input is made and none stays alive (onnx-import.md section 6).
+ir::Model import_model_span(std::span<const std::byte> bytes, std::string source, onnx::ImportOptions options);
 
 // The writer (format.md section 4): equal models give equal bytes. Tensors are written once each, in the
 // order of section 1.3; external data the model viewed is copied in.

@@ -71,9 +71,18 @@ ir::Model import_model_file(const std::filesystem::path& path, const onnx::Impor
   return onnx::import_file(path, options);
 }
 
-ir::Model import_model_bytes(Storage bytes, std::string source, const onnx::ImportOptions& options) {
-  if (bytes.data && has_magic(bytes.data.get(), bytes.bytes)) return read_bytes(std::move(bytes), std::move(source));
-  return onnx::import_bytes(std::move(bytes), std::move(source), options);
+ir::Model import_model_span(std::span<const std::byte> bytes, std::string source, onnx::ImportOptions options) {
+  if (has_magic(bytes.data(), bytes.size())) {
+    Storage copy = allocate_storage(bytes.size());
+    std::memcpy(copy.data.get(), bytes.data(), bytes.size());
+    return read_bytes(std::move(copy), std::move(source));
+  }
+  // Not owned: the importer reads it during this call only and copies out what it keeps.
+  Storage borrowed;
+  borrowed.data = std::shared_ptr<std::byte>(const_cast<std::byte*>(bytes.data()), [](std::byte*) {});
+  borrowed.bytes = bytes.size();
+  options.copy_raw_data = true;
+  return onnx::import_bytes(std::move(borrowed), std::move(source), options);
 }
 
 }  // namespace onemodel::format

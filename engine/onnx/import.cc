@@ -45,6 +45,7 @@ ir::Model import_file(const std::filesystem::path& path, const ImportOptions& op
   ImportState st(load(path), path.string(), options.max_nesting);
   std::filesystem::path dir = path.parent_path();
   st.external_dir = dir.empty() ? std::filesystem::path(".") : dir;
+  st.copy_raw = options.copy_raw_data;
   return import(st);
 }
 
@@ -57,6 +58,7 @@ ir::Model import_bytes(Storage bytes, std::string source, const ImportOptions& o
   if (!bytes.data) bytes = allocate_storage(0);
   ImportState st(std::move(bytes), std::move(source), options.max_nesting);
   if (!options.external_data_dir.empty()) st.external_dir = std::filesystem::path(options.external_data_dir);
+  st.copy_raw = options.copy_raw_data;
   return import(st);
 }
 

@@ -11,12 +11,16 @@ namespace onemodel::onnx {
 struct ImportOptions {
   int max_nesting = 128;          // 8..250
   std::string external_data_dir;  // for byte input: where external data may live (empty: refused)
+  // raw_data copied into a 64-byte-aligned buffer of each tensor's own instead of viewed, so nothing of the
+  // result refers to the input bytes (onnx-import.md section 6: what sessions made from bytes do).
+  bool copy_raw_data = false;
 };
 
 // Errors: onemodel::Error with kind Malformed / InvalidModel / Unsupported / ExternalData / Io, the source,
 // the byte offset and the field path (ModelProto.graph.node[3].attribute[1].t).
 ir::Model import_file(const std::filesystem::path& path, const ImportOptions& options = {});
-// `bytes` is kept alive by the returned model's tensors where they are views.
+// `bytes` is kept alive by the returned model's tensors where they are views (never with copy_raw_data: then
+// the caller's buffer needs to live only for the call).
 ir::Model import_bytes(Storage bytes, std::string source, const ImportOptions& options = {});
 
 // One serialized TensorProto (the backend tests' input_N.pb / output_N.pb).

@@ -22,6 +22,7 @@ struct ImportState {
   Context ctx;
   std::optional<std::filesystem::path> external_dir;  // nullopt: external data refused
   std::map<std::string, Storage> mapped;              // external files by resolved path, mapped once
+  bool copy_raw = false;                              // ImportOptions::copy_raw_data
   // Names of a node's input and output lists in error paths: ONNX's repeated fields, or the OneModel
   // format's manifest arrays (format.md section 2.3), so resolution reports either in its reader's terms.
   const char* node_inputs_field = ".input";

@@ -309,8 +309,13 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
              t.raw_offset);
     }
     Storage view;
-    view.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + t.raw_begin);
-    view.bytes = static_cast<size_t>(n);
+    if (st.copy_raw) {
+      view = allocate_storage(static_cast<size_t>(n));
+      if (n) std::memcpy(view.data.get(), st.file.data.get() + t.raw_begin, static_cast<size_t>(n));
+    } else {
+      view.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + t.raw_begin);
+      view.bytes = static_cast<size_t>(n);
+    }
     attach_tensor_bytes(st, *tv, view, offset);
     return tv;
   }

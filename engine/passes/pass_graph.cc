@@ -228,6 +228,16 @@ int PassGraph::finish() {
     for (int v : n.subgraph_reads)
       if (v >= 0) ++reads[static_cast<size_t>(v)];
   }
+  // Initializers nothing reads any more (a weight the compaction replaced, one a fusion folded) are dropped,
+  // values and declarations with them: the rewritten graph is what a session keeps (the imported model is not
+  // kept, runtime/compiled_graph.h), so their bytes are freed, and a converted file does not write them.
+  std::erase_if(g_.initializers, [&](int v) {
+    ir::Value& val = g_.values[static_cast<size_t>(v)];
+    if (reads[static_cast<size_t>(v)] > 0 || val.is_input) return false;
+    val.initializer.reset();
+    val.type = ir::TypeInfo();
+    return true;
+  });
   std::vector<ir::Node> kept;
   kept.reserve(g_.nodes.size());
   for (size_t k = 0; k < g_.nodes.size(); ++k)

@@ -44,7 +44,6 @@ class CompiledGraph {
   kern::Isa isa() const { return isa_; }
   // The intra-op pool every run of this session shares (never null; threads() == 1 means no workers).
   ThreadPool* pool() const { return pool_; }
-  const ir::Model& model() const { return *model_; }  // not for bodies (create_body has no model)
   // The graph the kernels run: the imported one, or the passes' rewrite of it.
   const ir::Graph& graph() const { return *graph_; }
   // Per pass that ran: its name and how many patterns it rewrote.
@@ -72,8 +71,10 @@ class CompiledGraph {
   void note_constant_outputs(const CompiledNode& cn);
   void describe_io();
 
-  std::shared_ptr<const ir::Model> model_;
-  std::shared_ptr<const ir::Graph> graph_;  // model_->graph, or a body
+  // The imported model's graph (sharing ownership of the model), the passes' rewrite of it, or a body. A
+  // rewrite holds the initializers it kept, so the model itself is not kept: the float32 weights that
+  // compaction replaced (fp16.md section 6) and the ones the passes folded are freed with it.
+  std::shared_ptr<const ir::Graph> graph_;
   bool body_ = false;
   bool exact_ = false;
   bool half_ = false;

@@ -108,11 +108,8 @@ Session Session::load(const std::filesystem::path& path, const SessionOptions& o
 Session Session::load_bytes(std::span<const std::byte> bytes, const SessionOptions& options,
                             std::string_view source_name) {
   rt::validate_options(options);
-  // One aligned copy: the importer's tensors may be views into it, and it outlives the caller's buffer.
-  Storage copy = allocate_storage(bytes.size());
-  if (!bytes.empty()) std::memcpy(copy.data.get(), bytes.data(), bytes.size());
-  auto model = std::make_shared<ir::Model>(
-      format::import_model_bytes(std::move(copy), std::string(source_name), import_options(options)));
+  auto model =
+      std::make_shared<ir::Model>(format::import_model_span(bytes, std::string(source_name), import_options(options)));
   return make_session(std::move(model), options);
 }
 
@@ -265,6 +262,25 @@ void run_graph(const Session::Impl& impl, const Feed& feed, Out& out) {
 
 constexpr size_t kBigOutputBytes = size_t{1} << 20;
 
+// A new output of kBigOutputBytes or more, on huge pages (base/big_buffer.h): PP-OCRv4 rec's 1.5 MB output at
+// a new width took 366 first writes to 4 KiB pages, about 4 ms on the virtual machines we measure. Mapped for
+// itself and unmapped when its last tensor goes: from malloc, a freed block of 2 MiB raised glibc's mmap
+// threshold, and the outputs after it stayed in a heap that grew while the Node addon's outputs waited for
+// V8's collection (PP-OCRv4 rec in Node, 200 calls: 164-180 MB resident, mapped 130-146; one huge page fault
+// of about 60 us per call instead). `bytes` of the storage is the whole mapping, which the addon reports to V8.
+Storage big_output_storage(size_t bytes) {
+  Storage st;
+  const size_t len = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  if (std::byte* p = map_huge_pages(len)) {
+    st.data = std::shared_ptr<std::byte>(p, [len](std::byte* q) { unmap_huge_pages(q, len); });
+    st.bytes = len;
+  } else {
+    st.data = std::shared_ptr<std::byte>(allocate_big_buffer(bytes, true).release(), BigBufferFree());
+    st.bytes = big_buffer_length(bytes, true);
+  }
+  return st;
+}
+
 // Session::run's outputs: outputs[k] receives output names[k], into the tensor given for it or a new one.
 struct TensorOutputs {
   static constexpr bool kTensors = true;
@@ -293,13 +309,8 @@ struct TensorOutputs {
   }
   void write(size_t k, const Tensor& r) const {
     if (outputs[k].empty() && r.nbytes() >= kBigOutputBytes) {
-      // On huge pages (base/big_buffer.h): PP-OCRv4 rec's 1.5 MB output at a new width took 366 first
-      // writes to 4 KiB pages, about 4 ms on the virtual machines we measure.
-      BigBuffer mem = allocate_big_buffer(r.nbytes(), true);
-      std::memcpy(mem.get(), r.raw(), r.nbytes());
-      Storage st;
-      st.data = std::shared_ptr<std::byte>(mem.release(), BigBufferFree());
-      st.bytes = r.nbytes();
+      Storage st = big_output_storage(r.nbytes());
+      std::memcpy(st.data.get(), r.raw(), r.nbytes());
       outputs[k] = Tensor::view_of(std::move(st), 0, r.dtype(), r.shape());
     } else if (outputs[k].empty())
       outputs[k] = Tensor::copy_of(r.dtype(), r.shape(), r.raw(), r.nbytes());

@@ -199,6 +199,58 @@ TEST(OnnxTensor, ViewsIntoInputBytes) {
   EXPECT_EQ(values_of<float>(m.graph->values[0].initializer->data), (std::vector<float>{4.f, 5.f}));
 }
 
+TEST(OnnxTensor, CopyRawDataLeavesTheInputBytes) {
+  // With copy_raw_data (what Session::load_bytes imports with) raw_data gets a 64-byte-aligned buffer of its
+  // own, also in an attribute's tensor and for a type kept as raw bytes (complex64 here); same values.
+  const float pair[2] = {1.f, -2.f};
+  Msg h = header(14, {1}, "h").bytes(9, std::string(reinterpret_cast<const char*>(pair), 8));
+  Msg c = node("Constant", {}, {"c"});
+  c.msg(5, Msg().bytes(1, "value").msg(5, float_tensor_raw("", {1}, {7.f})).varint(20, 4));
+  Msg g = Msg()
+              .msg(1, c)
+              .msg(1, node("Relu", {"w"}, {"y"}))
+              .msg(5, float_tensor_raw("w", {3}, {4.f, -5.f, 6.f}))
+              .msg(5, h)
+              .msg(12, value_info("y", 1, {3}));
+  // One byte in front moves every raw_data off its alignment in the buffer.
+  Storage s = storage_of("\x0a" + std::string(1, '\0') + model(g).b);
+  Storage inner;
+  inner.data = std::shared_ptr<std::byte>(s.data, s.data.get() + 2);
+  inner.bytes = s.bytes - 2;
+  onnx::ImportOptions o;
+  o.copy_raw_data = true;
+  const auto m = onnx::import_bytes(inner, "<b>", o);
+  const auto outside = [&](const void* p) {
+    const auto* b = static_cast<const std::byte*>(p);
+    return b < s.data.get() || b >= s.data.get() + s.bytes;
+  };
+  const ir::Graph& gr = *m.graph;
+  int seen = 0;
+  for (const ir::Value& v : gr.values) {
+    if (!v.initializer) continue;
+    const ir::TensorValue& tv = *v.initializer;
+    const void* p = tv.data.empty() ? static_cast<const void*>(tv.raw.data.get()) : tv.data.raw();
+    EXPECT_TRUE(outside(p)) << v.name;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u) << v.name;
+    ++seen;
+    if (v.name == "w") {
+      EXPECT_EQ(values_of<float>(tv.data), (std::vector<float>{4.f, -5.f, 6.f}));
+    }
+    if (v.name == "h") {
+      ASSERT_EQ(tv.raw.bytes, 8u);
+      EXPECT_EQ(std::memcmp(tv.raw.data.get(), pair, 8), 0);
+    }
+  }
+  EXPECT_EQ(seen, 2);
+  const ir::Attribute* value = nullptr;
+  for (const ir::Node& n : gr.nodes)
+    if (n.op_type == "Constant") value = &n.attributes.at(0);
+  ASSERT_NE(value, nullptr);
+  ASSERT_TRUE(value->t);
+  EXPECT_TRUE(outside(value->t->data.raw()));
+  EXPECT_EQ(values_of<float>(value->t->data), (std::vector<float>{7.f}));
+}
+
 TEST(OnnxTensor, FieldPathInsideModel) {
   // Third node attribute holds a bad tensor: ModelProto.graph.node[1].attribute[1].t, at the t key.
   Msg bad_t = header(1, {2}).bytes(9, "abc");
