@@ -406,11 +406,13 @@ struct AddonData {
 // handle (the garbage collector would do the same later).
 //
 // `last_run_us` is the engine time of the session's latest run. A run expected to be shorter than
-// kInlineRunUs runs on the JS thread: handing it to a libuv worker and back costs more than the run (Silero
-// VAD, 0.13 ms in the engine, took 0.26 ms per call through a worker and 0.18 ms inline), and blocking the
-// event loop for well under a millisecond is what any synchronous JS computation does. Longer runs, and the
-// first run of a session (its plan may be built then), go to a worker.
-constexpr double kInlineRunUs = 1000.0;
+// kInlineRunUs runs on the JS thread: handing it to a libuv worker and back crosses four thread wakes, which
+// cost more than the run (Silero VAD, 0.13 ms in the engine, took 0.26 ms per call through a worker and 0.18
+// ms inline) or a large share of it (openWakeWord's embedding, 1.4-1.8 ms: 0.25-0.28 ms per call through a
+// worker, 0.07-0.09 inline; at 1 ms PP-OCR cls, about 1 ms, switched between the two), and blocking the event
+// loop for a few milliseconds at most is what onnxruntime-node does for every run. Longer runs, and the first
+// run of a session (its plan may be built then), go to a worker.
+constexpr double kInlineRunUs = 2000.0;
 
 struct Handle {
   std::optional<Session> session;
