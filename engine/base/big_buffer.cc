@@ -79,17 +79,13 @@ void release_clean_pages(const void* p, size_t bytes) {
 
 void BigBufferFree::operator()(void* p) const { std::free(p); }
 
-size_t big_buffer_length(size_t bytes, bool whole_pages) {
-  // Rounded up to whole huge pages only when asked: otherwise a partial last one stays 4 KiB pages (rounding
-  // packed weights of 2.4 MB up to 4 MiB added 22 MB to MiniLM's peak RSS).
-  const size_t unit = whole_pages && bytes >= kHugeFrom && huge_pages_offered() ? kHugePageBytes : 64;
-  return (bytes + unit - 1) / unit * unit;
-}
-
 BigBuffer allocate_big_buffer(size_t bytes, bool whole_pages) {
   const bool huge = bytes >= kHugeFrom && huge_pages_offered();
-  const size_t align = huge ? kHugePageBytes : 64;  // 2 MiB aligned from 1 MiB
-  const size_t len = big_buffer_length(bytes, whole_pages);
+  // 2 MiB aligned; rounded up to whole huge pages only when asked: otherwise a partial last one stays 4 KiB
+  // pages (rounding packed weights of 2.4 MB up to 4 MiB added 22 MB to MiniLM's peak RSS).
+  const size_t align = huge ? kHugePageBytes : 64;
+  const size_t unit = huge && whole_pages ? kHugePageBytes : 64;
+  const size_t len = (bytes + unit - 1) / unit * unit;
   void* p = nullptr;
   if (posix_memalign(&p, align, len == 0 ? 64 : len) != 0 || !p) throw std::bad_alloc();
 #if ONEMODEL_HUGE_PAGES

@@ -36,8 +36,6 @@ using BigBuffer = std::unique_ptr<std::byte[], BigBufferFree>;
 // `bytes` (> 0) bytes, 64-byte aligned, contents unspecified; `whole_pages`: from 1 MiB, rounded up to whole
 // 2 MiB pages (a buffer written whole and soon, such as a run's output). Throws std::bad_alloc.
 BigBuffer allocate_big_buffer(size_t bytes, bool whole_pages = false);
-// The bytes allocate_big_buffer(bytes, whole_pages) takes: what the buffer holds resident once written.
-size_t big_buffer_length(size_t bytes, bool whole_pages);
 
 // A buffer one thread keeps and grows: get(n) returns at least n floats, reallocating (contents lost) only
 // when n exceeds the capacity, then by at least half again (from 256 KiB, to whole huge pages), so a shape that

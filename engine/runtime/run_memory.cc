@@ -92,14 +92,21 @@ size_t RunMemory::reused() const {
   return reused_;
 }
 
+Storage map_huge_storage(size_t bytes) {
+  Storage s;
+  const size_t len = whole_pages(bytes);
+  if (std::byte* p = map_huge_pages(len)) {
+    s.data = std::shared_ptr<std::byte>(p, [len](std::byte* q) { unmap_huge_pages(q, len); });
+    s.bytes = len;
+  }
+  return s;
+}
+
 Storage allocate_run_storage(size_t bytes) {
   if (huge_request(bytes)) {
     // Whole huge pages: a tail of 4 KiB pages faults page by page again (filling a fresh 3 MiB mapping, one huge
     // page and 256 small ones, took 2.7 ms; a 4 MiB one, two huge pages, 0.25 ms).
-    const size_t len = whole_pages(bytes);
-    if (std::byte* p = map_huge_pages(len)) {
-      Storage s;
-      s.data = std::shared_ptr<std::byte>(p, [len](std::byte* q) { unmap_huge_pages(q, len); });
+    if (Storage s = map_huge_storage(bytes); s.data) {
       s.bytes = bytes;
       return s;
     }

@@ -17,6 +17,11 @@ Storage allocate_run_storage(size_t bytes);
 // True when allocate_run_storage maps huge pages on this machine (tests).
 bool run_storage_uses_huge_pages();
 
+// `bytes` (<= 2^31-1) rounded up to whole 2 MiB huge pages in an anonymous mapping of its own, zero-filled and
+// unmapped when the storage goes; Storage::bytes is the whole mapping. Empty where huge pages are not offered
+// or the mapping fails. allocate_run_storage's buffers, and a run's big outputs (Session::run).
+Storage map_huge_storage(size_t bytes);
+
 // The huge-page mappings of one plan cache's run states, kept for reuse when their run state goes away
 // (graph-runtime.md section 5, "Reuse"): a new input shape's run state then runs in memory that earlier run
 // states wrote already instead of fresh pages, which the virtual machines we measure on fault in slowly (a

@@ -8,6 +8,7 @@
 #include "base/big_buffer.h"
 #include "format/format.h"
 #include "runtime/inputs.h"
+#include "runtime/run_memory.h"
 #include "runtime/run_state.h"
 #include "runtime/session_impl.h"
 #include "runtime/subgraph.h"
@@ -269,14 +270,10 @@ constexpr size_t kBigOutputBytes = size_t{1} << 20;
 // V8's collection (PP-OCRv4 rec in Node, 200 calls: 164-180 MB resident, mapped 130-146; one huge page fault
 // of about 60 us per call instead). `bytes` of the storage is the whole mapping, which the addon reports to V8.
 Storage big_output_storage(size_t bytes) {
-  Storage st;
-  const size_t len = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  if (std::byte* p = map_huge_pages(len)) {
-    st.data = std::shared_ptr<std::byte>(p, [len](std::byte* q) { unmap_huge_pages(q, len); });
-    st.bytes = len;
-  } else {
+  Storage st = rt::map_huge_storage(bytes);
+  if (!st.data) {  // no huge pages here
     st.data = std::shared_ptr<std::byte>(allocate_big_buffer(bytes, true).release(), BigBufferFree());
-    st.bytes = big_buffer_length(bytes, true);
+    st.bytes = bytes;
   }
   return st;
 }
