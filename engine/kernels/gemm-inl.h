@@ -450,13 +450,16 @@ HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p
       for (int r = 0; r < kMR; ++r) rows_at[r] = src + r * rs;
       int64_t p = 0;
 #if HWY_TARGET != HWY_SCALAR
-      if constexpr (kMR % 4 == 0) {
+      if constexpr (kMR % 2 == 0) {
         // Four k steps at a time: each group of four rows is a 4 x 4 block, transposed in registers, whose
-        // columns are the strip's next four k steps for those rows. One value at a time, this loop was 7% of
-        // MiniLM's 128 x 1536 x 384 product (perf, AVX-512).
+        // columns are the strip's next four k steps for those rows; AVX2's six rows end in a pair, interleaved
+        // into two values per k step. One value at a time, this loop was 7% of MiniLM's 128 x 1536 x 384 product
+        // (perf, AVX-512), and 3.6% of the whole model on AVX2 while its six-row strips still took it.
         const hn::FixedTag<float, 4> d4;
-        for (; p + 4 <= kc; p += 4)
-          for (int g = 0; g < kMR; g += 4) {
+        const hn::FixedTag<float, 2> d2;
+        for (; p + 4 <= kc; p += 4) {
+          int g = 0;
+          for (; g + 4 <= kMR; g += 4) {
             const auto x0 = hn::LoadU(d4, rows_at[g] + p), x1 = hn::LoadU(d4, rows_at[g + 1] + p);
             const auto x2 = hn::LoadU(d4, rows_at[g + 2] + p), x3 = hn::LoadU(d4, rows_at[g + 3] + p);
             const auto t0 = hn::InterleaveLower(d4, x0, x1), t1 = hn::InterleaveLower(d4, x2, x3);
@@ -466,6 +469,15 @@ HWY_NOINLINE void PackA(const MatrixView& a, int64_t i0, int64_t rows, int64_t p
             hn::StoreU(hn::ConcatLowerLower(d4, t3, t2), d4, ds + (p + 2) * kMR + g);
             hn::StoreU(hn::ConcatUpperUpper(d4, t3, t2), d4, ds + (p + 3) * kMR + g);
           }
+          if constexpr (kMR % 4 == 2) {
+            const auto x0 = hn::LoadU(d4, rows_at[g] + p), x1 = hn::LoadU(d4, rows_at[g + 1] + p);
+            const auto t0 = hn::InterleaveLower(d4, x0, x1), t1 = hn::InterleaveUpper(d4, x0, x1);
+            hn::StoreU(hn::LowerHalf(d2, t0), d2, ds + (p + 0) * kMR + g);
+            hn::StoreU(hn::UpperHalf(d2, t0), d2, ds + (p + 1) * kMR + g);
+            hn::StoreU(hn::LowerHalf(d2, t1), d2, ds + (p + 2) * kMR + g);
+            hn::StoreU(hn::UpperHalf(d2, t1), d2, ds + (p + 3) * kMR + g);
+          }
+        }
       }
 #endif
       for (; p < kc; ++p)
