@@ -70,16 +70,21 @@ HWY_INLINE void Map2(const Src& a, const Src& b, float* out, int64_t n, F f) {
   }
 }
 
-// What one block's program reads and writes: its registers, inputs and output.
+// What one block's program reads and writes: its registers, inputs and output. A register whose instruction
+// read only single values (constants, inputs that are one value in this block: a squeeze-and-excitation scale
+// over its plane) holds that one value (`one`, `value`), not a block of copies of it.
 struct Frame {
   const ir::EwProgram& prog;
   const EwOperand* in;
   float* out;
   float (*regs)[kEwBlock];
+  bool* one;
+  float* value;
 
   Src resolve(const ir::EwRef& r) const {
     switch (r.kind) {
-      case ir::EwRef::Kind::Reg: return {regs[r.index], 0.0f, false};
+      case ir::EwRef::Kind::Reg:
+        return one[r.index] ? Src{nullptr, value[r.index], true} : Src{regs[r.index], 0.0f, false};
       case ir::EwRef::Kind::Const: return {nullptr, prog.consts[static_cast<size_t>(r.index)], true};
       case ir::EwRef::Kind::Input: {
         const EwOperand& o = in[r.index];
@@ -88,28 +93,30 @@ struct Frame {
     }
     return {nullptr, 0.0f, true};
   }
-  // Where instruction i writes: the output for the program's last, else its register.
-  float* dst(size_t i) const { return i + 1 == prog.code.size() ? out : regs[prog.code[i].dst]; }
+  // Where instruction i writes a block: the output for the program's last, else its register.
+  float* dst(size_t i) const {
+    if (i + 1 == prog.code.size()) return out;
+    one[prog.code[i].dst] = false;
+    return regs[prog.code[i].dst];
+  }
 };
 
-inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
-  const ir::EwInstr& ins = f.prog.code[i];
-  float* dst = f.dst(i);
-  const Src a = f.resolve(ins.a);
+// dst[0, n) = instruction `ins` over a (and b for a binary one).
+inline void Compute(Isa isa, bool exact, const ir::EwInstr& ins, const Src& a, const Src& b, float* dst, int64_t n) {
   using ir::EwOp;
   switch (ins.op) {
-    case EwOp::Add: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Add(x, y); }); break;
-    case EwOp::Sub: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Sub(x, y); }); break;
-    case EwOp::Mul: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Mul(x, y); }); break;
-    case EwOp::Div: Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) { return hn::Div(x, y); }); break;
+    case EwOp::Add: Map2(a, b, dst, n, [](DF, VF x, VF y) { return hn::Add(x, y); }); break;
+    case EwOp::Sub: Map2(a, b, dst, n, [](DF, VF x, VF y) { return hn::Sub(x, y); }); break;
+    case EwOp::Mul: Map2(a, b, dst, n, [](DF, VF x, VF y) { return hn::Mul(x, y); }); break;
+    case EwOp::Div: Map2(a, b, dst, n, [](DF, VF x, VF y) { return hn::Div(x, y); }); break;
     case EwOp::Max:  // NaN wins (the first operand's if both); equal operands give the second
-      Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) {
+      Map2(a, b, dst, n, [](DF, VF x, VF y) {
         const VF r = hn::IfThenElse(hn::Gt(x, y), x, y);
         return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
       });
       break;
     case EwOp::Min:
-      Map2(a, f.resolve(ins.b), dst, n, [](DF, VF x, VF y) {
+      Map2(a, b, dst, n, [](DF, VF x, VF y) {
         const VF r = hn::IfThenElse(hn::Lt(x, y), x, y);
         return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::IsNaN(y), y, r));
       });
@@ -155,6 +162,25 @@ inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
     case EwOp::Count: break;
   }
   if (exact) Map1(Src{dst, 0.0f, false}, dst, n, [](DF d, VF x) { return CanonicalNaN(d, x); });
+}
+
+// Instruction i over the block. When every operand is one value and the result goes to a register, it is
+// computed on one vector and the register keeps the one value (no element depends on its position: the array
+// functions give an element the same bits wherever it sits); a block of copies cost MobileNetV3's
+// squeeze-and-excitation scale a HardSigmoid per element of each plane.
+inline void RunOne(Isa isa, bool exact, const Frame& f, size_t i, int64_t n) {
+  const ir::EwInstr& ins = f.prog.code[i];
+  const Src a = f.resolve(ins.a);
+  const Src b = ir::ew_is_binary(ins.op) ? f.resolve(ins.b) : Src{nullptr, 0.0f, true};
+  if (a.scalar && b.scalar && i + 1 < f.prog.code.size()) {
+    const DF d;
+    HWY_ALIGN float v[hn::MaxLanes(d)];
+    Compute(isa, exact, ins, a, b, v, static_cast<int64_t>(hn::Lanes(d)));
+    f.one[ins.dst] = true;
+    f.value[ins.dst] = v[0];
+    return;
+  }
+  Compute(isa, exact, ins, a, b, f.dst(i), n);
 }
 
 // Fused steps (ew_plan). Only the step's result is stored, NaN canonicalised once in exact mode: every operation
@@ -315,7 +341,9 @@ inline bool RunHardSwish(bool exact, const Frame& f, const EwStep& st, int64_t n
 
 inline void Run(Isa isa, bool exact, const EwPlan& plan, const EwOperand* in, int64_t n, float* out) {
   HWY_ALIGN float regs[ir::kEwMaxRegs][kEwBlock];
-  const Frame f{plan.prog, in, out, regs};
+  bool one[ir::kEwMaxRegs] = {};
+  float value[ir::kEwMaxRegs];
+  const Frame f{plan.prog, in, out, regs, one, value};
   for (const EwStep& st : plan.steps) {
     if (st.kind == EwStepKind::Chain) {
       RunChain(isa, exact, f, st, n);
@@ -326,25 +354,29 @@ inline void Run(Isa isa, bool exact, const EwPlan& plan, const EwOperand* in, in
   }
 }
 
-// A block whose length is not a whole number of vectors runs on padded copies of its inputs and output (the
-// lanes past n compute on zeros and are dropped), so the loops need no tail code and never touch memory past n.
+// A block whose length is not a whole number of vectors runs its whole vectors in place and its last few values
+// on padded copies of its inputs and output (the lanes past n compute on zeros and are dropped), so the loops
+// need no tail code and never touch memory past n. (The whole block used to go through the copies: a 14 x 14
+// plane, 196 values, copied 196 values of each input and of the output for 4 values past 24 vectors.)
 inline void Block(Isa isa, bool exact, const EwPlan& plan, const EwOperand* in, int64_t n, float* out) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  if (n % lanes == 0) return Run(isa, exact, plan, in, n, out);
-  const int64_t padded = (n + lanes - 1) / lanes * lanes;
-  HWY_ALIGN float buf[ir::kEwMaxInputs + 1][kEwBlock];
+  const int64_t whole = n / lanes * lanes;
+  if (whole > 0) Run(isa, exact, plan, in, whole, out);
+  if (whole == n) return;
+  const int64_t tail = n - whole;
+  HWY_ALIGN float buf[ir::kEwMaxInputs + 1][hn::MaxLanes(d)];
   EwOperand local[ir::kEwMaxInputs];
   for (int i = 0; i < plan.prog.inputs; ++i) {
     local[i] = in[i];
     if (in[i].scalar) continue;
-    hn::Store(hn::Zero(d), d, buf[i] + padded - lanes);  // the lanes past n compute on zeros
-    CopyOverlapped(in[i].p, buf[i], n);
+    hn::Store(hn::Zero(d), d, buf[i]);
+    std::copy(in[i].p + whole, in[i].p + n, buf[i]);
     local[i].p = buf[i];
   }
   float* o = buf[ir::kEwMaxInputs];
-  Run(isa, exact, plan, local, padded, o);
-  CopyOverlapped(o, out, n);
+  Run(isa, exact, plan, local, lanes, o);
+  std::copy(o, o + tail, out + whole);
 }
 
 }  // namespace ew_detail

@@ -117,7 +117,7 @@ struct Epilogue {
     for (size_t i = 0; i < e.extras; ++i, ++k)
       if (!e.extra[i].scalar) runs[k] = e.extra[i].base + n * e.extra[i].stride_n + oc0 * size;
     if (e.bias_input) ++k;
-    ewp::run_short_rows(
+    ewp::run_rows(
         *e.prog, e.isa, e.exact, k, runs.data(),
         [&](size_t i, int64_t p) {
           if (i - 1 < e.extras) {

@@ -29,15 +29,32 @@ void run_span(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<con
 void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::span<const Tensor* const> inputs,
                    Tensor& out, ThreadPool* pool);
 
-// `rows` rows of `size` values (size * 2 <= kern::kEwBlock), several rows to a program block: input i is a run
-// laid out as the rows back to back from runs[i], or, where runs[i] is null, one value per row, value(i, r),
-// spread over its row in a buffer. out may be a run input. Every element gets the operations run_span gives it.
+// `rows` rows of `size` values back to back: input i is a run laid out as the rows from runs[i], or, where
+// runs[i] is null, one value per row, value(i, r). Rows of at most half a block go several to a program block,
+// such a value spread over its row in a buffer (MobileNetV3's 7 x 7 planes ran a block of 49 values each); a
+// longer row is cut into blocks of its own, where the value is one value (kernels/ew_program.h: an instruction
+// on one value runs once). out may be a run input. Every element gets the operations run_span gives it.
 template <class Value>
-void run_short_rows(const kern::EwPlan& prog, kern::Isa isa, bool exact, size_t inputs, const float* const* runs,
-                    Value value, int64_t rows, int64_t size, float* out) {
-  const int64_t per_block = kern::kEwBlock / size;
+void run_rows(const kern::EwPlan& prog, kern::Isa isa, bool exact, size_t inputs, const float* const* runs, Value value,
+              int64_t rows, int64_t size, float* out) {
   alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
   std::array<Operand, ir::kEwMaxInputs> ops;
+  if (size * 2 > kern::kEwBlock) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < size; j += kern::kEwBlock) {
+        for (size_t i = 0; i < inputs; ++i) {
+          if (runs[i]) {
+            ops[i] = Operand{runs[i] + r * size + j, false};
+            continue;
+          }
+          spread[i][0] = value(i, r);
+          ops[i] = Operand{spread[i], true};
+        }
+        kern::ew_block(isa, exact, prog, ops.data(), std::min(kern::kEwBlock, size - j), out + r * size + j);
+      }
+    return;
+  }
+  const int64_t per_block = kern::kEwBlock / size;
   for (int64_t r0 = 0; r0 < rows; r0 += per_block) {
     const int64_t nr = std::min(per_block, rows - r0);
     for (size_t i = 0; i < inputs; ++i) {

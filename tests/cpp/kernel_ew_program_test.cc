@@ -158,6 +158,48 @@ TEST(KernelEwProgram, ProgramsReuseRegistersAndRunInPlace) {
       }
 }
 
+// A squeeze-and-excitation scale as the fusion writes it (HardSigmoid, or Sigmoid, of a per-channel value, times
+// the plane): the instructions on the one value run once and their register holds one value, which the Mul
+// by the plane then reads; a register holding one value and then written as a block (r0 below) must read as the
+// block. Lengths with and without a ragged end, every target, both modes.
+TEST(KernelEwProgram, InstructionsOnOneValueGiveTheBitsOfTheBlock) {
+  const EwRef s{EwRef::Kind::Input, 0}, plane{EwRef::Kind::Input, 1}, r0{EwRef::Kind::Reg, 0}, r1{EwRef::Kind::Reg, 1};
+  for (bool sigmoid : {false, true}) {
+    ir::EwProgram p;
+    p.code = {sigmoid ? instr(EwOp::Sigmoid, 0, s) : instr(EwOp::HardSigmoid, 0, s, {}, 1.f / 6, 0.5f),
+              instr(EwOp::Mul, 1, plane, r0), instr(EwOp::Add, 0, r1, {EwRef::Kind::Const, 0}),
+              instr(EwOp::Mul, 0, r0, r1)};
+    p.consts = {0.25f};
+    p.regs = 2;
+    p.inputs = 2;
+    const EwPlan plan = ew_plan(p);
+    for (Isa isa : available_isas())
+      for (bool exact : {false, true})
+        for (float one : {0.7f, -3.5f, kNaN, kInf})
+          for (int64_t n : {5, 77, 196, 256}) {
+            const std::string where = std::string(isa_name(isa)) + " sigmoid=" + std::to_string(sigmoid) +
+                                      " exact=" + std::to_string(exact) + " one=" + std::to_string(one) +
+                                      " n=" + std::to_string(n);
+            const std::vector<float> x = values(static_cast<size_t>(n), 17);
+            std::vector<float> ones(static_cast<size_t>(n), one), gate(static_cast<size_t>(n));
+            if (sigmoid)
+              sigmoid_f32(isa, exact, ones.data(), gate.data(), n);  // the operator over a whole plane
+            else
+              for (size_t k = 0; k < gate.size(); ++k) gate[k] = ew::hard_sigmoid_value(one, 1.f / 6, 0.5f);
+            const EwOperand in[2] = {{&one, true}, {x.data(), false}};
+            std::vector<float> got(static_cast<size_t>(n) + 1, 4321.f);
+            ew_block(isa, exact, plan, in, n, got.data());
+            ASSERT_EQ(got.back(), 4321.f) << where;
+            for (int64_t k = 0; k < n; ++k) {
+              const auto i = static_cast<size_t>(k);
+              auto c = [&](float v) { return exact ? kern::canon(v) : v; };
+              const float g = c(gate[i]), m = c(x[i] * g), a = c(m + 0.25f), want = c(a * m);
+              expect_same(got[i], want, exact, where + " k=" + std::to_string(k));
+            }
+          }
+  }
+}
+
 // The program one instruction at a time with the operators' scalar formulas, NaN canonical after each in exact
 // mode: what the unfused operators compute.
 std::vector<float> reference_program(const ir::EwProgram& p, const std::vector<std::vector<float>>& in,
@@ -288,7 +330,7 @@ TEST(KernelEwProgram, FusedStepsGiveTheBitsOfTheInstructions) {
     for (Isa isa : available_isas())
       for (bool exact : {false, true})
         for (int scalars = 0; scalars < 4; ++scalars)
-          for (int64_t n : {7, 64, 256}) {
+          for (int64_t n : {7, 64, 77, 256}) {
             std::vector<std::vector<float>> in;
             std::vector<bool> sc = {false, (scalars & 1) != 0, (scalars & 2) != 0};
             for (uint32_t i = 0; i < 3; ++i)
