@@ -336,8 +336,23 @@ Args args_of(napi_env env, napi_callback_info info, size_t expected) {
   return a;
 }
 
-// One promise settled by work done on a libuv worker. `execute` runs there and must not touch JS;
-// `finish` runs on the JS thread afterwards and builds the value the promise resolves to.
+// How a run posted to its session's RunThread comes back to the JS thread: a thread-safe function whose
+// callback settles the run's promise. It does not keep Node's event loop alive while no posted run is pending
+// (an idle session must not keep a script from ending) and does while one is.
+struct Completion {
+  napi_threadsafe_function tsfn = nullptr;
+  int pending = 0;  // posted runs whose promise is not settled yet (read and written on the JS thread only)
+  Completion() = default;
+  Completion(const Completion&) = delete;
+  Completion& operator=(const Completion&) = delete;
+  ~Completion() {
+    if (tsfn != nullptr) napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+  }
+};
+
+// One promise settled by work done off the JS thread (a libuv worker, or a session's RunThread for a posted
+// run). `execute` runs there and must not touch JS; `finish` runs on the JS thread afterwards and builds the
+// value the promise resolves to.
 struct Job {
   napi_async_work work = nullptr;
   napi_deferred deferred = nullptr;
@@ -346,6 +361,7 @@ struct Job {
   std::exception_ptr error;
   // JS values `execute` reads in place (a model's bytes), kept alive until the job completes.
   std::vector<napi_ref> keep;
+  std::shared_ptr<Completion> posted;  // set for a run posted to a RunThread
 };
 
 void job_execute(napi_env, void* data) {
@@ -379,10 +395,26 @@ void job_complete(napi_env env, napi_status status, void* data) {
   napi_reject_deferred(env, job->deferred, pending_or(env, job->error));
 }
 
+// The JS-thread callback of a Completion: settles a posted run's promise.
+void settle_posted(napi_env env, napi_value, void*, void* data) {
+  if (env == nullptr) return;  // Node is tearing the environment down: the job goes with it
+  Job* job = static_cast<Job*>(data);
+  Completion& c = *job->posted;
+  if (--c.pending == 0) napi_unref_threadsafe_function(env, c.tsfn);
+  job_complete(env, napi_ok, job);
+}
+
+// Queues `job` (its promise made) on a libuv worker.
+void queue_job(napi_env env, std::unique_ptr<Job> job, const char* name) {
+  const Js js{env};
+  check(env, napi_create_async_work(env, nullptr, js.str(name), job_execute, job_complete, job.get(), &job->work));
+  check(env, napi_queue_async_work(env, job->work));
+  job.release();  // owned by job_complete from here
+}
+
 // Starts `job` and returns its promise. With `on_js_thread` the work runs right here and the promise is
 // settled before this returns (its callbacks still run later, as for any promise).
 napi_value start_job(napi_env env, std::unique_ptr<Job> job, const char* name, bool on_js_thread = false) {
-  const Js js{env};
   napi_value promise;
   check(env, napi_create_promise(env, &job->deferred, &promise));
   if (on_js_thread) {
@@ -391,9 +423,7 @@ napi_value start_job(napi_env env, std::unique_ptr<Job> job, const char* name, b
     job_complete(env, napi_ok, j);
     return promise;
   }
-  check(env, napi_create_async_work(env, nullptr, js.str(name), job_execute, job_complete, job.get(), &job->work));
-  check(env, napi_queue_async_work(env, job->work));
-  job.release();  // owned by job_complete from here
+  queue_job(env, std::move(job), name);
   return promise;
 }
 
@@ -406,12 +436,12 @@ struct AddonData {
 // handle (the garbage collector would do the same later).
 //
 // `last_run_us` is the engine time of the session's latest run. A run expected to be shorter than
-// kInlineRunUs runs on the JS thread: handing it to a libuv worker and back crosses four thread wakes, which
+// kInlineRunUs runs on the JS thread: handing it off crossed four thread wakes through a libuv worker, which
 // cost more than the run (Silero VAD, 0.13 ms in the engine, took 0.26 ms per call through a worker and 0.18
 // ms inline) or a large share of it (openWakeWord's embedding, 1.4-1.8 ms: 0.25-0.28 ms per call through a
 // worker, 0.07-0.09 inline; at 1 ms PP-OCR cls, about 1 ms, switched between the two), and blocking the event
 // loop for a few milliseconds at most is what onnxruntime-node does for every run. Longer runs, and the first
-// run of a session (its plan may be built then), go to a worker.
+// run of a session (its plan may be built then), are posted to the session's RunThread (two wakes: start_run).
 constexpr double kInlineRunUs = 2000.0;
 
 struct Handle {
@@ -423,6 +453,17 @@ struct Handle {
     if (!runner) runner = std::make_shared<binding::RunThread>();
     return runner;
   }
+  // Made with the runner; a posted job holds it too.
+  std::shared_ptr<Completion> completion;
+  const std::shared_ptr<Completion>& completion_of(napi_env env) {
+    if (completion) return completion;
+    auto c = std::make_shared<Completion>();
+    check(env, napi_create_threadsafe_function(env, nullptr, nullptr, Js{env}.str("onemodel.run"), 0, 1, nullptr,
+                                               nullptr, nullptr, settle_posted, &c->tsfn));
+    check(env, napi_unref_threadsafe_function(env, c->tsfn));
+    completion = std::move(c);
+    return completion;
+  }
   std::shared_ptr<std::atomic<double>> last_run_us = std::make_shared<std::atomic<double>>(1e30);
   bool run_inline() const { return last_run_us->load() < kInlineRunUs; }
   const Session& get() const {
@@ -430,6 +471,33 @@ struct Handle {
     return *session;
   }
 };
+
+// Starts a run's job: on the JS thread (`inline_run`), else posted to the session's RunThread, which settles it
+// through the session's Completion: one thread wake there and one back, where a libuv worker handing the run to
+// the RunThread and waiting for it took four (MobileNetV3, about 10 ms in the engine: wall time per call minus
+// engine time 0.52-0.63 -> 0.45-0.57 ms, bindings/README.md). A run posted while another holds the RunThread goes to
+// a libuv worker.
+napi_value start_run(napi_env env, Handle& handle, std::unique_ptr<Job> job, const char* name, bool inline_run) {
+  if (inline_run) return start_job(env, std::move(job), name, true);
+  const std::shared_ptr<binding::RunThread>& runner = handle.run_thread();
+  const std::shared_ptr<Completion>& completion = handle.completion_of(env);
+  napi_value promise;
+  check(env, napi_create_promise(env, &job->deferred, &promise));
+  job->posted = completion;
+  Job* j = job.get();
+  const napi_threadsafe_function tsfn = completion->tsfn;
+  // The job is settled (and deleted) on the JS thread, after `then` queued it; neither closure outlives it in
+  // use. If Node is shutting down the call fails and the job is dropped with the environment.
+  if (runner->post([j] { job_execute(nullptr, j); },
+                   [j, tsfn] { napi_call_threadsafe_function(tsfn, j, napi_tsfn_nonblocking); })) {
+    job.release();
+    if (completion->pending++ == 0) check(env, napi_ref_threadsafe_function(env, tsfn));
+    return promise;
+  }
+  job->posted = nullptr;
+  queue_job(env, std::move(job), name);
+  return promise;
+}
 
 // Gives the freed pages of a released model back to the system. glibc raises its mmap threshold after the
 // first large free, so later weights come from the heap, where freed blocks stay resident: without this, 100
@@ -594,7 +662,7 @@ napi_value session_run(napi_env env, napi_callback_info info) {
       }
       return out;
     };
-    return start_job(env, std::move(job), "onemodel.run", inline_run);
+    return start_run(env, handle, std::move(job), "onemodel.run", inline_run);
   });
 }
 
@@ -653,7 +721,7 @@ napi_value session_run_values(napi_env env, napi_callback_info info) {
       }
       return out;
     };
-    return start_job(env, std::move(job), "onemodel.runValues", inline_run);
+    return start_run(env, handle, std::move(job), "onemodel.runValues", inline_run);
   });
 }
 

@@ -94,5 +94,39 @@ TEST(RunThread, ManyCallersAndTheDestructorJoin) {
   EXPECT_GT(on_thread.load(), 0);
 }
 
+// post(): the work runs on the run thread, the thread is free again when `then` runs (a run the hand-back
+// starts at once lands there too), a post while a task holds the thread is refused, and a run() meanwhile
+// runs on its caller.
+TEST(RunThread, PostRunsThereThenHandsBackWithTheThreadFree) {
+  RunThread rt;
+  std::promise<void> started, release, handed_back;
+  std::shared_future<void> released = release.get_future().share();
+  std::thread::id work_ran, then_ran, again_ran;
+  ASSERT_TRUE(rt.post(
+      [&] {
+        work_ran = std::this_thread::get_id();
+        started.set_value();
+        released.wait();
+      },
+      [&] {
+        then_ran = std::this_thread::get_id();
+        // Free already: a post from here is taken (it runs once this hand-back returns).
+        EXPECT_TRUE(rt.post([&] { again_ran = std::this_thread::get_id(); }, [&] { handed_back.set_value(); }));
+      }));
+  started.get_future().wait();
+  EXPECT_FALSE(rt.post([] { ADD_FAILURE() << "ran while the thread was busy"; }, [] {}));
+  std::thread::id ran_beside;
+  rt.run([&] { ran_beside = std::this_thread::get_id(); });  // busy: on this thread
+  EXPECT_EQ(ran_beside, std::this_thread::get_id());
+  release.set_value();
+  handed_back.get_future().wait();
+  EXPECT_EQ(work_ran, rt.id());
+  EXPECT_EQ(then_ran, rt.id());
+  EXPECT_EQ(again_ran, rt.id());
+  std::thread::id last;
+  rt.run([&] { last = std::this_thread::get_id(); });  // free again after the second post's hand-back
+  EXPECT_EQ(last, rt.id());
+}
+
 }  // namespace
 }  // namespace onemodel::binding

@@ -2,6 +2,7 @@
 // the wasm build ('wasm'). Engine choice, equal exact bits on both, concurrent runs, release while runs are
 // pending, the event loop staying free during a native run, and memory returning after many sessions.
 // Runs in both Vitest projects (vitest.config.mjs); tests about one engine say so in their names.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -171,6 +172,27 @@ describe('concurrency and lifetime', () => {
     }
     expect((await rejection(s.run(feedsOf(0)))).kind).toBe('Disposed');
   });
+
+  test.skipIf(ENGINE === 'wasm')(
+    'a posted native run keeps the process alive until it settles, then lets it exit',
+    () => {
+      // A session's first run is posted to its run thread and settled through a thread-safe function, which keeps
+      // Node's event loop alive only while a run is pending (bindings/node/addon.cc start_run): the script has no
+      // other handle, so it would end before the result (referenced too little) or never (too much).
+      const script = `
+      const { InferenceSession, Tensor } = require(${JSON.stringify(join(ROOT, 'dist', 'node', 'index.cjs'))});
+      (async () => {
+        const s = await InferenceSession.create(${JSON.stringify(join(ROOT, 'testdata', 'classifier.onnx'))},
+          { executionProviders: ['cpu'] });
+        s.run({ x: new Tensor('float32', new Float32Array(8), [2, 4]) })
+          .then((out) => console.log('settled', Object.keys(out).length));
+      })();`;
+      const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.error).toBeUndefined();
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('settled 1');
+    },
+  );
 
   test.skipIf(ENGINE === 'wasm')('a long native run leaves the event loop free (timers fire during it)', async () => {
     // About 4 GFLOP on one thread: far longer than the 5 ms timer period on any machine.
