@@ -174,8 +174,10 @@ struct DepthwiseFns {
   // dst[((j / row_w) * dst_row + j % row_w) * lanes + l]: whole planes in one call, rows into a padded tile.
   void (*to_channels_last)(const float* const* src, int64_t at, int64_t count, float* dst, int64_t row_w,
                            int64_t dst_row);
-  // dst[l * stride + j] = src[j * lanes + l] for j < count and l < used.
-  void (*from_channels_last)(const float* src, int64_t count, int64_t used, float* dst, int64_t stride);
+  // dst[l * stride + j] = src[j * src_row + l] for j < count and l < used (src_row >= lanes; lanes values are
+  // read at each position whatever `used` is). Also the transposed convolutions' C^T into planes.
+  void (*from_channels_last)(const float* src, int64_t src_row, int64_t count, int64_t used, float* dst,
+                             int64_t stride);
   // dst[i] = src[2 * i] for i < n, reading src[0, avail) only (avail >= 2 * n - 1). Not depthwise: the
   // im2col rows of a width-stride-2 convolution (a vector-per-4-values loop filled MobileNetV3's stem panels).
   void (*take_even)(const float* src, int64_t avail, float* dst, int64_t n);

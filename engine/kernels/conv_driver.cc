@@ -219,7 +219,7 @@ void depthwise_blocked(Isa isa, bool exact, const ConvGeometry& g, const float* 
       for (int64_t iy = 0; iy < rows && cols > 0; ++iy)
         fns.to_channels_last(xin, iy * p.in_w, cols, at + iy * p.padded_w * lanes, cols, p.padded_w);
     fns.compute_blocked(exact, p, tile, wt, out);
-    fns.from_channels_last(out, os, used, y + (n * g.out_channels + oc0) * os, os);
+    fns.from_channels_last(out, lanes, os, used, y + (n * g.out_channels + oc0) * os, os);
     slots.release(slot);
     if (ep) epilogue_plane_range(*ep, g, n * g.out_channels + oc0, n * g.out_channels + oc0 + used, y);
   });
@@ -921,13 +921,21 @@ void conv_images(Isa isa, bool exact, const ConvGeometry& g, const float* x, flo
         constexpr int64_t kChannelsPerChunk = 32;
         parallel_for(pool, ceil_div(mg, kChannelsPerChunk), 2.0 * double(os * mg), [&](int64_t chunk) {
           const int64_t oc0 = chunk * kChannelsPerChunk, oc1 = std::min(mg, oc0 + kChannelsPerChunk);
-          // Rows of C^T outer: each reads its chunk's channels side by side. Channel outer read C^T down a column,
-          // os lines mg * 4 bytes apart, which fall in one L1 set when that is a multiple of 4 KiB (ResNet-50's
-          // 512 -> 2048 1x1 at 7 x 7 spent 18% of its time here).
-          for (int64_t j = 0; j < os; ++j) {
+          // Whole groups of the target's lanes of channels by the depthwise kernel's transposes (8 x 8 blocks in
+          // registers on AVX2 and AVX-512): one value at a time, this copy was 1.5% of MobileNetV3 (perf, AVX2,
+          // one thread; its 960 <-> 160 layers at 7 x 7). The rest, rows of C^T outer: each reads its channels
+          // side by side (channel outer read C^T down a column, os lines mg * 4 bytes apart, which fall in one L1
+          // set when that is a multiple of 4 KiB: ResNet-50's 512 -> 2048 1x1 at 7 x 7 spent 18% of its time
+          // there).
+          const int64_t lanes = float_lanes(isa);
+          int64_t oc = oc0;
+          if (lanes > 1)
+            for (; oc + lanes <= oc1; oc += lanes)
+              depthwise_fns(isa).from_channels_last(ct + oc, mg, os, lanes, yg + oc * os, os);
+          for (int64_t j = 0; j < os && oc < oc1; ++j) {
             const float* __restrict src = ct + j * mg;
             float* __restrict dst = yg + j;
-            for (int64_t oc = oc0; oc < oc1; ++oc) dst[oc * os] = src[oc];
+            for (int64_t c = oc; c < oc1; ++c) dst[c * os] = src[c];
           }
           if (epilogue) apply_epilogue_planes(*epilogue, n, gi * mg + oc0, oc1 - oc0, os, yg + oc0 * os);
         });

@@ -402,8 +402,9 @@ inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count,
     std::memcpy(dst + (j / row_w) * dst_row, src[0] + at + j,
                 sizeof(float) * static_cast<size_t>(std::min(row_w, count - j)));
 }
-inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, float* dst, int64_t) {
-  if (used > 0) std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(count));
+inline void DwFromChannelsLast(const float* src, int64_t src_row, int64_t count, int64_t used, float* dst, int64_t) {
+  if (used > 0)
+    for (int64_t j = 0; j < count; ++j) dst[j] = src[j * src_row];
 }
 #else
 #if HWY_MAX_BYTES >= 32
@@ -451,14 +452,14 @@ inline int64_t ToChannelsLast8(const float* const* src, int64_t at, int64_t coun
   return done;
 }
 
-inline int64_t FromChannelsLast8(const float* src, int64_t count, int64_t used, float* dst, int64_t stride,
-                                 int64_t lanes) {
+inline int64_t FromChannelsLast8(const float* src, int64_t src_row, int64_t count, int64_t used, float* dst,
+                                 int64_t stride) {
   const hn::Full256<float> d;
   const int64_t done = count / 8 * 8;
   for (int64_t c8 = 0; c8 < used; c8 += 8)
     for (int64_t j = 0; j < done; j += 8) {
       hn::Vec<decltype(d)> v[8];
-      for (int i = 0; i < 8; ++i) v[i] = hn::LoadU(d, src + (j + i) * lanes + c8);
+      for (int i = 0; i < 8; ++i) v[i] = hn::LoadU(d, src + (j + i) * src_row + c8);
       Transpose8x8(v);
       for (int64_t l = 0; l < 8 && c8 + l < used; ++l) hn::StoreU(v[l], d, dst + (c8 + l) * stride + j);
     }
@@ -508,20 +509,21 @@ inline void DwToChannelsLast(const float* const* src, int64_t at, int64_t count,
   }
 }
 
-inline void DwFromChannelsLast(const float* src, int64_t count, int64_t used, float* dst, int64_t stride) {
+inline void DwFromChannelsLast(const float* src, int64_t src_row, int64_t count, int64_t used, float* dst,
+                               int64_t stride) {
   const hn::ScalableTag<float> d;
   const hn::FixedTag<float, 4> d4;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), groups = lanes / 4;
   int64_t first = 0;
 #if HWY_MAX_BYTES >= 32
-  first = FromChannelsLast8(src, count, used, dst, stride, lanes);
+  first = FromChannelsLast8(src, src_row, count, used, dst, stride);
 #endif
   HWY_ALIGN float quad[4][4 * 64];
   for (int64_t j0 = first; j0 < count; j0 += 64) {
     const int64_t m = std::min<int64_t>(64, count - j0);
     for (int64_t j = 0; j < m; ++j)
       for (int64_t gi = 0; gi < groups; ++gi)
-        hn::Store(hn::LoadU(d4, src + (j0 + j) * lanes + 4 * gi), d4, quad[gi] + 4 * j);
+        hn::Store(hn::LoadU(d4, src + (j0 + j) * src_row + 4 * gi), d4, quad[gi] + 4 * j);
     for (int64_t gi = 0; gi < groups && 4 * gi < used; ++gi) {
       float* o[4];
       HWY_ALIGN float sink[64];
