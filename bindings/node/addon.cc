@@ -436,13 +436,14 @@ struct AddonData {
 // handle (the garbage collector would do the same later).
 //
 // `last_run_us` is the engine time of the session's latest run. A run expected to be shorter than
-// kInlineRunUs runs on the JS thread: handing it off crossed four thread wakes through a libuv worker, which
-// cost more than the run (Silero VAD, 0.13 ms in the engine, took 0.26 ms per call through a worker and 0.18
-// ms inline) or a large share of it (openWakeWord's embedding, 1.4-1.8 ms: 0.25-0.28 ms per call through a
-// worker, 0.07-0.09 inline; at 1 ms PP-OCR cls, about 1 ms, switched between the two), and blocking the event
-// loop for a few milliseconds at most is what onnxruntime-node does for every run. Longer runs, and the first
-// run of a session (its plan may be built then), are posted to the session's RunThread (two wakes: start_run).
-constexpr double kInlineRunUs = 2000.0;
+// kInlineRunUs runs on the JS thread: handing it off costs thread wakes, which cost more than the run (Silero
+// VAD, 0.13 ms in the engine, took 0.26 ms per call through a libuv worker and 0.18 ms inline) or a large share
+// of it; blocking the event loop for a few milliseconds at most is what onnxruntime-node does for every run
+// (and for as long as the run takes). 1 ms, then 2 ms (session 34), then 5 ms: openWakeWord's embedding (1.4-1.8
+// ms in the engine) crossed 2 ms and switched between the paths, wall minus engine time per call 0.04-0.23 ms
+// posted (below) against 0.04-0.07 inline (400 back-to-back calls, 3 sets, each path 3 times). Longer runs, and
+// the first run of a session (its plan may be built then), are posted to the session's RunThread (start_run).
+constexpr double kInlineRunUs = 5000.0;
 
 struct Handle {
   std::optional<Session> session;
