@@ -40,18 +40,18 @@ void run_rows(const kern::EwPlan& prog, kern::Isa isa, bool exact, size_t inputs
   alignas(64) float spread[ir::kEwMaxInputs][kern::kEwBlock];
   std::array<Operand, ir::kEwMaxInputs> ops;
   if (size * 2 > kern::kEwBlock) {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < size; j += kern::kEwBlock) {
-        for (size_t i = 0; i < inputs; ++i) {
-          if (runs[i]) {
-            ops[i] = Operand{runs[i] + r * size + j, false};
-            continue;
-          }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (size_t i = 0; i < inputs; ++i)
+        if (!runs[i]) {
           spread[i][0] = value(i, r);
           ops[i] = Operand{spread[i], true};
         }
+      for (int64_t j = 0; j < size; j += kern::kEwBlock) {
+        for (size_t i = 0; i < inputs; ++i)
+          if (runs[i]) ops[i] = Operand{runs[i] + r * size + j, false};
         kern::ew_block(isa, exact, prog, ops.data(), std::min(kern::kEwBlock, size - j), out + r * size + j);
       }
+    }
     return;
   }
   const int64_t per_block = kern::kEwBlock / size;
