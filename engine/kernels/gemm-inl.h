@@ -53,6 +53,7 @@ static_assert(kMC % kMR == 0 && kNC % kNR == 0, "tiles hold whole register tiles
 // Work estimates for the pool (kernels-gemm.md): ~40 multiply-adds per ns, 0.5 ns per element packed.
 constexpr double kMacsPerNs = 40.0;
 constexpr double kNsPerPacked = 0.5;
+constexpr double kNsPerWeightByte = 0.05;  // packed weights streamed from memory or the shared cache (ComputePanels)
 
 // A float buffer owned by one thread, grown on demand (by half again at least, on huge pages from 2 MiB:
 // base/big_buffer.h) and kept for the thread's next calls, so the steady state allocates nothing.
@@ -897,8 +898,15 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   // positions (B its packed weights: 5 us of products estimated at 30 us) ran on two threads at 33 us against
   // 16 at one.
   const bool fills = full_b == nullptr && src.direct == nullptr;
-  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / kMacsPerNs +
-                      (fills ? kNsPerPacked * static_cast<double>(k) * static_cast<double>(n) : 0.0);
+  double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / kMacsPerNs +
+                (fills ? kNsPerPacked * static_cast<double>(k) * static_cast<double>(n) : 0.0);
+  // A product of few rows over packed weights is bound by reading them, not by its multiply-adds: their bytes at
+  // about 20 GB/s per core bound the estimate from below (MobileNetV3's squeeze-and-excitation 240 -> 960 on one
+  // position: 6 us of products estimated, its 0.92 MB of weights read in 30-45 us, so it never took a second
+  // thread).
+  if (src.packed)
+    work = std::max(
+        work, kNsPerWeightByte * static_cast<double>(sizeof(float)) * static_cast<double>(k) * static_cast<double>(n));
   // Consecutive chunks share the larger operand: B's column tile (all of k) when B is the larger (a layer's
   // weights in MatMul), else A's row block (a convolution's weights). Read in the other order, the larger one
   // came from memory once per tile of the other: MiniLM's 128 x 1536 x 384 product read its 2.4 MB of weights

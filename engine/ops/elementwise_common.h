@@ -105,12 +105,13 @@ void for_chunks(ThreadPool* pool, int64_t n, F&& body) {
                [&](int64_t c) { body(c * kChunk, std::min(n, (c + 1) * kChunk)); });
 }
 
-// Rows of `inner` elements in chunks of about kChunk elements (at least one row each).
+// Rows of `inner` elements in chunks of about kChunk elements (at least one row each); `ns_per_element` is the
+// work estimate's rate.
 template <class F>
-void for_row_chunks(ThreadPool* pool, int64_t rows, int64_t inner, F&& body) {
+void for_row_chunks(ThreadPool* pool, int64_t rows, int64_t inner, F&& body, double ns_per_element = kNsPerElement) {
   const int64_t per = std::max<int64_t>(1, kChunk / std::max<int64_t>(inner, 1));
   const int64_t chunks = (rows + per - 1) / per;
-  parallel_for(pool, chunks, kNsPerElement * static_cast<double>(rows) * static_cast<double>(inner),
+  parallel_for(pool, chunks, ns_per_element * static_cast<double>(rows) * static_cast<double>(inner),
                [&](int64_t c) { body(c * per, std::min(rows, (c + 1) * per)); });
 }
 
