@@ -22,6 +22,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -339,16 +340,38 @@ Args args_of(napi_env env, napi_callback_info info, size_t expected) {
 // How a run posted to its session's RunThread comes back to the JS thread: a thread-safe function whose
 // callback settles the run's promise. It does not keep Node's event loop alive while no posted run is pending
 // (an idle session must not keep a script from ending) and does while one is.
+//
+// Node deletes a thread-safe function when its environment is torn down (a worker thread ending, the process
+// exiting), whoever still holds it: calling or releasing it after that touches freed memory (a worker ending
+// with a posted run pending crashed). Its finalizer clears `live` under the gate's mutex, and both are done
+// only while `live`, under that mutex; a run finishing after the teardown is dropped with its environment.
+struct CompletionGate {
+  std::mutex mutex;
+  bool live = true;
+};
+
 struct Completion {
   napi_threadsafe_function tsfn = nullptr;
   int pending = 0;  // posted runs whose promise is not settled yet (read and written on the JS thread only)
+  std::shared_ptr<CompletionGate> gate = std::make_shared<CompletionGate>();
   Completion() = default;
   Completion(const Completion&) = delete;
   Completion& operator=(const Completion&) = delete;
   ~Completion() {
-    if (tsfn != nullptr) napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+    std::lock_guard<std::mutex> lock(gate->mutex);
+    if (tsfn != nullptr && gate->live) napi_release_threadsafe_function(tsfn, napi_tsfn_release);
   }
 };
+
+// The thread-safe function's finalizer: `data` is a heap copy of its Completion's gate.
+void completion_finalized(napi_env, void* data, void*) {
+  auto* gate = static_cast<std::shared_ptr<CompletionGate>*>(data);
+  {
+    std::lock_guard<std::mutex> lock((*gate)->mutex);
+    (*gate)->live = false;
+  }
+  delete gate;
+}
 
 // One promise settled by work done off the JS thread (a libuv worker, or a session's RunThread for a posted
 // run). `execute` runs there and must not touch JS; `finish` runs on the JS thread afterwards and builds the
@@ -459,8 +482,10 @@ struct Handle {
   const std::shared_ptr<Completion>& completion_of(napi_env env) {
     if (completion) return completion;
     auto c = std::make_shared<Completion>();
-    check(env, napi_create_threadsafe_function(env, nullptr, nullptr, Js{env}.str("onemodel.run"), 0, 1, nullptr,
-                                               nullptr, nullptr, settle_posted, &c->tsfn));
+    auto gate = std::make_unique<std::shared_ptr<CompletionGate>>(c->gate);
+    check(env, napi_create_threadsafe_function(env, nullptr, nullptr, Js{env}.str("onemodel.run"), 0, 1, gate.get(),
+                                               completion_finalized, nullptr, settle_posted, &c->tsfn));
+    gate.release();  // the finalizer's now
     check(env, napi_unref_threadsafe_function(env, c->tsfn));
     completion = std::move(c);
     return completion;
@@ -487,10 +512,13 @@ napi_value start_run(napi_env env, Handle& handle, std::unique_ptr<Job> job, con
   job->posted = completion;
   Job* j = job.get();
   const napi_threadsafe_function tsfn = completion->tsfn;
-  // The job is settled (and deleted) on the JS thread, after `then` queued it; neither closure outlives it in
-  // use. If Node is shutting down the call fails and the job is dropped with the environment.
+  // The job is settled (and deleted) on the JS thread, after `then` queued it; neither closure uses it after
+  // that. Once the environment is torn down (the gate closed) the job is dropped with it.
   if (runner->post([j] { job_execute(nullptr, j); },
-                   [j, tsfn] { napi_call_threadsafe_function(tsfn, j, napi_tsfn_nonblocking); })) {
+                   [j, tsfn, gate = completion->gate] {
+                     std::lock_guard<std::mutex> lock(gate->mutex);
+                     if (gate->live) napi_call_threadsafe_function(tsfn, j, napi_tsfn_nonblocking);
+                   })) {
     job.release();
     if (completion->pending++ == 0) check(env, napi_ref_threadsafe_function(env, tsfn));
     return promise;

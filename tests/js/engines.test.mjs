@@ -3,7 +3,7 @@
 // pending, the event loop staying free during a native run, and memory returning after many sessions.
 // Runs in both Vitest projects (vitest.config.mjs); tests about one engine say so in their names.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, test, vi } from 'vitest';
@@ -193,6 +193,34 @@ describe('concurrency and lifetime', () => {
       expect(r.stdout).toContain('settled 1');
     },
   );
+
+  test.skipIf(ENGINE === 'wasm')('worker threads that end with a posted native run pending exit cleanly', () => {
+    // Node deletes a thread-safe function when its environment goes, whoever holds it; a run finishing after
+    // that must not call it (bindings/node/addon.cc CompletionGate: five workers in a row crashed the process
+    // before). The product takes milliseconds, so each worker ends while its run is still on the run thread.
+    const file = join(ROOT, 'build', `posted-run-${process.pid}.onnx`);
+    writeFileSync(file, productModel(M, K, N));
+    const script = `
+      const { Worker } = require('node:worker_threads');
+      const code = \`
+        const { InferenceSession, Tensor } = require(${JSON.stringify(join(ROOT, 'dist', 'node', 'index.cjs'))});
+        (async () => {
+          const s = await InferenceSession.create(${JSON.stringify(file)}, { executionProviders: ['cpu'] });
+          s.run({ a: new Tensor('float32', new Float32Array(${M * K}), [${M}, ${K}]),
+                  b: new Tensor('float32', new Float32Array(${K * N}), [${K}, ${N}]) });
+          process.exit(0);
+        })();\`;
+      (async () => {
+        for (let i = 0; i < 5; i++)
+          await new Promise((resolve, reject) => new Worker(code, { eval: true }).on('exit', resolve).on('error', reject));
+        console.log('workers done');
+      })();`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+    rmSync(file, { force: true });
+    expect(r.error).toBeUndefined();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('workers done');
+  });
 
   test.skipIf(ENGINE === 'wasm')('a long native run leaves the event loop free (timers fire during it)', async () => {
     // About 4 GFLOP on one thread: far longer than the 5 ms timer period on any machine.
