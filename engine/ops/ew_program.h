@@ -41,16 +41,15 @@ void run_rows(const kern::EwPlan& prog, kern::Isa isa, bool exact, size_t inputs
   std::array<Operand, ir::kEwMaxInputs> ops;
   if (size * 2 > kern::kEwBlock) {
     for (int64_t r = 0; r < rows; ++r) {
-      for (size_t i = 0; i < inputs; ++i)
-        if (!runs[i]) {
-          spread[i][0] = value(i, r);
-          ops[i] = Operand{spread[i], true};
+      for (size_t i = 0; i < inputs; ++i) {
+        if (runs[i]) {
+          ops[i] = Operand{runs[i] + r * size, false};
+          continue;
         }
-      for (int64_t j = 0; j < size; j += kern::kEwBlock) {
-        for (size_t i = 0; i < inputs; ++i)
-          if (runs[i]) ops[i] = Operand{runs[i] + r * size + j, false};
-        kern::ew_block(isa, exact, prog, ops.data(), std::min(kern::kEwBlock, size - j), out + r * size + j);
+        spread[i][0] = value(i, r);
+        ops[i] = Operand{spread[i], true};
       }
+      run_span(prog, isa, exact, std::span<const Operand>(ops.data(), inputs), size, out + r * size);
     }
     return;
   }
