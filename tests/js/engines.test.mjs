@@ -224,6 +224,19 @@ describe('concurrency and lifetime', () => {
     expect(r.stdout).toContain('workers done');
   });
 
+  test.skipIf(ENGINE === 'wasm' || process.platform !== 'linux')(
+    'the native addon is never unloaded (its dynamic section says NODELETE)',
+    () => {
+      // The worker test above catches an unloaded addon only now and then (a run thread must still be in the
+      // addon's code when Node unloads it); this checks the cause every time (bindings/node/CMakeLists.txt).
+      const addon = join(ROOT, 'dist', 'native', `${process.platform}-${process.arch}`, 'onemodel.node');
+      const r = spawnSync('readelf', ['-d', addon], { encoding: 'utf8' });
+      expect(r.error).toBeUndefined();
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/FLAGS_1.*NODELETE/);
+    },
+  );
+
   test.skipIf(ENGINE === 'wasm')('a long native run leaves the event loop free (timers fire during it)', async () => {
     // About 4 GFLOP on one thread: far longer than the 5 ms timer period on any machine.
     const n = 1024;
