@@ -414,6 +414,19 @@ def register_scalar_steps():
          inits)
 
 
+def pow_square():
+    # Squares written as Pow(x, 2) (torch exports of STFT magnitudes and variances) join element-wise groups as
+    # x * x: a rank-0 exponent, float or integer; a lone square too (w). The near miss stays Pow: a rank-1
+    # exponent [2] (it could shape the result). (Other exponents run in fast mode only.)
+    inits = [scalar('two', 2), nh.from_array(np.array(2, np.int64), 'two_i'),
+             nh.from_array(np.array([2], np.float32), 'two_v')]
+    nodes = [h.make_node('Pow', ['x', 'two'], ['px']), h.make_node('Pow', ['y', 'two_i'], ['py']),
+             h.make_node('Add', ['px', 'py'], ['s']),
+             h.make_node('Pow', ['z', 'two_v'], ['pz']), h.make_node('Pow', ['z', 'two'], ['w'])]
+    save(nodes, 'ew_pow_square', [f32('x', [3, 5, 17]), f32('y', [3, 5, 17]), f32('z', [4])],
+         [f32('s', [3, 5, 17]), f32('pz', [4]), f32('w', [4])], inits)
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -428,3 +441,4 @@ if __name__ == '__main__':
     linear_gelu_step()
     batchnorm_affine()
     register_scalar_steps()
+    pow_square()

@@ -1,10 +1,10 @@
 // The `fuse-elementwise` pass (docs/architecture.md "Fused element-wise programs"; both modes, bits preserved): groups
 // of float32 element-wise operators (Add, Sub, Mul, Div, two-input Max/Min, Relu, LeakyRelu, HardSigmoid, HardSwish,
-// Clip with constant bounds, Sigmoid, Tanh, Gelu, Erf) become one FusedElementwise node running them as one program
-// (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program on each block of
-// outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but only its last value
-// may be read outside it. A group that starts at a MatMul by a constant float32 matrix becomes a FusedMatMul the
-// same way (graph-passes.md section 6).
+// Clip with constant bounds, Sigmoid, Tanh, Gelu, Erf, Pow by a constant 2) become one FusedElementwise node running
+// them as one program (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program
+// on each block of outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but
+// only its last value may be read outside it. A group that starts at a MatMul by a constant float32 matrix becomes a
+// FusedMatMul the same way (graph-passes.md section 6).
 //
 // Measured on PP-OCRv4 det (640x640, AVX2, 1 thread): the affine scale and shift after every Conv and the
 // decomposed hard-swish after it were 55 of 200 ms, five passes over 6.5 MB tensors each.
@@ -121,8 +121,30 @@ struct Candidate {
   std::vector<int> operands;  // value ids (1 for unary operations, 2 for binary ones)
 };
 
+// Pow(x, 2) with a constant exponent of rank 0 (float or integer; rank 0 cannot shape the result): the Pow kernel
+// computes x * x there (one rounding, both modes), so the program's Mul of x by itself gives its bits. Exported
+// models square this way (STFT magnitudes, variances): openWakeWord's melspectrogram spent 5.7% of its time in the
+// Pow kernel's scalar loop (perf, one thread) on its two squares (one now joins the Add after them, the other runs
+// as a program of its own).
+bool square_by_pow(const PassGraph& g, const ir::Node& n) {
+  if (n.op_type != "Pow" || n.inputs.size() != 2 || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+  const Tensor* e = g.constant(n.inputs[1]);
+  if (!e || e->shape().rank() != 0 || !e->is_contiguous()) return false;
+  switch (e->dtype()) {
+    case DType::F32: return e->data<float>()[0] == 2.0f;
+    case DType::F64: return e->data<double>()[0] == 2.0;
+    case DType::I32: return e->data<int32_t>()[0] == 2;
+    case DType::I64: return e->data<int64_t>()[0] == 2;
+    default: return false;
+  }
+}
+
 bool candidate(const PassGraph& g, const ir::Node& n, Candidate& c) {
   if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] < 0 || !n.subgraph_reads.empty()) return false;
+  if (square_by_pow(g, n)) {
+    c = Candidate{EwOp::Mul, 0.0f, 0.0f, {n.inputs[0], n.inputs[0]}};
+    return true;
+  }
   const Spec* spec = nullptr;
   for (const Spec& s : kSpecs)
     if (s.name == n.op_type) spec = &s;
@@ -197,6 +219,12 @@ struct Group {
   bool conv = false;         // headed by a Conv or a MatMul (members[0]), whose result is program input 0
   bool closed = false;
 };
+
+// Groups become one node from two members on; a lone square by Pow too, whose kernel is a scalar loop.
+bool rewritten(const PassGraph& g, const Group& grp) {
+  return grp.members.size() >= 2 ||
+         (grp.members.size() == 1 && g.graph().nodes[static_cast<size_t>(grp.members[0])].op_type == "Pow");
+}
 
 // What a group becomes: its program and the values it reads from outside.
 struct Lowered {
@@ -331,7 +359,7 @@ int fuse_elementwise(PassGraph& g) {
     lowered.assign(groups.size(), Lowered{});
     for (size_t k = 0; k < groups.size(); ++k) {
       const Group& grp = groups[k];
-      if (grp.members.size() < 2) continue;
+      if (!rewritten(g, grp)) continue;
       for (size_t m = 0; m + 1 < grp.members.size() && !changed; ++m) {
         const int v = g.node(grp.members[m]).outputs[0];
         int inside = 0;
@@ -358,7 +386,7 @@ int fuse_elementwise(PassGraph& g) {
   int rewrites = 0;
   for (size_t k = 0; k < groups.size(); ++k) {
     const Group& grp = groups[k];
-    if (grp.members.size() < 2 || !lowered[k].ok) continue;
+    if (!rewritten(g, grp) || !lowered[k].ok) continue;
     const Lowered& lw = lowered[k];
     const int last = grp.members.back();
     const int out = g.node(last).outputs[0];

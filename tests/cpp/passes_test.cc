@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -479,6 +480,37 @@ TEST(GraphPasses, FuseElementwiseChainsEndWhereAValueEscapes) {
   auto big = rt::CompiledGraph::create(model("ew_clip6"), true);
   EXPECT_EQ(ops(*big), (std::map<std::string, int>{{"FusedElementwise", 1}}));
   check_fused_bits("ew_clip6", {{"x", specials(Shape{4, 33}, 18)}});
+}
+
+// Pow(x, 2) by a rank-0 constant (float or integer) joins a program as x * x, with the Pow kernel's bits in both
+// modes, squares that overflow or fall to subnormals included; a rank-1 exponent stays Pow.
+TEST(GraphPasses, FuseElementwiseSquaresByPow) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("ew_pow_square"), exact);
+    // x^2 alone (a lone square is rewritten too), y^2 with the Add after it, z^2 alone; z^[2] stays.
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"FusedElementwise", 3}, {"Pow", 1}}));
+  }
+  Tensor x = specials(Shape{3, 5, 17}, 21), y = specials(Shape{3, 5, 17}, 22);
+  auto xd = x.mutable_data<float>();
+  xd[1] = 3e20f;     // squares to infinity
+  xd[2] = -1e-20f;   // to a subnormal
+  xd[3] = 1.5e-23f;  // to zero
+  xd[4] = -1.8446743e19f;
+  check_fused_bits("ew_pow_square", {{"x", x}, {"y", y}, {"z", specials(Shape{4}, 23)}});
+  // The program's square is the kernel's: x * x rounded once.
+  const auto out =
+      run("ew_pow_square", OptimizationLevel::All, Mode::Exact, {{"x", x}, {"y", y}, {"z", specials(Shape{4}, 23)}});
+  const auto yd = y.data<float>();
+  const auto sd = out[0].data<float>();
+  for (size_t i = 0; i < sd.size(); ++i) {
+    volatile float sx = xd[i] * xd[i], sy = yd[i] * yd[i];  // two roundings, no contraction into a fused add
+    const float want = sx + sy;
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(sd[i])) << i;
+    } else {
+      EXPECT_EQ(std::bit_cast<uint32_t>(sd[i]), std::bit_cast<uint32_t>(want)) << i;
+    }
+  }
 }
 
 TEST(GraphPasses, FuseElementwiseLeavesIntegerChains) {
