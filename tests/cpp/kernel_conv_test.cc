@@ -198,6 +198,12 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 3, 5, 1, {{70, 3, 2, 1, 1, 1}, {66, 3, 2, 1, 1, 1}}));
   v.push_back(make_conv(1, 8, 64, 1, {{7, 3, 1, 1, 1, 1}, {9, 3, 1, 1, 1, 1}}));
   v.push_back(make_conv(2, 1, 40, 1, {{300, 64, 64, 1, 0, 0}}));
+  // One channel per group in one row, every tap inside it: col^T read as a strided view of the input (with
+  // groups, dilation, a 2-D shape of one row); and with a trailing pad a tap past the row (panels again).
+  v.push_back(make_conv(2, 3, 6, 3, {{100, 16, 14, 1, 0, 0}}));
+  v.push_back(make_conv(1, 1, 20, 1, {{120, 16, 14, 2, 0, 0}}));
+  v.push_back(make_conv(1, 2, 10, 2, {{1, 1, 1, 1, 0, 0}, {100, 16, 14, 1, 0, 0}}));
+  v.push_back(make_conv(1, 1, 20, 1, {{100, 16, 14, 1, 0, 14}}));
   v.push_back(make_conv(1, 6, 30, 2, {{3, 3, 1, 1, 0, 0}, {2, 1, 1, 1, 0, 0}}));
   // Stride 1 with output rows as wide as input rows (im2col rows are one shifted copy of the plane, then +0
   // over padding columns): narrow maps (a panel spans many output rows), one column, padding at least the
