@@ -674,6 +674,25 @@ void scatter_strips(const float* tmp, int64_t nc, int64_t kc, float* prow) {
   }
 }
 
+// Row r = ((ch * kd_n + kd) * kh_n + kh) * kw_n + kw of col (one channel's tap), decoded once and then counted up.
+struct TapRow {
+  int64_t ch, kd, kh, kw;
+  TapRow(const ConvGeometry& g, int64_t r)
+      : ch(r / g.taps()),
+        kd((r / (g.kernel[2] * g.kernel[1])) % g.kernel[0]),
+        kh((r / g.kernel[2]) % g.kernel[1]),
+        kw(r % g.kernel[2]) {}
+  void next(const ConvGeometry& g) {
+    if (++kw < g.kernel[2]) return;
+    kw = 0;
+    if (++kh < g.kernel[1]) return;
+    kh = 0;
+    if (++kd < g.kernel[0]) return;
+    kd = 0;
+    ++ch;
+  }
+};
+
 // Panels this narrow gather element by element (gather_narrow_panel).
 constexpr int64_t kGatherColumns = 8;
 
@@ -691,11 +710,10 @@ void gather_narrow_panel(const ConvGeometry& g, const float* x, int64_t p0, int6
     bw[q] = ow * g.stride[2] - g.pad_before[2];
   }
   const int64_t width = ceil_div(nc, nr) * nr;  // the strips' columns, zero past nc
-  int64_t kw = p0 % g.kernel[2], kh = (p0 / g.kernel[2]) % g.kernel[1];
-  int64_t kd = (p0 / (g.kernel[2] * g.kernel[1])) % g.kernel[0], ch = p0 / g.taps();
-  for (int64_t pr = 0; pr < kc; ++pr) {
-    const float* xc = x + ch * g.in_size();
-    const int64_t dd = kd * g.dilation[0], dh = kh * g.dilation[1], dw = kw * g.dilation[2];
+  TapRow t(g, p0);
+  for (int64_t pr = 0; pr < kc; ++pr, t.next(g)) {
+    const float* xc = x + t.ch * g.in_size();
+    const int64_t dd = t.kd * g.dilation[0], dh = t.kh * g.dilation[1], dw = t.kw * g.dilation[2];
     float* prow = panel + pr * nr;
     for (int64_t q = 0; q < width; ++q) {
       float v = 0.0f;
@@ -706,16 +724,6 @@ void gather_narrow_panel(const ConvGeometry& g, const float* x, int64_t p0, int6
       }
       prow[(q / nr) * kc * nr + q % nr] = v;
     }
-    if (++kw == g.kernel[2]) {
-      kw = 0;
-      if (++kh == g.kernel[1]) {
-        kh = 0;
-        if (++kd == g.kernel[0]) {
-          kd = 0;
-          ++ch;
-        }
-      }
-    }
   }
 }
 
@@ -723,7 +731,7 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
   const PanelCtx& pc = *static_cast<const PanelCtx*>(vctx);
   const ConvGeometry& g = *pc.g;
   if (nc <= kGatherColumns) return gather_narrow_panel(g, pc.x, p0, kc, j0, nc, nr, panel);
-  const int64_t kd_n = g.kernel[0], kh_n = g.kernel[1], kw_n = g.kernel[2];
+  const int64_t kh_n = g.kernel[1], kw_n = g.kernel[2];
   const int64_t ow_n = g.out[2], oh_n = g.out[1], iw_n = g.in[2], sw = g.stride[2];
   // One im2col row segment at a time, built contiguously (runs along output rows: zeros, a copy, zeros), then
   // cut into the strips. kNC (128) bounds nc on every target.
@@ -774,9 +782,9 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
   const bool use_table = flat && kh_n * kw_n <= kMaxTable && kc >= 2 * kh_n * kw_n;
   if (use_table)
     for (int64_t t = 0; t < kh_n * kw_n; ++t) table[t] = flat_tap(t / kw_n, t % kw_n);
-  // Row r = ((c * kd_n + kd) * kh_n + kh) * kw_n + kw, decoded once and then counted up.
-  int64_t kw = p0 % kw_n, kh = (p0 / kw_n) % kh_n, kd = (p0 / (kw_n * kh_n)) % kd_n, ch = p0 / (kw_n * kh_n * kd_n);
-  for (int64_t pr = 0; pr < kc; ++pr) {
+  TapRow tap(g, p0);
+  for (int64_t pr = 0; pr < kc; ++pr, tap.next(g)) {
+    const int64_t ch = tap.ch, kd = tap.kd, kh = tap.kh, kw = tap.kw;
     const float* xc = pc.x + ch * g.in_size();
     const int64_t off_w = kw * g.dilation[2] - g.pad_before[2];
     int64_t lo = 0, hi = 0;
@@ -834,16 +842,6 @@ void fill_panel(const void* vctx, int64_t p0, int64_t kc, int64_t j0, int64_t nc
       default: {
         for (int64_t qq = 0; qq < nc; qq += nr, prow += kc * nr)
           for (int64_t i = 0; i < nr; ++i) prow[i] = qq + i < nc ? tmp[qq + i] : 0.0f;
-      }
-    }
-    if (++kw == kw_n) {
-      kw = 0;
-      if (++kh == kh_n) {
-        kh = 0;
-        if (++kd == kd_n) {
-          kd = 0;
-          ++ch;
-        }
       }
     }
   }
