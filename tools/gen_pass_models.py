@@ -427,6 +427,33 @@ def pow_square():
          [f32('s', [3, 5, 17]), f32('pz', [4]), f32('w', [4])], inits)
 
 
+def body_passes():
+    # The passes rewrite subgraphs too (Silero VAD v5 runs its whole network in an If): the then branch holds a
+    # Conv + Relu on weights of its own Constant nodes, the else branch a nested If (on input e) whose branches hold
+    # a square and add, and a SiLU; the top level has nothing to fuse. Each branch reads x from the enclosing graph.
+    r = np.random.default_rng(31)  # its own generator: the models above keep their bytes
+    w = (r.standard_normal((4, 4, 3, 3)) * 0.3).astype(np.float32)
+    b = (r.standard_normal(4) * 0.1).astype(np.float32)
+
+    def out(name):
+        return [f32(name, [1, 4, 11, 13])]
+
+    conv = h.make_graph([h.make_node('Constant', [], ['w'], value=nh.from_array(w, 'w')),
+                         h.make_node('Constant', [], ['b'], value=nh.from_array(b, 'b')),
+                         h.make_node('Conv', ['x', 'w', 'b'], ['cv'], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                         h.make_node('Relu', ['cv'], ['y1'])], 'conv_relu', [], out('y1'))
+    square = h.make_graph([h.make_node('Constant', [], ['two'], value=scalar('two', 2)),
+                           h.make_node('Constant', [], ['one'], value=scalar('one', 1)),
+                           h.make_node('Pow', ['x', 'two'], ['p']), h.make_node('Add', ['p', 'one'], ['y2'])],
+                          'square_add', [], out('y2'))
+    silu = h.make_graph([h.make_node('Sigmoid', ['x'], ['s']), h.make_node('Mul', ['x', 's'], ['y3'])], 'silu', [],
+                        out('y3'))
+    nested = h.make_graph([h.make_node('If', ['e'], ['y4'], then_branch=square, else_branch=silu)], 'nested', [],
+                          out('y4'))
+    save([h.make_node('If', ['c'], ['y'], then_branch=conv, else_branch=nested)], 'body_passes',
+         [f32('x', [1, 4, 11, 13])] + [h.make_tensor_value_info(n, TP.BOOL, []) for n in 'ce'], out('y'))
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -442,3 +469,4 @@ if __name__ == '__main__':
     batchnorm_affine()
     register_scalar_steps()
     pow_square()
+    body_passes()

@@ -292,37 +292,56 @@ Lowered lower(const PassGraph& g, const Group& grp, const std::vector<Candidate>
 
 }  // namespace
 
-int fuse_elementwise(PassGraph& g) {
+namespace {
+
+// Per node: its candidate form, whether it can join a group (fusible) or start one (head); per value: proven
+// float32.
+struct Typing {
+  std::vector<Candidate> cand;
+  std::vector<char> fusible, head, f32;
+};
+
+Typing type_nodes(const PassGraph& g) {
   const int nn = static_cast<int>(g.num_nodes());
   const ir::Graph& graph = g.graph();
-  // Values proven float32.
-  std::vector<char> f32(graph.values.size(), 0);
-  for (size_t v = 0; v < graph.values.size(); ++v) {
-    const ir::Value& val = graph.values[v];
-    if (const Tensor* t = g.constant(static_cast<int>(v)); t && t->dtype() == DType::F32) f32[v] = 1;
-    if (val.is_input && val.type.kind == ValueKind::Tensor && val.type.elem == DType::F32) f32[v] = 1;
-  }
-  std::vector<Candidate> cand(static_cast<size_t>(nn));
-  std::vector<char> fusible(static_cast<size_t>(nn), 0), head(static_cast<size_t>(nn), 0);
+  Typing t;
+  t.f32.assign(graph.values.size(), 0);
+  for (size_t v = 0; v < graph.values.size(); ++v) t.f32[v] = g.f32_source(static_cast<int>(v)) ? 1 : 0;
+  t.cand.resize(static_cast<size_t>(nn));
+  t.fusible.assign(static_cast<size_t>(nn), 0);
+  t.head.assign(static_cast<size_t>(nn), 0);
+  std::vector<char>& f32 = t.f32;
   for (int i = 0; i < nn; ++i) {
     if (g.removed(i)) continue;
-    const ir::Node& n = g.node(i);
+    const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
     const auto iu = static_cast<size_t>(i);
     // A candidate with a float32 operand first: Gelu is also an operator that keeps its input's type.
     bool typed = false;
-    if (!is_conv_head(g, n) && !is_matmul_head(g, n) && candidate(g, n, cand[iu]))
-      for (int v : cand[iu].operands) typed = typed || f32[static_cast<size_t>(v)];
+    if (!is_conv_head(g, n) && !is_matmul_head(g, n) && candidate(g, n, t.cand[iu]))
+      for (int v : t.cand[iu].operands) typed = typed || f32[static_cast<size_t>(v)];
     if (is_conv_head(g, n) || is_matmul_head(g, n)) {
-      head[iu] = 1;
+      t.head[iu] = 1;
       f32[static_cast<size_t>(n.outputs[0])] = 1;
     } else if (typed) {
-      fusible[iu] = 1;
+      t.fusible[iu] = 1;
       f32[static_cast<size_t>(n.outputs[0])] = 1;
     } else if (keeps_type(n) && !n.inputs.empty() && n.inputs[0] >= 0 && f32[static_cast<size_t>(n.inputs[0])]) {
       for (int v : n.outputs)
         if (v >= 0) f32[static_cast<size_t>(v)] = 1;
     }
   }
+  return t;
+}
+
+}  // namespace
+
+std::vector<char> proven_float32(const PassGraph& g) { return type_nodes(g).f32; }
+
+int fuse_elementwise(PassGraph& g) {
+  const int nn = static_cast<int>(g.num_nodes());
+  const Typing typing = type_nodes(g);
+  const std::vector<Candidate>& cand = typing.cand;
+  const std::vector<char>&fusible = typing.fusible, &head = typing.head;
 
   // Groups in graph order: a fusible node joins the open group that produced its latest-produced input, else
   // starts one. A group whose inner value escapes (read outside it, a graph output) is closed at that member

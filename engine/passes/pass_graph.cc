@@ -28,7 +28,19 @@ ir::Attribute int_attribute(std::string name, int64_t value) {
   return a;
 }
 
-PassGraph::PassGraph(ir::Graph g) : g_(std::move(g)), removed_(g_.nodes.size(), 0) { rebuild_links(); }
+PassGraph::PassGraph(ir::Graph g, const std::vector<char>* f32_captures)
+    : g_(std::move(g)), body_(f32_captures != nullptr), removed_(g_.nodes.size(), 0) {
+  if (f32_captures) f32_captures_ = *f32_captures;
+  rebuild_links();
+}
+
+bool PassGraph::f32_source(int v) const {
+  if (v < 0 || static_cast<size_t>(v) >= g_.values.size()) return false;
+  const ir::Value& val = g_.values[static_cast<size_t>(v)];
+  if (const Tensor* t = constant(v); t && t->dtype() == DType::F32) return true;
+  if (val.is_capture) return static_cast<size_t>(v) < f32_captures_.size() && f32_captures_[static_cast<size_t>(v)];
+  return !body_ && val.is_input && val.type.kind == ValueKind::Tensor && val.type.elem == DType::F32;
+}
 
 void PassGraph::rebuild_links() {
   for (ir::Value& v : g_.values) {

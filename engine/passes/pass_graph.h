@@ -20,7 +20,10 @@ ir::Attribute int_attribute(std::string name, int64_t value);
 
 class PassGraph {
  public:
-  explicit PassGraph(ir::Graph g);
+  // `f32_captures` (a flag per value id of g) makes g a subgraph: the captures its enclosing graph proved float32
+  // (run_passes). A subgraph's declared inputs prove nothing, since nothing checks them when it runs (its node
+  // passes whatever it has, graph-runtime.md section 8).
+  explicit PassGraph(ir::Graph g, const std::vector<char>* f32_captures = nullptr);
 
   ir::Graph& graph() { return g_; }
   const ir::Graph& graph() const { return g_; }
@@ -43,6 +46,9 @@ class PassGraph {
   // A value whose content is fixed at compile time: an initializer that is not also a graph input (an input's
   // initializer is an overridable default), or the output of a Constant node holding a tensor. Null otherwise.
   const Tensor* constant(int v) const;
+  // Known to be float32 before any node runs: a float32 constant, a declared float32 input of a top-level graph, or
+  // a capture the enclosing graph proved float32.
+  bool f32_source(int v) const;
   // The value of a one-element float32 constant, or nothing.
   std::optional<float> scalar_f32(int v) const;
 
@@ -67,6 +73,8 @@ class PassGraph {
  private:
   void rebuild_links();
   ir::Graph g_;
+  bool body_ = false;
+  std::vector<char> f32_captures_;
   std::vector<char> removed_;
   std::vector<std::pair<int, ir::Node>> inserted_;  // (before which node, the node), in the order queued
   std::vector<int> output_uses_;                    // per value: occurrences in g_.outputs

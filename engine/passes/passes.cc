@@ -1,5 +1,6 @@
 #include "passes/passes.h"
 
+#include <algorithm>
 #include <array>
 
 namespace onemodel::passes {
@@ -34,20 +35,67 @@ std::shared_ptr<ir::Graph> widen_stored(const ir::Graph& graph, int* rewrites) {
   return std::make_shared<ir::Graph>(std::move(g.graph()));
 }
 
-std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
-                                      std::vector<PassReport>* report, WeightStorage storage) {
+namespace {
+
+// run_passes on `graph`, a subgraph when f32_captures is set (PassGraph).
+std::shared_ptr<ir::Graph> rewrite(const ir::Graph& graph, OptimizationLevel level, bool exact,
+                                   std::vector<PassReport>* report, WeightStorage storage,
+                                   const std::vector<char>* f32_captures) {
+  auto copy = [&] { return std::make_unique<PassGraph>(graph, f32_captures); };
+  bool bodies = false;
+  for (const ir::Node& n : graph.nodes)
+    for (const ir::Attribute& a : n.attributes) bodies = bodies || a.g || !a.graphs.empty();
+  // What the subgraphs may take as float32: the facts of this graph as imported (a value a subgraph reads keeps
+  // its id and name through the passes below, PassGraph::uses).
+  const std::vector<char> proven = bodies ? proven_float32(*copy()) : std::vector<char>();
   std::unique_ptr<PassGraph> g;
   int total = 0;
   for (const GraphPass& p : kPasses) {
     if (rank(level) < rank(p.min_level) || (exact && !p.preserves_bits)) continue;
-    if (!g) g = std::make_unique<PassGraph>(graph);
+    if (!g) g = copy();
     const int n = p.run(*g);
     if (n > 0) g->finish();
     total += n;
     if (report) report->push_back({std::string(p.name), n});
   }
+  // Subgraphs (If branches, Loop and Scan bodies, nested ones too) through the same passes, each in place of its
+  // attribute in the copy; their counts join this graph's report lines (graph-passes.md section 1).
+  // A body reads outer values by name and the passes keep every value a body reads, so rewriting either side
+  // leaves the other's references intact.
+  // (The list as the passes left it: they never fuse a node with a subgraph.)
+  const std::vector<ir::Node>& nodes = g ? g->graph().nodes : graph.nodes;
+  for (size_t i = 0; bodies && i < nodes.size(); ++i)
+    for (size_t a = 0; a < nodes[i].attributes.size(); ++a) {
+      const ir::Attribute& at = nodes[i].attributes[a];
+      const size_t count = at.g ? 1 : at.graphs.size();
+      for (size_t b = 0; b < count; ++b) {
+        const ir::Graph* body = (at.g ? at.g : at.graphs[b]).get();
+        if (!body) continue;
+        std::vector<char> known(body->values.size(), 0);
+        for (int c : body->captures) {
+          const int outer = graph.find_value(body->values[static_cast<size_t>(c)].name);
+          known[static_cast<size_t>(c)] = outer >= 0 && proven[static_cast<size_t>(outer)];
+        }
+        std::vector<PassReport> inner;
+        std::shared_ptr<ir::Graph> rewritten = rewrite(*body, level, exact, &inner, WeightStorage::Float32, &known);
+        if (!rewritten) continue;
+        for (const PassReport& r : inner) {
+          total += r.rewrites;
+          if (!report) continue;
+          auto same =
+              std::find_if(report->begin(), report->end(), [&](const PassReport& o) { return o.name == r.name; });
+          if (same != report->end())
+            same->rewrites += r.rewrites;
+          else
+            report->push_back(r);
+        }
+        if (!g) g = copy();  // `nodes` was graph.nodes: the same order
+        ir::Attribute& dst = g->graph().nodes[i].attributes[a];
+        (dst.g ? dst.g : dst.graphs[b]) = std::move(rewritten);
+      }
+    }
   if (storage != WeightStorage::Float32) {
-    if (!g) g = std::make_unique<PassGraph>(graph);
+    if (!g) g = copy();
     const int n = compact_weights(*g, storage);
     if (n > 0) g->finish();
     total += n;
@@ -55,6 +103,13 @@ std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel 
   }
   if (!g || total == 0) return nullptr;
   return std::make_shared<ir::Graph>(std::move(g->graph()));
+}
+
+}  // namespace
+
+std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
+                                      std::vector<PassReport>* report, WeightStorage storage) {
+  return rewrite(graph, level, exact, report, storage, nullptr);
 }
 
 }  // namespace onemodel::passes

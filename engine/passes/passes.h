@@ -35,12 +35,18 @@ struct PassReport {
 // converted file's 16-bit weights, docs/fp16.md section 6); null when there is none. `rewrites` gets the count.
 std::shared_ptr<ir::Graph> widen_stored(const ir::Graph& graph, int* rewrites);
 
-// Runs the selected passes on a copy of `graph`, then, whatever the level and mode, the weight compaction
-// `storage` asks for (compact_weights: it keeps the bits of the model with rounded weights). Returns null when
-// nothing was rewritten (the caller keeps the imported graph); `report` receives one entry per pass that ran.
+// Runs the selected passes on a copy of `graph` and, the same way, on its subgraphs (nested ones too), then,
+// whatever the level and mode, the weight compaction `storage` asks for on the top-level graph (compact_weights:
+// it keeps the bits of the model with rounded weights). Returns null when nothing was rewritten (the caller keeps
+// the imported graph); `report` receives one entry per pass that ran, subgraphs' rewrites included.
 std::shared_ptr<ir::Graph> run_passes(const ir::Graph& graph, OptimizationLevel level, bool exact,
                                       std::vector<PassReport>* report = nullptr,
                                       WeightStorage storage = WeightStorage::Float32);
+
+// Per value id of g: proven float32 before the plan knows types (a float32 constant or source, a Conv or
+// constant-matrix MatMul output, an element-wise result with a float32 operand, what keeps such a type), the facts
+// fuse-elementwise groups by (elementwise.cc); run_passes hands a subgraph the ones of the values it captures.
+std::vector<char> proven_float32(const PassGraph& g);
 
 // The passes (one file each).
 int fold_conv_batchnorm(PassGraph& g);   // conv_batchnorm.cc

@@ -30,7 +30,8 @@ class CompiledGraph {
                                                      WeightStorage storage = WeightStorage::Float32);
   // A subgraph (If/Loop/Scan/SequenceMap body, graph-runtime.md section 8) as its own compiled graph: its
   // inputs are the body's declared inputs followed by its captures (graph().captures order), all accepted
-  // whatever their declared type. Shares the enclosing session's target and pool; no graph passes.
+  // whatever their declared type. Shares the enclosing session's target and pool; runs no passes itself (run_passes
+  // rewrote the body with its enclosing graph).
   // `capture_weights` (empty, or one per capture) holds the captures whose outer value is a weight: those
   // become weights of the body and are not among its inputs.
   static std::shared_ptr<const CompiledGraph> create_body(std::shared_ptr<const ir::Graph> body, bool exact,

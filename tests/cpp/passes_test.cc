@@ -513,6 +513,50 @@ TEST(GraphPasses, FuseElementwiseSquaresByPow) {
   }
 }
 
+// Op-type counts of every subgraph of g's nodes, nested ones included, as the compiled graph holds them.
+void body_ops(const ir::Graph& g, std::map<std::string, int>& m) {
+  for (const ir::Node& n : g.nodes)
+    for (const ir::Attribute& a : n.attributes) {
+      std::vector<std::shared_ptr<ir::Graph>> bodies = a.graphs;
+      if (a.g) bodies.push_back(a.g);
+      for (const auto& b : bodies) {
+        for (const ir::Node& bn : b->nodes) ++m[bn.op_type];
+        body_ops(*b, m);
+      }
+    }
+}
+
+// Subgraphs go through the same passes (Silero VAD v5 runs its whole network in an If branch): a Conv + Relu
+// on a branch's own Constant weights, and in a nested If a square and add and a SiLU, each one fused node; the
+// same bits as the unfused model in both modes, whichever branch runs.
+TEST(GraphPasses, SubgraphsAreRewrittenToo) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("body_passes"), exact);
+    EXPECT_EQ(rewrites(*g, "fuse-elementwise"), 3);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"If", 1}}));
+    std::map<std::string, int> inner;
+    body_ops(g->graph(), inner);
+    EXPECT_EQ(inner,
+              (std::map<std::string, int>{{"Constant", 2}, {"FusedConv", 1}, {"FusedElementwise", 2}, {"If", 1}}));
+    // The imported model is left as it was (the rewrite is a copy).
+    auto none = rt::CompiledGraph::create(model("body_passes"), exact, &rt::find_op, 1, OptimizationLevel::None);
+    std::map<std::string, int> plain;
+    body_ops(none->graph(), plain);
+    EXPECT_EQ(
+        plain,
+        (std::map<std::string, int>{
+            {"Add", 1}, {"Constant", 4}, {"Conv", 1}, {"If", 1}, {"Mul", 1}, {"Pow", 1}, {"Relu", 1}, {"Sigmoid", 1}}));
+  }
+  auto flag = [](bool v) {
+    Tensor t = Tensor::zeros(DType::Bool, Shape{});
+    *static_cast<uint8_t*>(t.raw_mut()) = v ? 1 : 0;
+    return t;
+  };
+  const Tensor x = specials(Shape{1, 4, 11, 13}, 31);
+  for (bool c : {true, false})
+    for (bool e : {true, false}) check_fused_bits("body_passes", {{"x", x}, {"c", flag(c)}, {"e", flag(e)}});
+}
+
 TEST(GraphPasses, FuseElementwiseLeavesIntegerChains) {
   auto g = rt::CompiledGraph::create(model("ew_int"), false);
   EXPECT_EQ(rewrites(*g, "fuse-elementwise"), 0);
