@@ -454,6 +454,15 @@ def body_passes():
          [f32('x', [1, 4, 11, 13])] + [h.make_tensor_value_info(n, TP.BOOL, []) for n in 'ce'], out('y'))
 
 
+def cast_square():
+    # A Cast to float32 proves its output float32 (its `to` says so): the square of an integer input's cast joins
+    # the Add after it (Silero VAD v5 squares its STFT's parts after such casts). Cast itself stays.
+    nodes = [h.make_node('Cast', ['x'], ['f'], to=TP.FLOAT), h.make_node('Pow', ['f', 'two'], ['p']),
+             h.make_node('Add', ['p', 'f'], ['y'])]
+    save(nodes, 'ew_cast_square', [h.make_tensor_value_info('x', TP.INT32, [3, 7])], [f32('y', [3, 7])],
+         [scalar('two', 2)])
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     gelu()
@@ -470,3 +479,4 @@ if __name__ == '__main__':
     register_scalar_steps()
     pow_square()
     body_passes()
+    cast_square()

@@ -11,8 +11,8 @@
 //
 // Types are not known before the plan, so a group only takes operators whose output is proven float32:
 // a float32 constant or graph input, a Conv output (Conv is float32 only), an element-wise result with a
-// float32 input (these operators take one element type for all inputs), or the outputs of an operator of
-// kKeepsType whose first input is float32.
+// float32 input (these operators take one element type for all inputs), the outputs of an operator of
+// kKeepsType whose first input is float32, or a Cast to float32.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -107,6 +107,14 @@ bool keeps_type(const ir::Node& n) {
   for (std::string_view op : kKeepsType)
     if (op == n.op_type) return true;
   return false;
+}
+
+// Cast's `to` states its output's type: Silero VAD v5 squares its STFT's parts after a Cast to float (2 of its
+// Pow nodes stayed out of the Add after them).
+bool casts_to_f32(const ir::Node& n) {
+  if (n.op_type != "Cast" || !n.domain.empty() || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
+  const ir::Attribute* to = n.find_attribute("to");
+  return to && to->type == ir::AttrType::Int && to->i == static_cast<int64_t>(DType::F32);
 }
 
 float attr_float(const ir::Node& n, std::string_view name, float dflt) {
@@ -328,6 +336,8 @@ Typing type_nodes(const PassGraph& g) {
     } else if (keeps_type(n) && !n.inputs.empty() && n.inputs[0] >= 0 && f32[static_cast<size_t>(n.inputs[0])]) {
       for (int v : n.outputs)
         if (v >= 0) f32[static_cast<size_t>(v)] = 1;
+    } else if (casts_to_f32(n)) {
+      f32[static_cast<size_t>(n.outputs[0])] = 1;
     }
   }
   return t;

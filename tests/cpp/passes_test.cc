@@ -557,6 +557,20 @@ TEST(GraphPasses, SubgraphsAreRewrittenToo) {
     for (bool e : {true, false}) check_fused_bits("body_passes", {{"x", x}, {"c", flag(c)}, {"e", flag(e)}});
 }
 
+// A Cast to float32 proves its output float32: the square of the cast and the Add after it are one program.
+TEST(GraphPasses, FuseElementwiseAfterACastToFloat) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("ew_cast_square"), exact);
+    EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"Cast", 1}, {"FusedElementwise", 1}}));
+  }
+  std::vector<int32_t> x(21);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i * 977) - 9000;
+  x[3] = std::numeric_limits<int32_t>::max();  // the extremes: casts that round, squares near 2^62
+  x[4] = std::numeric_limits<int32_t>::min();
+  x[5] = 16777217;  // rounds when cast
+  check_fused_bits("ew_cast_square", {{"x", Tensor::from_values<int32_t>(std::span<const int32_t>(x), Shape{3, 7})}});
+}
+
 TEST(GraphPasses, FuseElementwiseLeavesIntegerChains) {
   auto g = rt::CompiledGraph::create(model("ew_int"), false);
   EXPECT_EQ(rewrites(*g, "fuse-elementwise"), 0);
