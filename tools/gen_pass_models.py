@@ -454,6 +454,21 @@ def body_passes():
          [f32('x', [1, 4, 11, 13])] + [h.make_tensor_value_info(n, TP.BOOL, []) for n in 'ce'], out('y'))
 
 
+def body_loop_inputs():
+    # A Loop body's declared inputs prove nothing (the Loop passes whatever it carries, unchecked): its Relu and
+    # Mul of a carried value declared float stay unfused. The same chain on a capture of the graph's float input
+    # (the other output) fuses.
+    body = h.make_graph([h.make_node('Relu', ['v'], ['r']), h.make_node('Mul', ['r', 'v'], ['v2']),
+                         h.make_node('Relu', ['x'], ['rx']), h.make_node('Mul', ['rx', 'x'], ['s']),
+                         h.make_node('Identity', ['cond'], ['cond2'])], 'loop_body',
+                        [h.make_tensor_value_info('i', TP.INT64, []), h.make_tensor_value_info('cond', TP.BOOL, []),
+                         f32('v', [2, 3])],
+                        [h.make_tensor_value_info('cond2', TP.BOOL, []), f32('v2', [2, 3]), f32('s', [2, 3])])
+    save([h.make_node('Loop', ['n', '', 'v0'], ['v_final', 's_all'], body=body)], 'body_loop_inputs',
+         [h.make_tensor_value_info('n', TP.INT64, []), f32('v0', [2, 3]), f32('x', [2, 3])],
+         [f32('v_final', [2, 3]), f32('s_all', [None, 2, 3])])
+
+
 def cast_square():
     # A Cast to float32 proves its output float32 (its `to` says so): the square of an integer input's cast joins
     # the Add after it (Silero VAD v5 squares its STFT's parts after such casts). Cast itself stays.
@@ -480,3 +495,4 @@ if __name__ == '__main__':
     pow_square()
     body_passes()
     cast_square()
+    body_loop_inputs()

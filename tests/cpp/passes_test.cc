@@ -557,6 +557,21 @@ TEST(GraphPasses, SubgraphsAreRewrittenToo) {
     for (bool e : {true, false}) check_fused_bits("body_passes", {{"x", x}, {"c", flag(c)}, {"e", flag(e)}});
 }
 
+// A Loop body's declared inputs prove nothing (nothing checks them when it runs): the chain on the carried value
+// stays as written, while the same chain on a capture of the graph's float input is one program.
+TEST(GraphPasses, SubgraphInputsProveNothing) {
+  for (bool exact : {false, true}) {
+    auto g = rt::CompiledGraph::create(model("body_loop_inputs"), exact);
+    EXPECT_EQ(rewrites(*g, "fuse-elementwise"), 1);
+    std::map<std::string, int> inner;
+    body_ops(g->graph(), inner);
+    EXPECT_EQ(inner, (std::map<std::string, int>{{"FusedElementwise", 1}, {"Identity", 1}, {"Mul", 1}, {"Relu", 1}}));
+  }
+  Tensor n = Tensor::zeros(DType::I64, Shape{});
+  *static_cast<int64_t*>(n.raw_mut()) = 3;
+  check_fused_bits("body_loop_inputs", {{"n", n}, {"v0", specials(Shape{2, 3}, 32)}, {"x", specials(Shape{2, 3}, 33)}});
+}
+
 // A Cast to float32 proves its output float32: the square of the cast and the Add after it are one program.
 TEST(GraphPasses, FuseElementwiseAfterACastToFloat) {
   for (bool exact : {false, true}) {
