@@ -298,10 +298,6 @@ Lowered lower(const PassGraph& g, const Group& grp, const std::vector<Candidate>
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Per node: its candidate form, whether it can join a group (fusible) or start one (head); per value: proven
 // float32.
 struct Typing {
