@@ -45,10 +45,14 @@ std::shared_ptr<ir::Graph> rewrite(const ir::Graph& graph, OptimizationLevel lev
   bool bodies = false;
   for (const ir::Node& n : graph.nodes)
     for (const ir::Attribute& a : n.attributes) bodies = bodies || a.g || !a.graphs.empty();
-  // What the subgraphs may take as float32: the facts of this graph as imported (a value a subgraph reads keeps
-  // its id and name through the passes below, PassGraph::uses).
-  const std::vector<char> proven = bodies ? proven_float32(*copy()) : std::vector<char>();
+  // What the subgraphs may take as float32: the facts of this graph before the passes below (a value a subgraph
+  // reads keeps its id and name through them, PassGraph::uses), from the copy they then rewrite.
   std::unique_ptr<PassGraph> g;
+  std::vector<char> proven;
+  if (bodies) {
+    g = copy();
+    proven = proven_float32(*g);
+  }
   int total = 0;
   for (const GraphPass& p : kPasses) {
     if (rank(level) < rank(p.min_level) || (exact && !p.preserves_bits)) continue;
@@ -62,7 +66,7 @@ std::shared_ptr<ir::Graph> rewrite(const ir::Graph& graph, OptimizationLevel lev
   // attribute in the copy; their counts join this graph's report lines (graph-passes.md section 1).
   // A body reads outer values by name and the passes keep every value a body reads, so rewriting either side
   // leaves the other's references intact.
-  // (The list as the passes left it: they never fuse a node with a subgraph.)
+  // (The list as the passes left it: they never fuse a node with a subgraph; g exists whenever there are bodies.)
   const std::vector<ir::Node>& nodes = g ? g->graph().nodes : graph.nodes;
   for (size_t i = 0; bodies && i < nodes.size(); ++i)
     for (size_t a = 0; a < nodes[i].attributes.size(); ++a) {
@@ -71,11 +75,13 @@ std::shared_ptr<ir::Graph> rewrite(const ir::Graph& graph, OptimizationLevel lev
       for (size_t b = 0; b < count; ++b) {
         const ir::Graph* body = (at.g ? at.g : at.graphs[b]).get();
         if (!body) continue;
+        // Each capture is one of the node's subgraph reads by name (as runtime/subgraph.cc matches them).
         std::vector<char> known(body->values.size(), 0);
-        for (int c : body->captures) {
-          const int outer = graph.find_value(body->values[static_cast<size_t>(c)].name);
-          known[static_cast<size_t>(c)] = outer >= 0 && proven[static_cast<size_t>(outer)];
-        }
+        for (int c : body->captures)
+          for (int outer : nodes[i].subgraph_reads)
+            if (outer >= 0 && static_cast<size_t>(outer) < proven.size() &&
+                graph.values[static_cast<size_t>(outer)].name == body->values[static_cast<size_t>(c)].name)
+              known[static_cast<size_t>(c)] = proven[static_cast<size_t>(outer)];
         std::vector<PassReport> inner;
         std::shared_ptr<ir::Graph> rewritten = rewrite(*body, level, exact, &inner, WeightStorage::Float32, &known);
         if (!rewritten) continue;
@@ -89,7 +95,6 @@ std::shared_ptr<ir::Graph> rewrite(const ir::Graph& graph, OptimizationLevel lev
           else
             report->push_back(r);
         }
-        if (!g) g = copy();  // `nodes` was graph.nodes: the same order
         ir::Attribute& dst = g->graph().nodes[i].attributes[a];
         (dst.g ? dst.g : dst.graphs[b]) = std::move(rewritten);
       }
