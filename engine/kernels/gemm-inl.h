@@ -662,10 +662,11 @@ inline float* PanelScratch(int64_t nt) {
 
 // Operands smaller than this (128 KiB) are not prefetched: they stay in the caches between runs.
 constexpr int64_t kPrefetchMinFloats = int64_t{1} << 15;
-// Exact mode's B-strip-in-L1 order (PanelTile): k-blocks of at least this many rows, chunks of at least this
-// many A strips, rows in blocks of A of at most 192 KiB.
+// The B-strip-in-L1 order of PanelTile, taken where multiply and add are separate instructions (exact mode, or a
+// target without FMA: wasm): k-blocks of at least this many rows, chunks of at least this many A strips, rows in
+// blocks of A of at most 192 KiB.
 template <bool kExact>
-constexpr bool kSeparateMulAdd = kExact || !HWY_NATIVE_FMA;  // exact mode, or a target without FMA (wasm)
+constexpr bool kSeparateMulAdd = kExact || !HWY_NATIVE_FMA;
 constexpr int64_t kL1StripMinK = 64;
 constexpr int64_t kL1StripMinStrips = 8;
 constexpr int64_t kL1StripBlockFloats = int64_t{48} << 10;

@@ -325,9 +325,9 @@ std::vector<Case> conv_cases() {
   v.push_back(make_conv(1, 2, 4, 2, {{4, 2, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 1}, {6, 3, 1, 2, 0, 2}}));
   v.push_back(make_conv(1, 2, 2, 2, {{10, 9, 1, 1, 4, 4}, {10, 9, 1, 1, 4, 4}}));
   v.push_back(make_conv(1, 2, 2, 2, {{5, 3, 1, 1, 1, 1}, {30, 3, 9, 1, 1, 1}}));
-  // Exact mode's B-strip-in-L1 order (gemm-inl.h PanelTile): at least 8 A strips (48 rows on AVX2, 96 on
-  // AVX-512) and k-blocks of at least 64 rows, B read in place (1x1, ragged last column strip; two k-blocks,
-  // the second of 74 rows), filled panels (3x3 with more than 96 output channels), phase planes (stride 2).
+  // The B-strip-in-L1 order of exact mode and wasm (gemm-inl.h PanelTile): at least 8 A strips (48 rows on
+  // AVX2, 96 on AVX-512) and k-blocks of at least 64 rows, B read in place (1x1, ragged last column strip; two
+  // k-blocks, the second of 74 rows), filled panels (3x3 with more than 96 output channels), phase planes (stride 2).
   v.push_back(make_conv(1, 72, 100, 1, {{9, 1, 1, 1, 0, 0}, {13, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(2, 330, 120, 1, {{10, 1, 1, 1, 0, 0}, {10, 1, 1, 1, 0, 0}}));
   v.push_back(make_conv(1, 12, 100, 1, {{11, 3, 1, 1, 1, 1}, {12, 3, 1, 1, 1, 1}}));
