@@ -178,9 +178,6 @@ function portrait(dims, seed) {
   });
 }
 
-// float16 files (docs/fp16.md): ISNet medium as published, and float16 conversions of three float32 models made by
-// tools/models/to_fp16.py. Gate: scaled error against ONNX Runtime on the same file at most `bound`, and against
-// the float32 file's output (when there is one) at most 1.5 times ONNX Runtime's own float16-versus-float32 error.
 // A window of 76 frames of 32 mel bands as openWakeWord's melspectrogram model feeds its embedding model (log
 // energies scaled as it does, about -4 to 4): a few moving bands over a noise floor.
 function mel(dims, seed) {
@@ -190,6 +187,9 @@ function mel(dims, seed) {
   });
 }
 
+// float16 files (docs/fp16.md): ISNet medium as published, and float16 conversions of three float32 models made by
+// tools/models/to_fp16.py. Gate: scaled error against ONNX Runtime on the same file at most `bound`, and against
+// the float32 file's output (when there is one) at most 1.5 times ONNX Runtime's own float16-versus-float32 error.
 const FP16_BOUND = 4e-3;
 
 export function cases(dir) {
