@@ -14,12 +14,24 @@ namespace onemodel::kern {
 void softmax_rows(Isa isa, bool exact, const float* x, float* y, int64_t rows, int64_t n);
 void log_softmax_rows(Isa isa, bool exact, const float* x, float* y, int64_t rows, int64_t n);
 
+// Attention's score rows (kernels-attention.md section 2), in place: s[j] = s[j] * scale (s[j] / scale when
+// div; fast mode multiplies by 1/scale) + mask[r * mask_row + j * mask_col] (mask_col 0 or 1; none when mask is
+// null), each step rounded in exact mode (fast: one multiply-add), then softmax_rows' definition.
+struct ScoreSoftmax {
+  float scale = 1.0f;
+  bool div = false;
+  const float* mask = nullptr;
+  int64_t mask_row = 0, mask_col = 1;
+};
+void score_softmax_rows(Isa isa, bool exact, float* s, int64_t rows, int64_t n, const ScoreSoftmax& a);
+
 // The canonical sum (ops-norms.md "The canonical sum"): term j to partial j mod 16 from +0, then the fixed tree.
 float sum16_f32(Isa isa, const float* x, int64_t n);
 
 struct SoftmaxFns {
   void (*softmax_rows)(bool exact, const float* x, float* y, int64_t rows, int64_t n);
   void (*log_softmax_rows)(bool exact, const float* x, float* y, int64_t rows, int64_t n);
+  void (*score_softmax_rows)(bool exact, float* s, int64_t rows, int64_t n, const ScoreSoftmax& a);
   float (*sum16)(const float* x, int64_t n);
 };
 

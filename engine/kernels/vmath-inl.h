@@ -123,16 +123,10 @@ HWY_INLINE hn::Vec<D> ExpNonPositiveExact(D d, hn::Vec<D> x) {
   return CanonicalNaN(d, hn::IfThenElse(hn::IsNaN(x), x, r));
 }
 
-// FastMath.Exp (exact-transcendentals.md "Fast exponential"): x clamped to 88.3 above, +0 below -87.3,
-// degree-3 polynomial, one 2^n scaling. Used by fast mode for exp, softmax and attention.
+// The fast exponential's arithmetic for xs in [-87.3, 88.3]: degree-3 polynomial, one 2^n scaling.
 template <class D>
-HWY_INLINE hn::Vec<D> ExpFast(D d, hn::Vec<D> x) {
+HWY_INLINE hn::Vec<D> ExpFastCore(D d, hn::Vec<D> xs) {
   const hn::RebindToUnsigned<D> du;
-  const auto lo = F(d, -87.3f);
-  const auto hi = F(d, 88.3f);
-  const auto keep = hn::Ge(x, lo);  // false for NaN
-  auto xs = hn::IfThenElse(hn::Gt(x, hi), hi, x);
-  xs = hn::IfThenElseZero(keep, xs);
   const auto m = F(d, 12582912.0f);
   const auto t = hn::MulAdd(xs, F(d, 1.44269502f), m);
   const auto n = hn::Sub(t, m);
@@ -143,9 +137,33 @@ HWY_INLINE hn::Vec<D> ExpFast(D d, hn::Vec<D> x) {
   q = hn::MulAdd(q, r, F(d, 0.16667114f));
   q = hn::MulAdd(q, r, F(d, 0.4999923f));
   const auto p = hn::Add(F(d, 1.0f), hn::MulAdd(hn::Mul(r, r), q, r));
-  auto res = hn::Mul(p, Pow2(d, n_int));
+  return hn::Mul(p, Pow2(d, n_int));
+}
+
+// FastMath.Exp (exact-transcendentals.md "Fast exponential"): x clamped to 88.3 above, +0 below -87.3,
+// degree-3 polynomial, one 2^n scaling. Used by fast mode for exp, softmax and attention.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpFast(D d, hn::Vec<D> x) {
+  const auto lo = F(d, -87.3f);
+  const auto hi = F(d, 88.3f);
+  const auto keep = hn::Ge(x, lo);  // false for NaN
+  auto xs = hn::IfThenElse(hn::Gt(x, hi), hi, x);
+  xs = hn::IfThenElseZero(keep, xs);
+  auto res = ExpFastCore(d, xs);
   res = hn::IfThenElse(hn::Lt(x, lo), hn::Zero(d), res);
   return CanonicalNaN(d, hn::IfThenElse(hn::IsNaN(x), x, res));
+}
+
+// ExpFast of x - m for a softmax row's maximum m: the argument is <= 0 or NaN, so the clamp at 88.3 never acts,
+// and a NaN lane is passed on as it is (not made canonical): it makes the row's sum NaN, and the
+// normalisation, which makes every NaN canonical, turns the whole row into canonical NaN as ExpFast's
+// canonical NaN would. Three compares and five blends fewer per vector than ExpFast (kernels-attention.md
+// section 2).
+template <class D>
+HWY_INLINE hn::Vec<D> ExpSoftmaxFast(D d, hn::Vec<D> x) {
+  const auto keep = hn::Ge(x, F(d, -87.3f));  // false for NaN
+  const auto res = hn::IfThenElseZero(keep, ExpFastCore(d, hn::IfThenElseZero(keep, x)));
+  return hn::IfThenElse(hn::IsNaN(x), x, res);
 }
 
 // The Exp operator's exponential: ExpFull in both flavours (fast: fused steps). FastMath.Exp clamps its
@@ -356,16 +374,13 @@ HWY_INLINE float Sum16Tree(const float* partials) {
   return c0 + c1;
 }
 
-// Maximum of the lanes ignoring NaN (-inf if none). Max is exact, so the lane order does not change the
-// value (at most the sign of a zero maximum, which no caller can observe: exp(+-0 - +-0) is 1 either way).
+// Maximum of the lanes of v, which holds no NaN (a running maximum that skipped them, from -inf). Max is exact,
+// so the lane order does not change the value (at most the sign of a zero maximum, which no caller can observe:
+// exp(+-0 - +-0) is 1 either way). The lane-by-lane scalar loop this replaces mispredicted its data-dependent
+// branch every few lanes: half of a 128-wide softmax row's time on AVX-512.
 template <class D>
-HWY_INLINE float MaxLanesIgnoringNaN(D d, hn::Vec<D> v) {
-  HWY_ALIGN float buf[hn::MaxLanes(d)];
-  hn::Store(v, d, buf);
-  float m = -__builtin_inff();
-  for (size_t i = 0; i < hn::Lanes(d); ++i)
-    if (buf[i] > m) m = buf[i];
-  return m;
+HWY_INLINE float MaxLanesNoNaN(D d, hn::Vec<D> v) {
+  return hn::GetLane(hn::MaxOfLanes(d, v));
 }
 
 }  // namespace onemodel::kern::HWY_NAMESPACE

@@ -30,7 +30,7 @@ namespace {
 // broadcasts.
 struct AttentionArgs {
   int64_t batch = 0, heads = 0, q_len = 0, k_len = 0, d = 0;
-  float scale = 1.0f;  // fast: the multiplier; exact: the graph's constant, applied by scale_div's operation
+  float scale = 1.0f;  // the graph's constant: a multiplier, or a divisor when scale_div (kern::ScoreSoftmax)
   bool scale_div = false;
   const float* q = nullptr;
   int64_t q_sb = 0, q_sh = 0, q_sr = 0;
@@ -130,8 +130,8 @@ class FusedAttention final : public Kernel {
     a.q_len = g.q.s;
     a.k_len = g.k.s;
     a.d = g.q.d;
-    a.scale_div = scale_div_ && ctx.exact;
-    a.scale = scale_div_ && !ctx.exact ? 1.0f / scale_ : scale_;
+    a.scale_div = scale_div_;
+    a.scale = scale_;
     auto bind = [](const Operand& o, int64_t b, int64_t h, int64_t& sb, int64_t& sh, int64_t& sr) {
       sb = b > 1 && o.b == 1 ? 0 : o.sb;
       sh = h > 1 && o.h == 1 ? 0 : o.sh;
@@ -233,18 +233,9 @@ class FusedAttention final : public Kernel {
         const float* q = a.q + b * a.q_sb + h * a.q_sh + i0 * a.q_sr;
         float* out = a.out + b * a.o_sb + h * a.o_sh + i0 * a.o_sr;
         kern::gemm_f32_packed(isa, kExact, rows, {q, a.q_sr, 1}, *kt, s, n, nullptr);
-        for (int64_t r = 0; r < rows; ++r) {
-          float* row = s + r * n;
-          if (kExact && a.scale_div)
-            for (int64_t j = 0; j < n; ++j) row[j] = row[j] / a.scale;
-          else
-            for (int64_t j = 0; j < n; ++j) row[j] = row[j] * a.scale;
-          if (a.mask) {
-            const float* m = a.mask + b * a.m_sb + h * a.m_sh + (i0 + r) * a.m_si;
-            for (int64_t j = 0; j < n; ++j) row[j] = row[j] + m[j * a.m_sj];
-          }
-        }
-        kern::softmax_rows(isa, kExact, s, s, rows, n);
+        kern::ScoreSoftmax sm{a.scale, a.scale_div, nullptr, a.m_si, a.m_sj};
+        if (a.mask) sm.mask = a.mask + b * a.m_sb + h * a.m_sh + i0 * a.m_si;
+        kern::score_softmax_rows(isa, kExact, s, rows, n, sm);
         kern::gemm_f32_packed(isa, kExact, rows, {s, n, 1}, *vp, out, a.o_sr, nullptr);
       }
     });
