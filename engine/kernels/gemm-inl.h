@@ -110,6 +110,43 @@ struct OffsetRows {
   }
 };
 
+// Where the microkernel finds its R values of A, one k step after another (`at(r)` then `next()`, until the
+// stepped pointer meets `end(kc)`): a packed strip (PackA: MR values per k step) or A read in place (row-major,
+// unit column stride; Compute with kInPlaceA).
+struct PackedA {
+  const float* ap;
+  const float* end(int64_t kc) const { return ap + kc * kMR; }
+  bool at_end(const float* e) const { return ap == e; }
+  float at(int r) const { return ap[r]; }
+  void next() { ap += kMR; }
+};
+// A read in place: row r at a + r * lda, k steps contiguous. Rows in groups of three on one stepped pointer
+// each, the second and third of a group at lda and 2 lda from it (an x86 address is base + index * 4, so each
+// value is one broadcast from memory, as from a packed strip). Groups past `rows` point at the first row and
+// are never read. It saves the packing of A (5% of MiniLM's 1024 x 1536 x 384 product) and, by a model of the
+// panel loop alone (one thread, AVX-512, Zen 5), ran 5.97 -> 5.74 ms: each packed strip was one more stream
+// from L2.
+struct RowsA {
+  static constexpr int kGroups = (kMR + 2) / 3;
+  const float* g[kGroups];
+  int64_t ld, ld2;
+  RowsA(const float* a, int64_t lda, int rows) : ld(lda), ld2(2 * lda) {
+    for (int i = 0; i < kGroups; ++i) g[i] = 3 * i < rows ? a + 3 * i * lda : a;
+  }
+  float at(int r) const {
+    const float* b = g[r / 3];
+    return r % 3 == 0 ? b[0] : r % 3 == 1 ? b[ld] : b[ld2];
+  }
+  const float* end(int64_t kc) const { return g[0] + kc; }
+  bool at_end(const float* e) const { return g[0] == e; }
+  void next() {
+    for (int i = 0; i < kGroups; ++i) ++g[i];
+  }
+};
+// x86 targets read A in place (AVX2, AVX-512: base + index addressing); the 4-lane targets keep packed strips
+// (wasm has no such addressing: each value would cost an address add per k step).
+constexpr bool kInPlaceA = kLanes >= 8;
+
 // Any of the above while the loop prefetches another stream, one 64-byte line per k step for its first `left`
 // steps: the weights the next k-block (or the next chunk) reads, on their way from memory during this one's
 // products (PanelTile's `Prefetch`).
@@ -241,9 +278,9 @@ HWY_INLINE void RegEpilogueTile(DF d, const RegEpilogue& e, VF (&acc)[R][NV]) {
 
 // `epi` (only on the last k-block): the register epilogue of this tile, bias and res at its first row and
 // column.
-template <int R, bool kExact, class Rows, int NV = kNV>
-HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, float* HWY_RESTRICT c, int64_t ldc,
-                          bool first, bool last, const RegEpilogue* epi = nullptr) {
+template <int R, bool kExact, class Rows, int NV = kNV, class A = PackedA>
+HWY_INLINE void MicroBody(int64_t kc, A a, Rows rows, float* HWY_RESTRICT c, int64_t ldc, bool first, bool last,
+                          const RegEpilogue* epi = nullptr) {
   const DF d;
   VF acc[R][NV];
   if (first) {
@@ -259,21 +296,20 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, f
       for (int v = 0; v < NV; ++v) acc[r][v] = hn::LoadU(d, c + r * ldc + v * kLanes);
     }
   }
-  const float* const a_end = ap + kc * kMR;
-  for (const float* HWY_RESTRICT aq = ap; aq != a_end; aq += kMR, rows.next()) {
+  for (const float* const a_end = a.end(kc); !a.at_end(a_end); a.next(), rows.next()) {
     const float* HWY_RESTRICT bq = rows.row();
     VF b[NV];
     HWY_UNROLL(4)
     for (int v = 0; v < NV; ++v) b[v] = Rows::kAligned ? hn::Load(d, bq + v * kLanes) : hn::LoadU(d, bq + v * kLanes);
     HWY_UNROLL(12)
     for (int r = 0; r < R; ++r) {
-      const VF a = hn::Set(d, aq[r]);
+      const VF av = hn::Set(d, a.at(r));
       HWY_UNROLL(4)
       for (int v = 0; v < NV; ++v) {
         if constexpr (kExact) {
-          acc[r][v] = hn::Add(acc[r][v], hn::Mul(a, b[v]));
+          acc[r][v] = hn::Add(acc[r][v], hn::Mul(av, b[v]));
         } else {
-          acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
+          acc[r][v] = hn::MulAdd(av, b[v], acc[r][v]);
         }
       }
     }
@@ -299,35 +335,36 @@ HWY_INLINE void MicroBody(int64_t kc, const float* HWY_RESTRICT ap, Rows rows, f
 template <int R, bool kExact>
 HWY_NOINLINE void Micro(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, float* HWY_RESTRICT c,
                         int64_t ldc, bool first, bool last, const RegEpilogue* epi) {
-  MicroBody<R, kExact>(kc, ap, PackedRows{bp}, c, ldc, first, last, epi);
+  MicroBody<R, kExact>(kc, PackedA{ap}, PackedRows{bp}, c, ldc, first, last, epi);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroPrefetch(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                                 float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
                                 const char* pf, int64_t lines) {
-  MicroBody<R, kExact>(kc, ap, Prefetching<PackedRows>{{bp}, pf, lines}, c, ldc, first, last, epi);
+  MicroBody<R, kExact>(kc, PackedA{ap}, Prefetching<PackedRows>{{bp}, pf, lines}, c, ldc, first, last, epi);
 }
 
 // The left half of a B strip only (NV = kNV / 2 vectors): a ragged last strip of at most NR / 2 columns.
 template <int R, bool kExact>
 HWY_NOINLINE void MicroHalf(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                             float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue*) {
-  MicroBody<R, kExact, PackedRows, kNV / 2>(kc, ap, PackedRows{bp}, c, ldc, first, last);
+  MicroBody<R, kExact, PackedRows, kNV / 2>(kc, PackedA{ap}, PackedRows{bp}, c, ldc, first, last);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroStrided(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, int64_t ldb,
                                float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
                                const char* pf, int64_t lines) {
-  MicroBody<R, kExact>(kc, ap, Prefetching<StridedRows>{{bp, ldb}, pf, lines}, c, ldc, first, last, epi);
+  MicroBody<R, kExact>(kc, PackedA{ap}, Prefetching<StridedRows>{{bp, ldb}, pf, lines}, c, ldc, first, last, epi);
 }
 
 template <int R, bool kExact>
 HWY_NOINLINE void MicroInPlace(int64_t kc, const float* HWY_RESTRICT ap, const float* bp, const int64_t* off,
                                float* HWY_RESTRICT c, int64_t ldc, bool first, bool last, const RegEpilogue* epi,
                                const char* pf, int64_t lines) {
-  MicroBody<R, kExact>(kc, ap, Prefetching<OffsetRows>{{bp, off, off + kc}, pf, lines}, c, ldc, first, last, epi);
+  MicroBody<R, kExact>(kc, PackedA{ap}, Prefetching<OffsetRows>{{bp, off, off + kc}, pf, lines}, c, ldc, first, last,
+                       epi);
 }
 
 using MicroStridedFn = void (*)(int64_t, const float*, const float*, int64_t, float*, int64_t, bool, bool,
@@ -377,14 +414,37 @@ constexpr std::array<MicroFn, kMR> MicroHalfTable(std::index_sequence<Rs...>) {
 template <bool kExact>
 inline constexpr std::array<MicroFn, kMR> kMicroHalf = MicroHalfTable<kExact>(std::make_index_sequence<kMR>());
 
+// The microkernels over a packed B strip with A read in place (RowsA): the full width, prefetching or not, and
+// the left half.
+template <int R, bool kExact, int NV>
+HWY_NOINLINE void MicroA(int64_t kc, const float* a, int64_t lda, const float* HWY_RESTRICT bp, float* HWY_RESTRICT c,
+                         int64_t ldc, bool first, bool last, const RegEpilogue* epi, const char* pf, int64_t lines) {
+  if (pf) {
+    MicroBody<R, kExact, Prefetching<PackedRows>, NV>(kc, RowsA(a, lda, R), Prefetching<PackedRows>{{bp}, pf, lines}, c,
+                                                      ldc, first, last, epi);
+  } else {
+    MicroBody<R, kExact, PackedRows, NV>(kc, RowsA(a, lda, R), PackedRows{bp}, c, ldc, first, last, epi);
+  }
+}
+using MicroAFn = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, bool, bool, const RegEpilogue*,
+                          const char*, int64_t);
+template <bool kExact, int NV, size_t... Rs>
+constexpr std::array<MicroAFn, kMR> MicroATable(std::index_sequence<Rs...>) {
+  return {&MicroA<static_cast<int>(Rs) + 1, kExact, NV>...};
+}
+template <bool kExact>
+inline constexpr std::array<MicroAFn, kMR> kMicroA = MicroATable<kExact, kNV>(std::make_index_sequence<kMR>());
+template <bool kExact>
+inline constexpr std::array<MicroAFn, kMR> kMicroHalfA = MicroATable<kExact, kNV / 2>(std::make_index_sequence<kMR>());
+
 // One row of A against kRowStrips consecutive full B strips (stride `strip` floats apart) at once: C[1 x
 // kRowStrips*NR] at c. The one-row microkernel keeps only kNV accumulator chains, so a product with m = 1 (a
 // classifier's Gemm) waited on the multiply-add latency and kept few loads in flight; 8 chains over 4 strips
 // hide both. Each output still sums k in increasing order in one accumulator: the same bits as Micro<1>.
 constexpr int64_t kRowStrips = 4;
 template <bool kExact>
-HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t strip,
-                           float* HWY_RESTRICT c, bool first, bool last) {
+HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, int64_t astep, const float* HWY_RESTRICT bp,
+                           int64_t strip, float* HWY_RESTRICT c, bool first, bool last) {
   const DF d;
   VF acc[kRowStrips][kNV];
   HWY_UNROLL(4)
@@ -393,7 +453,7 @@ HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float
     for (int v = 0; v < kNV; ++v) acc[s][v] = first ? hn::Zero(d) : hn::LoadU(d, c + s * kNR + v * kLanes);
   }
   for (int64_t p = 0; p < kc; ++p) {
-    const VF a = hn::Set(d, ap[p * kMR]);
+    const VF a = hn::Set(d, ap[p * astep]);
     HWY_UNROLL(4)
     for (int64_t s = 0; s < kRowStrips; ++s) {
       HWY_UNROLL(4)
@@ -423,17 +483,25 @@ HWY_NOINLINE void MicroRow(int64_t kc, const float* HWY_RESTRICT ap, const float
 // A ragged strip of at most NR / 2 columns runs the half-width microkernel (`half`): a 14 x 14 plane (196
 // columns, 6 strips and 4 columns) spent a sixth of its products on the ragged strip's zero columns.
 // `epi`: the register epilogue of a full-width tile (a ragged one is left to TileEpilogue::apply).
-HWY_INLINE void MicroInto(MicroFn fn, MicroFn half, int64_t kc, const float* astrip, const float* bstrip, float* cp,
-                          int64_t ldc, int64_t rows, int64_t cols, bool first, bool last, float* edge,
-                          const RegEpilogue* epi = nullptr) {
+// `run(half, c, ldc, epi)` runs the full-width (or, when `half`, the half-width) microkernel into c.
+template <class Run>
+HWY_INLINE void MicroIntoWith(Run run, float* cp, int64_t ldc, int64_t rows, int64_t cols, bool first, float* edge,
+                              const RegEpilogue* epi) {
   if (cols == kNR) {
-    fn(kc, astrip, bstrip, cp, ldc, first, last, epi);
+    run(false, cp, ldc, epi);
     return;
   }
   if (!first)
     for (int64_t r = 0; r < rows; ++r) std::memcpy(edge + r * kNR, cp + r * ldc, static_cast<size_t>(cols) * 4);
-  (2 * cols <= kNR && kNV % 2 == 0 ? half : fn)(kc, astrip, bstrip, edge, kNR, first, last, nullptr);
+  run(2 * cols <= kNR && kNV % 2 == 0, edge, kNR, nullptr);
   for (int64_t r = 0; r < rows; ++r) std::memcpy(cp + r * ldc, edge + r * kNR, static_cast<size_t>(cols) * 4);
+}
+HWY_INLINE void MicroInto(MicroFn fn, MicroFn half, int64_t kc, const float* astrip, const float* bstrip, float* cp,
+                          int64_t ldc, int64_t rows, int64_t cols, bool first, bool last, float* edge,
+                          const RegEpilogue* epi = nullptr) {
+  MicroIntoWith([&](bool h, float* c, int64_t l,
+                    const RegEpilogue* e) { (h ? half : fn)(kc, astrip, bstrip, c, l, first, last, e); },
+                cp, ldc, rows, cols, first, edge, epi);
 }
 
 // Packs rows [i0, i0 + rows) and columns [p0, p0 + kc) of A into strips of MR rows. Rows past the last one are
@@ -576,8 +644,9 @@ HWY_NOINLINE void ComputeTile(const TileArgs& t, int64_t tile) {
   }
 }
 
-inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& src,
-                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue);
+inline void ComputePanelsFrom(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a,
+                              const PanelSource& src, float* c, int64_t ldc, ThreadPool* pool,
+                              const TileEpilogue* epilogue, const MatrixView* a_rows);
 
 // Packed A of at most this many floats (16 MiB) is packed whole, once, before the product.
 constexpr int64_t kWholeAFloats = int64_t{1} << 22;
@@ -591,6 +660,13 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
     return;
   }
   const int64_t m_pad = (m + kMR - 1) / kMR * kMR;
+  if (kInPlaceA && a.col_stride == 1) {
+    // A read in place (RowsA): the same strips, k-blocks and order as packed, hence the same bits.
+    PanelSource src{nullptr, nullptr};
+    src.packed = packed_b;
+    ComputePanelsFrom(exact, m, n, k, nullptr, src, c, ldc, pool, epilogue, &a);
+    return;
+  }
   if (k * m_pad <= kWholeAFloats) {
     // A packed once, in parallel over (k-block, 16 strips), then the panels' product over B already packed;
     // tiles re-packed their rows of A for every column tile before (alternated minima, one thread, AVX2:
@@ -611,7 +687,7 @@ inline void Compute(bool exact, int64_t m, int64_t n, int64_t k, MatrixView a, c
                  });
     PanelSource src{nullptr, nullptr};
     src.packed = packed_b;
-    ComputePanels(exact, m, n, k, pa, src, c, ldc, pool, epilogue);
+    ComputePanelsFrom(exact, m, n, k, pa, src, c, ldc, pool, epilogue, nullptr);
     return;
   }
   const int64_t strips = (n + kNR - 1) / kNR;
@@ -707,10 +783,12 @@ struct Prefetch {
 // read once per chunk and k-block, so a chunk normally holds all of m and the chunks are column tiles.
 // `full_b` (optional): all of B already filled, in PackB's layout (k-block p0 at p0 * n_pad, strip s at
 // + s * kc * NR); the chunk then reads its panels there instead of filling them.
+// `a_rows` (only with B packed, src.packed): A read in place (RowsA), pa unused.
 template <bool kExact>
 HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, const PanelSource& src, float* c,
                             int64_t ldc, int64_t nt, int64_t tiles_n, int64_t tiles_m, int64_t mb, int64_t tile,
-                            bool rows_first, const float* full_b, const TileEpilogue* epilogue) {
+                            bool rows_first, const float* full_b, const TileEpilogue* epilogue,
+                            const MatrixView* a_rows) {
   const int64_t i0 = (rows_first ? tile % tiles_m : tile / tiles_n) * mb;
   const int64_t j0 = (rows_first ? tile / tiles_m : tile % tiles_n) * nt;
   const int64_t mc = std::min(mb, m - i0), nc = std::min(nt, n - j0);
@@ -749,7 +827,7 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   for (int64_t p0 = 0; p0 < k; p0 += kKC) {
     const int64_t kc = std::min(kKC, k - p0);
     const bool first = p0 == 0, last = p0 + kc == k;
-    const float* ablk = pa + p0 * m_pad;
+    const float* ablk = pa ? pa + p0 * m_pad : nullptr;
     {
       int64_t np0 = p0 + kKC, ni0 = i0, nj0 = j0;
       if (last) {
@@ -859,28 +937,41 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
     if (!full_b) src.fill(src.ctx, p0, kc, j0, nc, kNR, scratch);
     for (int64_t ii = 0; ii < mc; ii += kMR) {
       const int64_t rows = std::min<int64_t>(kMR, mc - ii);
-      const MicroFn fn = micro[static_cast<size_t>(rows - 1)];
-      const float* astrip = ablk + (i0 + ii) * kc;
+      const size_t ri = static_cast<size_t>(rows - 1);
+      const MicroFn fn = micro[ri];
+      const float* astrip = a_rows ? a_rows->data + (i0 + ii) * a_rows->row_stride + p0 : ablk + (i0 + ii) * kc;
       if (last && epilogue && epilogue->prefetch) epilogue->prefetch(epilogue->ctx, i0 + ii, rows, j0, nc);
       // One-row strips run MicroRow, which has no register epilogue: the whole strip goes through apply.
       const RegEpilogue* reg = last && epilogue && rows > 1 ? epilogue->reg : nullptr;
       int64_t jj = 0;
       if (rows == 1)
         for (; jj + kRowStrips * kNR <= nc; jj += kRowStrips * kNR)
-          MicroRow<kExact>(kc, astrip, panel + (jj / kNR) * kc * kNR, kc * kNR, c + (i0 + ii) * ldc + j0 + jj, first,
-                           last);
+          MicroRow<kExact>(kc, astrip, a_rows ? 1 : kMR, panel + (jj / kNR) * kc * kNR, kc * kNR,
+                           c + (i0 + ii) * ldc + j0 + jj, first, last);
       for (; jj < nc; jj += kNR) {
         const int64_t cols = std::min(kNR, nc - jj);
         const float* bstrip = panel + (jj / kNR) * kc * kNR;
         float* cp = c + (i0 + ii) * ldc + j0 + jj;
+        if constexpr (kInPlaceA) {
+          if (a_rows) {
+            const int64_t lda = a_rows->row_stride;
+            const Prefetch::Share pf = cols == kNR ? pref.take() : Prefetch::Share{nullptr, 0};
+            MicroIntoWith(
+                [&](bool h, float* cc, int64_t l, const RegEpilogue* e) {
+                  (h ? kMicroHalfA<kExact> : kMicroA<kExact>)[ri](kc, astrip, lda, bstrip, cc, l, first, last, e,
+                                                                  pf.lines > 0 ? pf.at : nullptr, pf.lines);
+                },
+                cp, ldc, rows, cols, first, edge, cols == kNR ? reg_at(reg, ii, jj) : nullptr);
+            continue;
+          }
+        }
         if (cols == kNR && pref.lines > 0) {
           const Prefetch::Share pf = pref.take();
-          micro_pf[static_cast<size_t>(rows - 1)](kc, astrip, bstrip, cp, ldc, first, last, reg_at(reg, ii, jj), pf.at,
-                                                  pf.lines);
+          micro_pf[ri](kc, astrip, bstrip, cp, ldc, first, last, reg_at(reg, ii, jj), pf.at, pf.lines);
           continue;
         }
-        MicroInto(fn, kMicroHalf<kExact>[static_cast<size_t>(rows - 1)], kc, astrip, bstrip, cp, ldc, rows, cols, first,
-                  last, edge, cols == kNR ? reg_at(reg, ii, jj) : nullptr);
+        MicroInto(fn, kMicroHalf<kExact>[ri], kc, astrip, bstrip, cp, ldc, rows, cols, first, last, edge,
+                  cols == kNR ? reg_at(reg, ii, jj) : nullptr);
       }
       // A finished strip of MR rows x NC columns (a few KB, still in L1).
       if (last && epilogue) finish_strip(reg, ii, rows, c + (i0 + ii) * ldc + j0);
@@ -888,8 +979,10 @@ HWY_NOINLINE void PanelTile(int64_t m, int64_t n, int64_t k, const float* pa, co
   }
 }
 
-inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& src,
-                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
+// `a_rows` (with src.packed only): A read in place instead of packed_a (PanelTile).
+inline void ComputePanelsFrom(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a,
+                              const PanelSource& src, float* c, int64_t ldc, ThreadPool* pool,
+                              const TileEpilogue* epilogue, const MatrixView* a_rows) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
@@ -976,13 +1069,20 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
   const bool rows_first = k * n > m * k;
   if (exact) {
     parallel_for(pool, tiles_m * tiles_n, work, [&](int64_t t) {
-      PanelTile<true>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue);
+      PanelTile<true>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue,
+                      a_rows);
     });
   } else {
     parallel_for(pool, tiles_m * tiles_n, work, [&](int64_t t) {
-      PanelTile<false>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue);
+      PanelTile<false>(m, n, k, packed_a, src, c, ldc, nt, tiles_n, tiles_m, mb, t, rows_first, full_b, epilogue,
+                       a_rows);
     });
   }
+}
+
+inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const float* packed_a, const PanelSource& src,
+                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue) {
+  ComputePanelsFrom(exact, m, n, k, packed_a, src, c, ldc, pool, epilogue, nullptr);
 }
 
 }  // namespace gemm_detail
