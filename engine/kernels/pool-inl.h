@@ -183,7 +183,26 @@ inline void CopyCanonical(const float* src, float* dst, int64_t n) {
   MapArray(src, dst, n, [](auto d, auto v) HWY_ATTR { return CanonicalNaN(d, v); });
 }
 
-inline constexpr PoolFns kPoolFns{&MaxWindow, &MaxWindowFinal, &MaxPairs, &SumTaps, &CopyCanonical};
+// Two vector accumulators per row, a zero-padded tail, then the lanes' sum.
+inline void RowMeansFast(const float* x, int64_t rows, int64_t n, float* y) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float inv = 1.0f / static_cast<float>(n);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * n;
+    auto a0 = hn::Zero(d), a1 = hn::Zero(d);
+    int64_t j = 0;
+    for (; j + 2 * lanes <= n; j += 2 * lanes) {
+      a0 = hn::Add(a0, hn::LoadU(d, row + j));
+      a1 = hn::Add(a1, hn::LoadU(d, row + j + lanes));
+    }
+    for (; j + lanes <= n; j += lanes) a0 = hn::Add(a0, hn::LoadU(d, row + j));
+    if (j < n) a1 = hn::Add(a1, LoadTail(d, row + j, static_cast<size_t>(n - j)));
+    y[r] = kern::canon(hn::GetLane(hn::SumOfLanes(d, hn::Add(a0, a1))) * inv);
+  }
+}
+
+inline constexpr PoolFns kPoolFns{&MaxWindow, &MaxWindowFinal, &MaxPairs, &SumTaps, &CopyCanonical, &RowMeansFast};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -29,6 +29,10 @@ void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64
   ONEMODEL_PER_TARGET(kPoolFns, isa)->sum_taps(row, stride, taps, dilation, acc, count);
 }
 
+void row_means_fast_f32(Isa isa, const float* x, int64_t rows, int64_t n, float* y) {
+  ONEMODEL_PER_TARGET(kPoolFns, isa)->row_means_fast(x, rows, n, y);
+}
+
 void copy_canonical_f32(Isa isa, const float* src, float* dst, int64_t n) {
   ONEMODEL_PER_TARGET(kPoolFns, isa)->copy_canonical(src, dst, n);
 }

@@ -125,15 +125,17 @@ void with_exact(bool exact, F&& f) {
     f(std::false_type{});
 }
 
-// The broadcast shape of the inputs, or Error(kind) naming them.
+// The broadcast shape of the inputs, or Error(kind) naming them. The names are written only on failure: every
+// element-wise node checks its shapes so in every run, and formatting them each time was a string allocation
+// per shape per node per run.
 inline Shape broadcast_all(const NodeInfo& info, std::span<const Shape* const> shapes, ErrorKind kind) {
   Shape s = *shapes[0];
-  std::string listed = s.to_string();
   for (size_t i = 1; i < shapes.size(); ++i) {
-    listed += " and " + shapes[i]->to_string();
     try {
       s = Shape::broadcast(s, *shapes[i]);
     } catch (const Error&) {
+      std::string listed = shapes[0]->to_string();
+      for (size_t j = 1; j <= i; ++j) listed += " and " + shapes[j]->to_string();
       info.fail(kind, "inputs of shapes " + listed + " do not broadcast");
     }
   }

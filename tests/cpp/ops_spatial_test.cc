@@ -3,6 +3,7 @@
 // Resize's antialias weights and aspect policy, MaxUnpool's re-basing) and the error paths (typed errors
 // naming the node, never a crash). Expected values are hand calculations written next to each case.
 #include <cmath>
+#include <random>
 #include <limits>
 
 #include "ops_test_util.h"
@@ -167,7 +168,9 @@ TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
                0.1f * static_cast<float>(i % 3);
       if (x.size() > 3) x[3] = kNaN;
       const std::vector<int64_t> shape{1, planes, size, 1};
-      auto avg = values<float>(run_op(pool("GlobalAveragePool", f32(x, shape), {})).outputs[0]);
+      OpCase avg_case = pool("GlobalAveragePool", f32(x, shape), {});
+      avg_case.exact = true;  // the index order is exact mode's rule (fast mode: GlobalAverageFastMode)
+      auto avg = values<float>(run_op(avg_case).outputs[0]);
       auto mx = values<float>(run_op(pool("GlobalMaxPool", f32(x, shape), {})).outputs[0]);
       for (int64_t p = 0; p < planes; ++p) {
         float acc = 0.0f, best = std::numeric_limits<float>::lowest();
@@ -180,6 +183,36 @@ TEST(OpsSpatialTest, GlobalPoolsKeepEachPlanesOrder) {
         EXPECT_EQ(fbits(avg[static_cast<size_t>(p)]), std::isnan(want) ? 0x7FC00000u : fbits(want))
             << planes << " " << size << " " << p;
         EXPECT_EQ(fbits(mx[static_cast<size_t>(p)]), fbits(best)) << planes << " " << size << " " << p;
+      }
+    }
+}
+
+// Fast mode's GlobalAveragePool sums each plane in vectors (kern::row_means_fast_f32, ops-conv.md): within a few
+// roundings of the double sum on every target, a NaN plane canonical NaN, planes of every length around the
+// vector widths.
+TEST(OpsSpatialTest, GlobalAverageFastMode) {
+  std::mt19937 rng(41);
+  std::normal_distribution<float> g(0.0f, 2.0f);
+  for (int64_t planes : {1, 9, 17})
+    for (int64_t size : {1, 3, 16, 31, 49, 196}) {
+      std::vector<float> x(static_cast<size_t>(planes * size));
+      for (float& v : x) v = g(rng);
+      x[static_cast<size_t>(size / 2)] = kNaN;  // plane 0
+      for (kern::Isa isa : kern::available_isas()) {
+        OpCase c = pool("GlobalAveragePool", f32(x, {1, planes, size, 1}), {});
+        c.isa = isa;
+        auto avg = values<float>(run_op(c).outputs[0]);
+        ASSERT_EQ(fbits(avg[0]), 0x7FC00000u) << kern::isa_name(isa) << " " << size;
+        for (int64_t p = 1; p < planes; ++p) {
+          double sum = 0, abs_sum = 0;
+          for (int64_t i = 0; i < size; ++i) {
+            sum += x[static_cast<size_t>(p * size + i)];
+            abs_sum += std::fabs(x[static_cast<size_t>(p * size + i)]);
+          }
+          const double want = sum / static_cast<double>(size);
+          EXPECT_NEAR(avg[static_cast<size_t>(p)], want, 4e-7 * (abs_sum / static_cast<double>(size)) + 1e-30)
+              << kern::isa_name(isa) << " planes " << planes << " size " << size << " plane " << p;
+        }
       }
     }
 }
