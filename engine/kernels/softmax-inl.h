@@ -62,7 +62,7 @@ HWY_INLINE float ExpAndSum(const float* x, float* y, int64_t n, float m) {
     if constexpr (kExact || kLog) {
       return ExpNonPositive<kExact>(d, diff);
     } else {
-      return ExpSoftmaxFast(d, diff);
+      return ExpNonPositiveFast(d, diff);
     }
   };
   hn::Vec<SoftmaxTag> acc[kGroup];

@@ -154,13 +154,13 @@ HWY_INLINE hn::Vec<D> ExpFast(D d, hn::Vec<D> x) {
   return CanonicalNaN(d, hn::IfThenElse(hn::IsNaN(x), x, res));
 }
 
-// ExpFast of x - m for a softmax row's maximum m: the argument is <= 0 or NaN, so the clamp at 88.3 never acts,
-// and a NaN lane is passed on as it is (not made canonical): it makes the row's sum NaN, and the
-// normalisation, which makes every NaN canonical, turns the whole row into canonical NaN as ExpFast's
-// canonical NaN would. Three compares and five blends fewer per vector than ExpFast (kernels-attention.md
-// section 2).
+// ExpFast for an argument <= 0 or NaN (x - m for a softmax row's maximum m, -z in GeluErfFast): the clamp at
+// 88.3 never acts, and a NaN lane is passed on as it is, not made canonical, for callers that make their
+// results canonical anyway (the softmax's normalisation turns a row with a NaN into canonical NaN as ExpFast's
+// canonical NaN would; GeluSpecials gives a NaN input canonical NaN). Three compares and five blends fewer per
+// vector than ExpFast (kernels-attention.md section 2).
 template <class D>
-HWY_INLINE hn::Vec<D> ExpSoftmaxFast(D d, hn::Vec<D> x) {
+HWY_INLINE hn::Vec<D> ExpNonPositiveFast(D d, hn::Vec<D> x) {
   const auto keep = hn::Ge(x, F(d, -87.3f));  // false for NaN
   const auto res = hn::IfThenElseZero(keep, ExpFastCore(d, hn::IfThenElseZero(keep, x)));
   return hn::IfThenElse(hn::IsNaN(x), x, res);
@@ -320,7 +320,7 @@ HWY_INLINE hn::Vec<D> GeluErfFast(D d, hn::Vec<D> x) {
   const auto y = hn::Mul(x, F(d, 0.70710677f));
   const auto a = hn::Min(AbsBits(d, y), F(d, 10.0f));
   const auto z = hn::Mul(a, a);
-  const auto e = hn::Mul(ExpFast(d, hn::Neg(z)), hn::Sub(F(d, 1.0f), SquareLow(d, a, z)));
+  const auto e = hn::Mul(ExpNonPositiveFast(d, hn::Neg(z)), hn::Sub(F(d, 1.0f), SquareLow(d, a, z)));
   const auto t = hn::Mul(a, F(d, 0.1f));
   auto p = hn::MulAdd(F(d, -159.359344f), t, F(d, 190.817581f));
   p = hn::MulAdd(p, t, F(d, 180.855911f));
