@@ -41,7 +41,7 @@ void max_pairs_f32(Isa isa, const float* const* rows, int64_t nrows, float* y, i
 // order of the scalar definition, so every target gives its bits. Reads as max_window_f32 with one row.
 void sum_taps_f32(Isa isa, const float* row, int64_t stride, int64_t taps, int64_t dilation, float* acc, int64_t count);
 
-// Fast mode's global average (ops-conv.md "GlobalAveragePool"): y[r] = the sum of row r of `rows` contiguous rows
+// Fast mode's global average (ops-conv.md "Pooling"): y[r] = the sum of row r of `rows` contiguous rows
 // of n floats, in vector partial sums (any order), divided by n; NaN made canonical. Exact mode sums in index
 // order instead (ops/pool.cc).
 void row_means_fast_f32(Isa isa, const float* x, int64_t rows, int64_t n, float* y);
