@@ -205,6 +205,13 @@ def squeeze_excitation():
              h.make_node('Mul', ['x', 'hs'], ['y'])]
     save(nodes, 'ew_conv_se_scale', [f32('x', ['n', 6, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
 
+    # A gate that is the convolution's value itself, times the planes (the program a Mul alone, its operands
+    # the convolution's [N, C, 1, 1] result first and the planes second).
+    inits = [arr('u1', (6, 6, 1, 1)), arr('d1', (6,))]
+    nodes = [h.make_node('GlobalAveragePool', ['x'], ['p']), h.make_node('Conv', ['p', 'u1', 'd1'], ['a1']),
+             h.make_node('Mul', ['a1', 'x'], ['y'])]
+    save(nodes, 'ew_conv_se_plain', [f32('x', ['n', 6, 'h', 'w'])], [f32('y', ['o0', 'o1', 'o2', 'o3'])], inits)
+
 
 def linear():
     r = np.random.default_rng(29)  # its own generator: the models above keep their bytes

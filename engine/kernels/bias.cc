@@ -15,5 +15,10 @@ void add_channel_bias(Isa isa, bool exact, float* y, const float* bias, int64_t 
   ONEMODEL_PER_TARGET(kBiasFns, isa)->add_channel_bias(exact, y, bias, channels, spatial);
 }
 
+void scale_rows(Isa isa, bool exact, bool scale_first, const float* scale, const float* x, int64_t rows, int64_t size,
+                float* y) {
+  ONEMODEL_PER_TARGET(kBiasFns, isa)->scale_rows(exact, scale_first, scale, x, rows, size, y);
+}
+
 }  // namespace onemodel::kern
 #endif

@@ -94,9 +94,12 @@ bool chain_at(const ir::EwProgram& p, size_t i, EwStep& st) {
   return true;
 }
 
-}  // namespace
+bool reads_input(const ir::EwInstr& in, int input) {
+  auto is = [input](const EwRef& r) { return r.kind == EwRef::Kind::Input && r.index == input; };
+  return is(in.a) || (ir::ew_is_binary(in.op) && is(in.b));
+}
 
-EwPlan ew_plan(ir::EwProgram prog) {
+EwPlan steps_of(ir::EwProgram prog) {
   EwPlan plan;
   plan.prog = std::move(prog);
   const ir::EwProgram& p = plan.prog;
@@ -106,6 +109,42 @@ EwPlan ew_plan(ir::EwProgram prog) {
     plan.steps.push_back(st);
     i += st.count;
   }
+  return plan;
+}
+
+// EwPlan's scale_* fields: a last Mul of an input x by a register the instruction before it wrote, or by
+// another input, x read by nothing else.
+void split_scale(EwPlan& plan) {
+  const ir::EwProgram& p = plan.prog;
+  if (p.code.empty() || p.code.back().op != EwOp::Mul) return;
+  const ir::EwInstr& mul = p.code.back();
+  for (int xo = 0; xo < 2; ++xo) {
+    const EwRef& x = xo == 0 ? mul.a : mul.b;
+    const EwRef& v = xo == 0 ? mul.b : mul.a;
+    if (x.kind != EwRef::Kind::Input || same_ref(x, v)) continue;
+    bool alone = true;
+    for (size_t i = 0; i + 1 < p.code.size(); ++i) alone = alone && !reads_input(p.code[i], x.index);
+    if (!alone) continue;
+    if (v.kind == EwRef::Kind::Input && p.code.size() == 1) {
+      plan.scale_value_input = v.index;
+    } else if (v.kind == EwRef::Kind::Reg && p.code.size() > 1 && p.code[p.code.size() - 2].dst == v.index) {
+      ir::EwProgram prefix = p;
+      prefix.code.pop_back();
+      plan.scale_prefix = std::make_shared<const EwPlan>(steps_of(std::move(prefix)));
+    } else {
+      continue;
+    }
+    plan.scale_input = x.index;
+    plan.scale_first = xo == 1;
+    return;
+  }
+}
+
+}  // namespace
+
+EwPlan ew_plan(ir::EwProgram prog) {
+  EwPlan plan = steps_of(std::move(prog));
+  split_scale(plan);
   return plan;
 }
 

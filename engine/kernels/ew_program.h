@@ -11,6 +11,7 @@
 // instructions, so the bits do not depend on how a program is cut into steps.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ir/ew_program.h"
@@ -46,6 +47,15 @@ struct EwStep {
 struct EwPlan {
   ir::EwProgram prog;
   std::vector<EwStep> steps;
+  // Set by ew_plan when the program ends in a Mul of one input (`scale_input`, read by no other instruction)
+  // by a value computed without it: the other factor is input `scale_value_input`, or else the result of
+  // `scale_prefix` (the instructions before the Mul, ending in it). Where that input is laid out as the output
+  // and every other input is one value per row, ops/ew_program.cc computes the factor once per row, then runs
+  // the Mul alone (kern::scale_rows), `scale_first`: factor * input, else input * factor.
+  int scale_input = -1;
+  int scale_value_input = -1;
+  bool scale_first = false;
+  std::shared_ptr<const EwPlan> scale_prefix;
 };
 
 // `prog` cut into steps. A run becomes a fused step only when the registers it writes before its last

@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "kernels/bias.h"
 #include "ops/common.h"
 #include "ops/elementwise_common.h"
 
@@ -72,6 +73,50 @@ void run_broadcast(const kern::EwPlan& prog, kern::Isa isa, bool exact, std::spa
   // 0.25 it stayed on one thread (12 us estimated).
   bool rowwise = inner <= ew::kChunk;
   for (size_t i = 0; i < ni && rowwise; ++i) rowwise = strides[i][r - 1] == 0 || inputs[i]->numel() == total;
+  // A program ending in a Mul of the one input laid out as the output by a factor of one value per row (an
+  // excitation gate times its features, kern::EwPlan::scale_input): the factor once per row, then the Mul alone
+  // (graph-passes.md section 6). The same operations on every element. MobileNetV3's HardSigmoid gate over 672
+  // planes of 14 x 14 with its 168 -> 672 product, one thread, AVX-512: 0.079 -> 0.050 ms.
+  auto xs = static_cast<size_t>(prog.scale_input);
+  auto vs = static_cast<size_t>(prog.scale_value_input);  // a Mul of two inputs: either may be the tensor
+  bool first = prog.scale_first;
+  bool by_rows = rowwise && prog.scale_input >= 0 && xs < ni && (prog.scale_prefix || vs < ni);
+  if (by_rows && !prog.scale_prefix && strides[xs][r - 1] == 0) {
+    std::swap(xs, vs);
+    first = !first;
+  }
+  for (size_t i = 0; i < ni && by_rows; ++i) by_rows = i == xs ? strides[i][r - 1] != 0 : strides[i][r - 1] == 0;
+  if (by_rows) {
+    const float* x = inputs[xs]->data<float>().data();
+    ew::for_row_chunks(pool, rows, inner, [&](int64_t r0, int64_t r1) {
+      alignas(64) float values[ir::kEwMaxInputs][kern::kEwBlock];
+      alignas(64) float scale[kern::kEwBlock];
+      static constexpr float kUnread = 0.0f;  // the operand of the input the factor does not read
+      std::array<kern::EwOperand, ir::kEwMaxInputs> ops{};
+      for (int64_t b0 = r0; b0 < r1; b0 += kern::kEwBlock) {
+        const int64_t nb = std::min(kern::kEwBlock, r1 - b0);
+        auto gather = [&](size_t i, float* to) {
+          const float* in = inputs[i]->data<float>().data();
+          for (int64_t j = 0; j < nb; ++j) to[j] = in[offset(i, b0 + j)];
+        };
+        if (prog.scale_prefix) {
+          for (size_t i = 0; i < ni; ++i) {
+            if (i == xs) {
+              ops[i] = kern::EwOperand{&kUnread, true};
+              continue;
+            }
+            gather(i, values[i]);
+            ops[i] = kern::EwOperand{values[i], false};
+          }
+          kern::ew_block(isa, exact, *prog.scale_prefix, ops.data(), nb, scale);
+        } else {
+          gather(vs, scale);
+        }
+        kern::scale_rows(isa, exact, first, scale, x + b0 * inner, nb, inner, po + b0 * inner);
+      }
+    });
+    return;
+  }
   if (rowwise) {
     std::array<const float*, ir::kEwMaxInputs> base{};
     for (size_t i = 0; i < ni; ++i) base[i] = inputs[i]->data<float>().data();

@@ -1,4 +1,4 @@
-// add_channel_bias on every target this machine runs, against a plain loop: one rounding per element, so
+// add_channel_bias and scale_rows on every target this machine runs, against a plain loop: one rounding per element, so
 // every target must give the reference's bits (canonical NaN in exact mode, payloads kept in fast mode).
 #include <gtest/gtest.h>
 
@@ -52,6 +52,52 @@ TEST(KernelBias, EveryTargetMatchesPlainLoop) {
               ASSERT_EQ(std::bit_cast<uint32_t>(buf[i]), want_bits)
                   << isa_name(isa) << " exact=" << exact << " c=" << c << " s=" << s;
             }
+        }
+      }
+    }
+  }
+}
+
+// scale_rows: one product per element in the program's operand order, rows of one value as one run (sizes 1
+// with row counts past a vector), ragged row lengths, output in place or apart, guards untouched.
+TEST(KernelBias, ScaleRowsMatchesPlainLoop) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.f,
+                            -0.f,
+                            1e-40f,
+                            3e38f,
+                            std::bit_cast<float>(0xFFC12345u)};
+  for (Isa isa : available_isas()) {
+    for (bool exact : {false, true}) {
+      for (bool first : {false, true}) {
+        for (bool in_place : {false, true}) {
+          for (int64_t rows : {0, 1, 3, 37}) {
+            for (int64_t size = 0; size <= 35; ++size) {
+              const auto n = static_cast<size_t>(rows * size);
+              std::vector<float> x(n), scale(static_cast<size_t>(rows));
+              for (size_t i = 0; i < n; ++i) x[i] = (i % 7 == 2) ? specials[i % 8] : u(rng);
+              for (size_t i = 0; i < scale.size(); ++i) scale[i] = (i % 5 == 1) ? specials[(i + size) % 8] : u(rng);
+              std::vector<float> y = in_place ? x : std::vector<float>(n, 7.f);
+              y.push_back(12345.f);  // a guard past the data
+              scale_rows(isa, exact, first, scale.data(), in_place ? y.data() : x.data(), rows, size, y.data());
+              ASSERT_EQ(y.back(), 12345.f);
+              for (size_t i = 0; i < n; ++i) {
+                const float f = scale[i / static_cast<size_t>(size)];
+                const float want = first ? f * x[i] : x[i] * f;
+                if (std::isnan(want)) {
+                  ASSERT_TRUE(std::isnan(y[i])) << isa_name(isa);
+                  if (exact) ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), 0x7FC00000u) << isa_name(isa);
+                  continue;
+                }
+                ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(want))
+                    << isa_name(isa) << " exact=" << exact << " rows=" << rows << " size=" << size << " i=" << i;
+              }
+            }
+          }
         }
       }
     }

@@ -270,6 +270,37 @@ TEST(KernelEwProgram, PlansFuseTheRunsModelsRepeat) {
   EXPECT_EQ(fused_steps(ew_plan(live)), 0u);
 }
 
+// A program ending in a Mul of an input read nowhere else, by the instruction before it or another input, is
+// split for rows of one factor (ops/ew_program.cc); any other is not.
+TEST(KernelEwProgram, PlansSplitAScaleByOneValuePerRow) {
+  const EwRef in0{EwRef::Kind::Input, 0}, in1{EwRef::Kind::Input, 1}, r0{EwRef::Kind::Reg, 0};
+  const EwPlan gate =
+      ew_plan(program({instr(EwOp::HardSigmoid, 0, in0, {}, 1.f / 6, 0.5f), instr(EwOp::Mul, 1, in1, r0)}, 2, 2));
+  EXPECT_EQ(gate.scale_input, 1);
+  EXPECT_FALSE(gate.scale_first);
+  EXPECT_EQ(gate.scale_value_input, -1);
+  ASSERT_TRUE(gate.scale_prefix);
+  EXPECT_EQ(gate.scale_prefix->prog.code.size(), 1u);
+  EXPECT_EQ(gate.scale_prefix->prog.code[0].op, EwOp::HardSigmoid);
+  const EwPlan reversed = ew_plan(program({instr(EwOp::Sigmoid, 0, in1), instr(EwOp::Mul, 0, r0, in0)}, 1, 2));
+  EXPECT_EQ(reversed.scale_input, 0);
+  EXPECT_TRUE(reversed.scale_first);
+  const EwPlan plain = ew_plan(program({instr(EwOp::Mul, 0, in0, in1)}, 1, 2));
+  EXPECT_EQ(plain.scale_input, 0);
+  EXPECT_EQ(plain.scale_value_input, 1);
+  EXPECT_FALSE(plain.scale_prefix);
+  // The scaled input also read before the Mul; the factor not the last result before it; not a Mul; a square.
+  for (const ir::EwProgram& p :
+       {program({instr(EwOp::Add, 0, in0, in1), instr(EwOp::Mul, 0, in1, r0)}, 1, 2),
+        program({instr(EwOp::Relu, 0, in0), instr(EwOp::Relu, 1, in0), instr(EwOp::Mul, 1, in1, r0)}, 2, 2),
+        program({instr(EwOp::Relu, 0, in0), instr(EwOp::Add, 1, in1, r0)}, 2, 2),
+        program({instr(EwOp::Mul, 0, in1, in1)}, 1, 2)}) {
+    const EwPlan q = ew_plan(p);
+    EXPECT_EQ(q.scale_input, -1);
+    EXPECT_FALSE(q.scale_prefix);
+  }
+}
+
 // Random programs biased towards fusable runs (chains by constants and inputs that are one value or a tensor
 // run only when the block runs, tails, decomposed hard-swish, registers reused and read again), on every
 // target and both modes, against the instruction-at-a-time reference.

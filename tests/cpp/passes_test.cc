@@ -340,6 +340,23 @@ TEST(GraphPasses, FuseElementwiseSqueezeExcitationScale) {
   }
 }
 
+// A gate that is the convolution's result itself: the program is the Mul alone, its per-channel operand first
+// (the factor) and the planes second, split for rows as the HardSigmoid gate above is (ops/ew_program.cc).
+TEST(GraphPasses, FuseElementwiseSqueezeExcitationPlainGate) {
+  auto g = rt::CompiledGraph::create(model("ew_conv_se_plain"), false);
+  EXPECT_EQ(ops(*g), (std::map<std::string, int>{{"GlobalAveragePool", 1}, {"FusedConv", 1}}));
+  // Special values in the last image only: through the average and the 6 x 6 weights they reach every gate of
+  // their image.
+  for (const Shape& s : {Shape{2, 6, 3, 4}, Shape{1, 6, 7, 7}, Shape{2, 6, 14, 14}, Shape{3, 6, 1, 1}}) {
+    Tensor x = random(s, 22, -4, 4);
+    if (s[0] > 1) {
+      x.mutable_data<float>()[s.numel() - 3] = std::numeric_limits<float>::infinity();
+      x.mutable_data<float>()[s.numel() - 1] = std::numeric_limits<float>::quiet_NaN();
+    }
+    check_fused_bits("ew_conv_se_plain", {{"x", x}});
+  }
+}
+
 // MatMul by constant weights heads a group as Conv does (FusedMatMul): the bias and residual on the product's
 // tiles, a bias varying down the rows after the product; a MatMul by a computed B is not a head.
 TEST(GraphPasses, FuseElementwiseLinearLayers) {
