@@ -16,24 +16,30 @@
 namespace onemodel::kern {
 namespace {
 
+// Values with the special cases of one rounded operation: NaN (one with a payload), infinities, signed zeros,
+// subnormals, and a value whose products overflow.
+const float kSpecials[] = {std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           0.f,
+                           -0.f,
+                           1e-40f,
+                           -1e-40f,
+                           std::bit_cast<float>(0xFFC12345u),
+                           3e38f};
+constexpr size_t kNumSpecials = sizeof(kSpecials) / sizeof(kSpecials[0]);
+
 TEST(KernelBias, EveryTargetMatchesPlainLoop) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                            std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(),
-                            0.f,
-                            -0.f,
-                            1e-40f,
-                            -1e-40f,
-                            std::bit_cast<float>(0xFFC12345u)};
+  const float* specials = kSpecials;
   for (Isa isa : available_isas()) {
     for (bool exact : {false, true}) {
       for (int64_t channels : {0, 1, 3}) {
         for (int64_t spatial = 0; spatial <= 70; ++spatial) {
           std::vector<float> y(static_cast<size_t>(channels * spatial)), bias(static_cast<size_t>(channels));
-          for (size_t i = 0; i < y.size(); ++i) y[i] = (i % 11 == 3) ? specials[i % 8] : u(rng);
-          for (size_t i = 0; i < bias.size(); ++i) bias[i] = (i == 2) ? specials[(spatial + 1) % 8] : u(rng);
+          for (size_t i = 0; i < y.size(); ++i) y[i] = (i % 11 == 3) ? specials[i % kNumSpecials] : u(rng);
+          for (size_t i = 0; i < bias.size(); ++i) bias[i] = (i == 2) ? specials[(spatial + 1) % kNumSpecials] : u(rng);
           // Guard elements after the data: the kernel must not touch them.
           std::vector<float> buf = y;
           buf.push_back(12345.f);
@@ -63,14 +69,7 @@ TEST(KernelBias, EveryTargetMatchesPlainLoop) {
 TEST(KernelBias, ScaleRowsMatchesPlainLoop) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-4.f, 4.f);
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                            std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(),
-                            0.f,
-                            -0.f,
-                            1e-40f,
-                            3e38f,
-                            std::bit_cast<float>(0xFFC12345u)};
+  const float* specials = kSpecials;
   for (Isa isa : available_isas()) {
     for (bool exact : {false, true}) {
       for (bool first : {false, true}) {
@@ -79,8 +78,9 @@ TEST(KernelBias, ScaleRowsMatchesPlainLoop) {
             for (int64_t size = 0; size <= 35; ++size) {
               const auto n = static_cast<size_t>(rows * size);
               std::vector<float> x(n), scale(static_cast<size_t>(rows));
-              for (size_t i = 0; i < n; ++i) x[i] = (i % 7 == 2) ? specials[i % 8] : u(rng);
-              for (size_t i = 0; i < scale.size(); ++i) scale[i] = (i % 5 == 1) ? specials[(i + size) % 8] : u(rng);
+              for (size_t i = 0; i < n; ++i) x[i] = (i % 7 == 2) ? specials[i % kNumSpecials] : u(rng);
+              for (size_t i = 0; i < scale.size(); ++i)
+                scale[i] = (i % 5 == 1) ? specials[(i + size) % kNumSpecials] : u(rng);
               std::vector<float> y = in_place ? x : std::vector<float>(n, 7.f);
               y.push_back(12345.f);  // a guard past the data
               scale_rows(isa, exact, first, scale.data(), in_place ? y.data() : x.data(), rows, size, y.data());
