@@ -53,6 +53,29 @@ struct PackedWeights {
   bool compact = false;  // packed from compact weights (16 bits each): run() sees B as their 16-bit constant
 };
 
+// B (rank >= 1, float32, contiguous) packed for `isa`, one PackedB per matrix of its batch; null for a batch
+// without matrices (the unpacked path handles the empty product). `transposed`: Gemm's transB, B [n, k] read as
+// op(B) through strides (no transposed copy).
+std::shared_ptr<const PackedWeights> pack_weights(kern::Isa isa, const Tensor& b, const Tensor* compact,
+                                                  bool transposed = false) {
+  auto packed = std::make_shared<PackedWeights>();
+  packed->isa = isa;
+  packed->b_shape = b.shape();
+  packed->compact = compact != nullptr;
+  const kern::PackStorage storage = pack_storage(compact);
+  const int64_t rows = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
+  const int64_t cols = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
+  const int64_t mats = rows * cols == 0 ? 0 : b.numel() / (rows * cols);
+  const float* pb = b.data<float>().data();
+  for (int64_t i = 0; i < mats; ++i) {
+    const float* m = pb + i * rows * cols;
+    packed->mats.push_back(transposed ? kern::pack_b_f32(isa, cols, rows, kern::MatrixView{m, 1, cols}, storage)
+                                      : kern::pack_b_f32(isa, rows, cols, kern::MatrixView{m, cols, 1}, storage));
+  }
+  if (packed->mats.empty()) return nullptr;
+  return packed;
+}
+
 // A FusedMatMul program's inputs 1.. as the product's tiles read them, row i, columns j0..: one value, the same
 // run in every row (a bias [N]), or the row's own run (a residual of the result's shape).
 struct MatEpilogue {
@@ -187,31 +210,22 @@ class MatMulKernel final : public Kernel {
   // A constant float32 B is packed once for the session's target and shared by its plans; compact weights
   // (InputMeta::compact) in their 16 bits.
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    if (ctx.packed_weight) return ctx.packed_weight;
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() == 0) return nullptr;
     const Tensor* compact = ctx.inputs[1].compact;
-    const kern::PackStorage storage = pack_storage(compact);
     auto packed = packed_.get(
         compact ? compact->raw() : b.raw(),
         [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape() && p.compact == !!compact; },
-        [&]() -> std::shared_ptr<const PackedWeights> {
-          const int64_t k = b.rank() == 1 ? b.shape()[0] : b.shape()[b.rank() - 2];
-          const int64_t n = b.rank() == 1 ? 1 : b.shape()[b.rank() - 1];
-          const int64_t mats = k * n == 0 ? 0 : b.numel() / (k * n);
-          auto packed = std::make_shared<PackedWeights>();
-          packed->isa = ctx.isa;
-          packed->b_shape = b.shape();
-          packed->compact = compact != nullptr;
-          const float* pb = b.data<float>().data();
-          for (int64_t i = 0; i < mats; ++i)
-            packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, kern::MatrixView{pb + i * k * n, n, 1}, storage));
-          // A batch without matrices has nothing to pack; the unpacked path handles the (empty) product.
-          if (packed->mats.empty()) return nullptr;
-          return packed;
-        });
+        [&] { return pack_weights(ctx.isa, b, compact); });
     ctx.took_compact = compact && packed;
     return packed;
+  }
+
+  // Packed B serves every shape of A (run() checks B's shape against it) and is all run() reads of B.
+  std::shared_ptr<const void> pack_weight(const Tensor& b, kern::Isa isa) const override {
+    return b.rank() == 0 ? nullptr : pack_weights(isa, b, nullptr);
   }
 
   void run(RunContext& ctx) const override {
@@ -308,6 +322,7 @@ class GemmKernel final : public Kernel {
   // A constant float32 B is packed once for the session's target and shared by its plans (op(B) through
   // strides: no transposed copy).
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
+    if (ctx.packed_weight) return ctx.packed_weight;
     if (ctx.inputs.size() < 2 || !ctx.inputs[1].present || ctx.inputs[1].value == nullptr) return nullptr;
     const Tensor& b = *ctx.inputs[1].value;
     if (b.dtype() != DType::F32 || b.rank() != 2) return nullptr;
@@ -315,17 +330,14 @@ class GemmKernel final : public Kernel {
     auto packed = packed_.get(
         compact ? compact->raw() : b.raw(),
         [&](const PackedWeights& p) { return p.isa == ctx.isa && p.b_shape == b.shape() && p.compact == !!compact; },
-        [&] {
-          auto packed = std::make_shared<PackedWeights>();
-          packed->isa = ctx.isa;
-          packed->b_shape = b.shape();
-          packed->compact = compact != nullptr;
-          const int64_t k = tb_ ? b.shape()[1] : b.shape()[0], n = tb_ ? b.shape()[0] : b.shape()[1];
-          packed->mats.push_back(kern::pack_b_f32(ctx.isa, k, n, b_view(b), pack_storage(compact)));
-          return std::shared_ptr<const PackedWeights>(std::move(packed));
-        });
+        [&] { return pack_weights(ctx.isa, b, compact, tb_); });
     ctx.took_compact = compact && packed;
     return packed;
+  }
+
+  // As MatMul's: packed op(B) serves every A.
+  std::shared_ptr<const void> pack_weight(const Tensor& b, kern::Isa isa) const override {
+    return b.rank() == 2 ? pack_weights(isa, b, nullptr, tb_) : nullptr;
   }
 
   void run(RunContext& ctx) const override {

@@ -18,6 +18,8 @@ struct CompiledNode {
   std::unique_ptr<Kernel> kernel;
   std::vector<int> inputs;  // the node's inputs followed by its subgraph reads (section 8)
   std::vector<int> outputs;
+  // The kernel's packing of input 1 when the session freed that weight (Kernel::pack_weight), else null.
+  std::shared_ptr<const void> packed_weight = nullptr;
 };
 
 class CompiledGraph {
@@ -71,6 +73,7 @@ class CompiledGraph {
   void check_sources() const;
   void note_constant_outputs(const CompiledNode& cn);
   void describe_io();
+  int pack_weights(bool owns_model);
 
   // The imported model's graph (sharing ownership of the model), the passes' rewrite of it, or a body. A
   // rewrite holds the initializers it kept, so the model itself is not kept: the float32 weights that

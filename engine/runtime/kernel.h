@@ -135,6 +135,10 @@ struct PrepareContext {
   // them; run() then sees the 16-bit constant as that input (same shape). Left false, the plan widens them at
   // every run (onemodel.WidenWeight) and run() sees float32 as usual.
   bool took_compact = false;
+  // The session's packing of input 1 (Kernel::pack_weight), or null. When set, the weight's values are gone: input
+  // 1's InputMeta::value (and run()'s input 1) is a placeholder of its type and shape that cannot be read, and
+  // prepare() returns this packing.
+  std::shared_ptr<const void> packed_weight = nullptr;
 };
 
 // Scratch memory for one run: bump allocation, 64-byte aligned, reset at the start of every run.
@@ -218,6 +222,11 @@ class Kernel {
   virtual void infer(InferContext& ctx) const = 0;
   // Optional: turns constant inputs into a faster form; the result comes back as RunContext::state.
   virtual std::shared_ptr<const void> prepare(PrepareContext&) const { return nullptr; }
+  // Optional, for kernels with KernelFlags::compact_weights: a packing of the float32 weight `w` (input 1, read by
+  // this node only) that is a valid RunContext::state for every run, whatever the shapes of the other inputs, and
+  // never needs w's values again. The session then keeps it and frees w (graph-runtime.md section 4, "Weights the
+  // packing keeps"); prepare() gets it as PrepareContext::packed_weight. Null: w is kept.
+  virtual std::shared_ptr<const void> pack_weight(const Tensor& /*w*/, kern::Isa /*isa*/) const { return nullptr; }
   virtual void run(RunContext& ctx) const = 0;
 
  private:

@@ -234,7 +234,8 @@ void ExecutionPlan::infer_all() {
       continue;
     }
 
-    if (all_constant && !flags.never_folded && try_constant_eval(cn, metas, outs)) continue;
+    // A node whose weight only its packing holds runs at run time: folding would read the placeholder.
+    if (all_constant && !flags.never_folded && !cn.packed_weight && try_constant_eval(cn, metas, outs)) continue;
 
     Tensor wide;  // the offered compact weights widened, for prepare() only
     if (offered >= 0) {
@@ -244,6 +245,7 @@ void ExecutionPlan::infer_all() {
       metas[1].compact = &narrow;
     }
     PrepareContext pctx{cn.info, metas, outs, g.exact(), g.isa()};
+    pctx.packed_weight = cn.packed_weight;
     step.state = cn.kernel->prepare(pctx);
     if (offered >= 0) {
       const auto v = static_cast<size_t>(offered);

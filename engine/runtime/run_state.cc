@@ -290,6 +290,7 @@ const void* RunState::prepare_dynamic(const ExecutionPlan& plan, const PlanStep&
   }
   const CompiledGraph& g = plan.graph();
   PrepareContext pctx{cn.info, prep_metas, out_metas, g.exact(), g.isa()};
+  pctx.packed_weight = cn.packed_weight;
   p.state = cn.kernel->prepare(pctx);
   if (!p.state) p.dtypes.clear();  // nothing to keep: prepare again next time (it is cheap or absent)
   for (InputMeta& m : prep_metas) m = InputMeta();

@@ -87,14 +87,15 @@ void Session::Impl::release() {
 
 Session make_session(std::shared_ptr<const ir::Model> model, const SessionOptions& options, rt::OpLookup lookup) {
   rt::validate_options(options);
-  auto graph = rt::CompiledGraph::create(model, options.mode == Mode::Exact, lookup, options.intra_op_threads,
-                                         options.optimization_level, options.weight_storage);
   auto impl = std::make_shared<Session::Impl>();
+  for (const ir::OpsetImport& o : model->opset_imports)
+    impl->opsets.emplace_back(o.domain == "ai.onnx" ? std::string() : o.domain, o.version);
+  // Handed over (not copied): a model only the session holds may lose the weights its kernels pack for good.
+  auto graph = rt::CompiledGraph::create(std::move(model), options.mode == Mode::Exact, lookup,
+                                         options.intra_op_threads, options.optimization_level, options.weight_storage);
   impl->options = options;
   impl->inputs = graph->input_infos();
   impl->outputs = graph->output_infos();
-  for (const ir::OpsetImport& o : model->opset_imports)
-    impl->opsets.emplace_back(o.domain == "ai.onnx" ? std::string() : o.domain, o.version);
   impl->graph_passes = graph->pass_report();  // a copy: release() frees the graph
   impl->core_ = std::make_shared<rt::SessionCore>(std::move(graph), static_cast<size_t>(options.max_cached_plans));
   return Session(std::move(impl));

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "kernels/conv.h"
 #include "kernels/isa.h"
 #include "kernels/winograd.h"
+#include "test_util.h"
 
 namespace onemodel::kern {
 namespace {
@@ -84,13 +84,7 @@ Reference reference(const ConvGeometry& g, const std::vector<float>& x, const st
   return r;
 }
 
-std::vector<float> random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-2.f, 2.f);
-  std::vector<float> v(n);
-  for (float& f : v) f = u(rng);
-  return v;
-}
+std::vector<float> random(size_t n, uint32_t seed) { return onemodel::test::uniform_floats(n, seed, 2.f); }
 
 std::vector<float> run(Isa isa, bool exact, const ConvGeometry& g, const std::vector<float>& x,
                        const std::vector<float>& w, ThreadPool* pool, const ConvEpilogue* ep = nullptr) {

@@ -1,8 +1,11 @@
 // Shared helpers for the C++ tests.
 #pragma once
 #include <cstdlib>
+#include <cstdint>
 #include <filesystem>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +19,15 @@ inline std::filesystem::path source_dir() {
   return ONEMODEL_SOURCE_DIR;
 }
 inline std::filesystem::path testdata(const std::string& name) { return source_dir() / "testdata" / name; }
+
+// n values uniform in [-bound, bound), the same for the same seed.
+inline std::vector<float> uniform_floats(size_t n, uint32_t seed, float bound) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-bound, bound);
+  std::vector<float> v(n);
+  for (float& f : v) f = u(rng);
+  return v;
+}
 
 // Runs f, expects an onemodel::Error of `kind` and returns it for further checks (message, node, ...).
 template <class F>
