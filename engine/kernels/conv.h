@@ -71,6 +71,21 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
                                                            PackStorage storage = PackStorage::F32);
 // True when `p` holds 16-bit values (conv_f32 may then be called without w).
 bool conv_packed_compact(const ConvPackedWeights& p);
+// True when conv_f32 may be called without w for the shapes `p` matches: compact packings and those made by
+// conv_pack_panels / conv_pack_from_panels.
+bool conv_packed_alone(const ConvPackedWeights& p);
+// A session's packing of the weights of a matrix-product convolution (not depthwise: groups == 1, or more than one
+// input channel per group), shape-free: per group the mg x k matrix (mg = out_channels / groups, k = the
+// group's input channels x taps) in pack_a_f32's layout, float32 (graph-runtime.md section 4, "Weights the packing
+// keeps"). It serves the shapes whose preferred form is the plain one; conv_pack_from_panels makes the others.
+std::shared_ptr<const ConvPackedWeights> conv_pack_panels(Isa isa, int64_t out_channels, int64_t groups,
+                                                          int64_t group_k, const float* w);
+// The packing of `panels` (conv_pack_panels) for shape g: `panels` itself where it is g's preferred form,
+// else conv_pack_weights(g) of the weights unpacked from it (the transposed form, or Winograd's transformed
+// weights with `panels` kept for images with an infinity or NaN). Same values, so the same bits as packing the
+// weights themselves.
+std::shared_ptr<const ConvPackedWeights> conv_pack_from_panels(Isa isa, bool exact, const ConvGeometry& g,
+                                                               const std::shared_ptr<const ConvPackedWeights>& panels);
 // True when `p` was packed for this target, mode and the weight shape of `g`, in a form that serves g's output
 // size: the form conv_pack_weights(g) would choose, or, near the bound between the two (the transposed one for
 // few output positions), the other one, which gives the same bits.

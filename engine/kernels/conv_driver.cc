@@ -575,9 +575,11 @@ struct ConvPackedWeights {
   std::shared_ptr<const ConvPackedWeights> panels;  // compact with wino: the panels' packing, for special images
   // Depthwise: the taps of every block of `lanes` channels for the channel-blocked path (block_taps), else empty.
   std::vector<float> dw_taps;
+  bool alone = false;  // made from a session's panels: conv_f32 gets no w (conv_pack_panels)
 };
 
 bool conv_packed_compact(const ConvPackedWeights& p) { return p.storage != PackStorage::F32; }
+bool conv_packed_alone(const ConvPackedWeights& p) { return p.alone || conv_packed_compact(p); }
 
 namespace {
 
@@ -634,6 +636,39 @@ std::shared_ptr<const ConvPackedWeights> conv_pack_weights(Isa isa, bool exact, 
     else
       p->as_a.push_back(pack_a_f32(isa, mg, k, MatrixView{wg, k, 1}, storage));
   }
+  return p;
+}
+
+std::shared_ptr<const ConvPackedWeights> conv_pack_panels(Isa isa, int64_t out_channels, int64_t groups,
+                                                          int64_t group_k, const float* w) {
+  auto p = std::make_shared<ConvPackedWeights>();
+  const int64_t mg = out_channels / groups;
+  p->isa = isa;
+  p->transposed = false;
+  p->out_channels = out_channels;
+  p->group_k = group_k;
+  p->groups = groups;
+  p->alone = true;
+  for (int64_t gi = 0; gi < groups; ++gi)
+    p->as_a.push_back(pack_a_f32(isa, mg, group_k, MatrixView{w + gi * mg * group_k, group_k, 1}));
+  return p;
+}
+
+std::shared_ptr<const ConvPackedWeights> conv_pack_from_panels(Isa isa, bool exact, const ConvGeometry& g,
+                                                               const std::shared_ptr<const ConvPackedWeights>& panels) {
+  if (conv_packed_preferred(*panels, isa, exact, g)) return panels;
+  const ConvPath path = conv_path(g);
+  if ((path != ConvPath::Gemm1x1 && path != ConvPath::Im2colGemm) || panels->out_channels != g.out_channels ||
+      panels->groups != g.groups || panels->group_k != (g.in_channels / g.groups) * g.taps())
+    throw Error(ErrorKind::Internal, "conv_pack_from_panels: the panels do not fit this convolution");
+  const int64_t mg = g.out_channels / g.groups;
+  std::vector<float> w(static_cast<size_t>(g.out_channels * panels->group_k));
+  for (int64_t gi = 0; gi < g.groups; ++gi)
+    unpack_a_f32(*panels->as_a[static_cast<size_t>(gi)], w.data() + gi * mg * panels->group_k);
+  std::shared_ptr<const ConvPackedWeights> made = conv_pack_weights(isa, exact, g, w.data());
+  auto p = std::make_shared<ConvPackedWeights>(*made);
+  p->alone = true;
+  if (p->wino) p->panels = panels;
   return p;
 }
 

@@ -1087,9 +1087,9 @@ inline void ComputePanels(bool exact, int64_t m, int64_t n, int64_t k, const flo
 
 }  // namespace gemm_detail
 
-inline constexpr GemmFns kGemmFns{gemm_detail::kNR,         &gemm_detail::PackB,    &gemm_detail::Compute,
-                                  gemm_detail::kMR,         &gemm_detail::PackAAll, &gemm_detail::ComputePanels,
-                                  &gemm_detail::PackAPanels};
+inline constexpr GemmFns kGemmFns{gemm_detail::kNR,          &gemm_detail::PackB,    &gemm_detail::Compute,
+                                  gemm_detail::kMR,          &gemm_detail::PackAAll, &gemm_detail::ComputePanels,
+                                  &gemm_detail::PackAPanels, gemm_detail::kKC};
 
 }  // namespace onemodel::kern::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -134,6 +134,23 @@ std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixV
   return packed;
 }
 
+// GemmFns::pack_a's layout: k-block p0 at p0 * m_pad, its strip of rows r0 at + r0 * kc, element (p, r) at
+// p * mr + r.
+void unpack_a_f32(const PackedA& a, float* out) {
+  if (a.values.storage != PackStorage::F32) throw Error(ErrorKind::Internal, "unpack_a_f32: a 16-bit packing");
+  const GemmFns& fns = *ONEMODEL_PER_TARGET(kGemmFns, a.isa);
+  const int64_t mr = fns.mr, m_pad = (a.m + mr - 1) / mr * mr;
+  const float* src = a.values.data.get();
+  for (int64_t p0 = 0; p0 < a.k; p0 += fns.kc) {
+    const int64_t kc = std::min(fns.kc, a.k - p0);
+    for (int64_t i = 0; i < a.m; ++i) {
+      const float* strip = src + p0 * m_pad + (i / mr) * mr * kc + i % mr;
+      float* row = out + i * a.k + p0;
+      for (int64_t p = 0; p < kc; ++p) row[p] = strip[p * mr];
+    }
+  }
+}
+
 void gemm_f32_panels(Isa isa, bool exact, const PackedA& a, int64_t n, const PanelSource& b, float* c, int64_t ldc,
                      ThreadPool* pool, const TileEpilogue* epilogue) {
   check_dims(a.m, n, a.k);

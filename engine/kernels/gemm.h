@@ -72,6 +72,9 @@ struct PanelSource {
 class PackedA;  // opaque, immutable, shareable across threads (defined in gemm.cc)
 std::shared_ptr<const PackedA> pack_a_f32(Isa isa, int64_t m, int64_t k, MatrixView a,
                                           PackStorage storage = PackStorage::F32);
+// The m x k float32 values (row-major, at `out`) a float32 packing of A was made from: the exact inverse of
+// pack_a_f32. Throws Error(Internal) for a 16-bit packing.
+void unpack_a_f32(const PackedA& a, float* out);
 // C[m x n] = A * B with A packed and B from panels: the same per-output order as gemm_f32 (one accumulator
 // from +0, increasing k), hence the same bits in exact mode. Throws Error(InvalidArgument) when `isa` is not
 // the packing target.
@@ -154,6 +157,7 @@ struct GemmFns {
                          float* c, int64_t ldc, ThreadPool* pool, const TileEpilogue* epilogue);
   // Packs all of A (m x k) into dst, as pack_a, from panels of A^T (gemm_f32_packed_at).
   void (*pack_a_panels)(int64_t m, int64_t k, const PanelSource& at, float* dst, ThreadPool* pool);
+  int64_t kc;  // rows of a k-block of packed A (the last may be shorter)
 };
 
 }  // namespace onemodel::kern

@@ -249,8 +249,21 @@ class ConvKernel final : public Kernel {
   std::shared_ptr<const void> prepare(PrepareContext& ctx) const override {
     if (transpose_ || ctx.inputs.size() < 2 || !ctx.inputs[1].value || !ctx.inputs[0].present) return nullptr;
     const Tensor& w = *ctx.inputs[1].value;
-    if (w.dtype() != DType::F32 || !w.is_contiguous()) return nullptr;
     Shape out;
+    if (ctx.packed_weight) {  // the session's panels (pack_weight); w is a placeholder of the weight's shape
+      const kern::ConvGeometry g =
+          geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
+      auto panels = std::static_pointer_cast<const kern::ConvPackedWeights>(ctx.packed_weight);
+      const void* key = panels.get();
+      std::shared_ptr<const kern::ConvPackedWeights> packed = packed_.find(
+          key, [&](const kern::ConvPackedWeights& p) { return kern::conv_packed_preferred(p, ctx.isa, ctx.exact, g); });
+      if (!packed)
+        packed = packed_.get(
+            key, [&](const kern::ConvPackedWeights& p) { return kern::conv_packed_matches(p, ctx.isa, ctx.exact, g); },
+            [&] { return kern::conv_pack_from_panels(ctx.isa, ctx.exact, g, panels); });
+      return packed;
+    }
+    if (w.dtype() != DType::F32 || !w.is_contiguous()) return nullptr;
     const kern::ConvGeometry g =
         geometry(ctx.info, a_, false, ctx.inputs[0].shape, w.shape(), out, ErrorKind::InvalidModel);
     const Tensor* compact = ctx.inputs[1].compact;
@@ -271,6 +284,15 @@ class ConvKernel final : public Kernel {
           [&] { return kern::conv_pack_weights(ctx.isa, ctx.exact, g, w.data<float>().data(), storage); });
     ctx.took_compact = compact && packed;
     return packed;
+  }
+
+  // The matrix-product convolutions' weights as panels that every shape's packing is made from (depthwise ones
+  // read their weights as they are on some shapes, so they keep them).
+  std::shared_ptr<const void> pack_weight(const Tensor& w, kern::Isa isa) const override {
+    if (transpose_ || w.rank() < 3 || w.shape()[0] % a_.group != 0) return nullptr;
+    if (a_.group > 1 && w.shape()[1] == 1) return nullptr;  // depthwise: groups == input channels
+    const int64_t group_k = w.numel() / w.shape()[0];
+    return kern::conv_pack_panels(isa, w.shape()[0], a_.group, group_k, w.data<float>().data());
   }
 
   void run(RunContext& ctx) const override {
@@ -302,7 +324,7 @@ class ConvKernel final : public Kernel {
     float* s = need > 0 ? scratch.mutable_data<float>().data() : nullptr;
     float* py = y.mutable_data<float>().data();
     const float* px = x.data<float>().data();
-    const float* pw = compact ? nullptr : w.data<float>().data();
+    const float* pw = packed && kern::conv_packed_alone(*packed) ? nullptr : w.data<float>().data();
     const float* pb = has_bias ? ctx.input(2).data<float>().data() : nullptr;
     if (transpose_) {
       kern::conv_transpose_f32(ctx.isa, ctx.exact, g, px, pw, py, s, ctx.pool, pb);

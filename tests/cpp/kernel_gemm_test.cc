@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/thread_pool.h"
@@ -240,6 +241,34 @@ TEST(KernelGemm, NegativeZeroProductsGivePositiveZero) {
       gemm_f32(isa, exact, 5, 40, 3, MatrixView{a.data(), 3, 1}, MatrixView{b.data(), 40, 1}, c.data(), 40, nullptr);
       for (float v : c) EXPECT_EQ(std::bit_cast<uint32_t>(v), 0u) << isa_name(isa);
     }
+}
+
+// unpack_a_f32 gives back, bit for bit, the values pack_a_f32 packed (a session that freed a convolution's
+// weights makes its other forms from them: runtime/compiled_graph.cc pack_weights): ragged strips and k-blocks
+// (k past 256), special values, every target; a 16-bit packing is refused.
+TEST(KernelGemm, UnpackedAIsTheMatrixPacked) {
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  for (Isa isa : available_isas())
+    for (auto [m, k] : {std::pair<int64_t, int64_t>{1, 1}, {13, 300}, {32, 256}, {7, 513}, {0, 5}, {5, 0}}) {
+      std::vector<float> a(static_cast<size_t>(m * k));
+      for (float& v : a) v = u(rng);
+      if (a.size() > 3) {
+        a[1] = -0.f;
+        a[2] = std::numeric_limits<float>::infinity();
+        a[3] = std::numeric_limits<float>::quiet_NaN();
+      }
+      const auto packed = pack_a_f32(isa, m, k, MatrixView{a.data(), k, 1});
+      std::vector<float> back(a.size(), 9.f);
+      unpack_a_f32(*packed, back.data());
+      EXPECT_EQ(std::memcmp(a.data(), back.data(), a.size() * sizeof(float)), 0)
+          << isa_name(isa) << " " << m << " x " << k;
+    }
+  const std::vector<float> ones(16, 1.f);
+  std::vector<float> out(16);
+  EXPECT_THROW(
+      unpack_a_f32(*pack_a_f32(available_isas()[0], 4, 4, MatrixView{ones.data(), 4, 1}, PackStorage::F16), out.data()),
+      Error);
 }
 
 TEST(KernelGemm, PackedForAnotherTargetIsRefused) {

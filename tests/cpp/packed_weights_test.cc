@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -88,36 +89,91 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 
 std::vector<double> wide(const std::vector<float>& v) { return {v.begin(), v.end()}; }
 
-TEST(PackedWeights, FreedWeightsGiveTheUnpackedResults) {
-  const Weights w;
+// Calls f(options, label) for exact and fast mode at 1 and 2 threads.
+template <class F>
+void each_setting(F&& f) {
   for (Mode mode : {Mode::Exact, Mode::Fast})
     for (int threads : {1, 2}) {
       SessionOptions o;
       o.mode = mode;
       o.intra_op_threads = threads;
-      const BuiltModel packed = model(w, false, o);
-      const BuiltModel plain = model(w, true, o);
-      const std::string where = std::string(mode == Mode::Exact ? "exact " : "fast ") + std::to_string(threads);
-      EXPECT_EQ(packed_count(packed.session()), 3) << where;  // w1, w2, w4; not small or shared
-      EXPECT_EQ(packed_count(plain.session()), 0) << where;
-      for (int64_t n : {3, 5, 3}) {  // 5: a new plan, made from the packings alone
-        const std::vector<float> xv = random_values(static_cast<size_t>(n * kIn), 10 + static_cast<uint32_t>(n));
-        const Tensor x = tensor(xv, {n, kIn});
-        const std::vector<Tensor> got = packed.run({{"x", x}});
-        const std::string at = where + " n=" + std::to_string(n);
-        ASSERT_EQ(got.size(), 2u) << at;
-        const std::vector<double> h = product(product(wide(xv), w.w1, n, kIn, kMid), w.w2, n, kMid, kOut, true);
-        const std::vector<double> hs = product(product(h, w.shared, n, kOut, kOut), w.shared, n, kOut, kOut);
-        expect_close(got[0], product(hs, w.small, n, kOut, 8), at + " y");
-        expect_close(got[1], product(wide(w.a4), w.w4, 2, kIn, kSide), at + " c");
-        if (mode != Mode::Exact) continue;  // fast mode: the packed path may block k unlike the plain one
-        const std::vector<Tensor> want = plain.run({{"x", x},
-                                                    {"w1", tensor(w.w1, {kIn, kMid})},
-                                                    {"w2", tensor(w.w2, {kOut, kMid})},
-                                                    {"w4", tensor(w.w4, {kIn, kSide})}});
-        for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << at << " output " << i;
-      }
+      f(o, std::string(mode == Mode::Exact ? "exact " : "fast ") + std::to_string(threads));
     }
+}
+
+TEST(PackedWeights, FreedWeightsGiveTheUnpackedResults) {
+  const Weights w;
+  each_setting([&](const SessionOptions& o, const std::string& where) {
+    const Mode mode = o.mode;
+    const BuiltModel packed = model(w, false, o);
+    const BuiltModel plain = model(w, true, o);
+    EXPECT_EQ(packed_count(packed.session()), 3) << where;  // w1, w2, w4; not small or shared
+    EXPECT_EQ(packed_count(plain.session()), 0) << where;
+    for (int64_t n : {3, 5, 3}) {  // 5: a new plan, made from the packings alone
+      const std::vector<float> xv = random_values(static_cast<size_t>(n * kIn), 10 + static_cast<uint32_t>(n));
+      const Tensor x = tensor(xv, {n, kIn});
+      const std::vector<Tensor> got = packed.run({{"x", x}});
+      const std::string at = where + " n=" + std::to_string(n);
+      ASSERT_EQ(got.size(), 2u) << at;
+      const std::vector<double> h = product(product(wide(xv), w.w1, n, kIn, kMid), w.w2, n, kMid, kOut, true);
+      const std::vector<double> hs = product(product(h, w.shared, n, kOut, kOut), w.shared, n, kOut, kOut);
+      expect_close(got[0], product(hs, w.small, n, kOut, 8), at + " y");
+      expect_close(got[1], product(wide(w.a4), w.w4, 2, kIn, kSide), at + " c");
+      if (mode != Mode::Exact) continue;  // fast mode: the packed path may block k unlike the plain one
+      const std::vector<Tensor> want = plain.run({{"x", x},
+                                                  {"w1", tensor(w.w1, {kIn, kMid})},
+                                                  {"w2", tensor(w.w2, {kOut, kMid})},
+                                                  {"w4", tensor(w.w4, {kIn, kSide})}});
+      for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << at << " output " << i;
+    }
+  });
+}
+
+// Convolutions: the session keeps each matrix-product convolution's weights as panels and makes every other form
+// from them (docs/graph-runtime.md section 4). x [2, 16, s, s] -> Conv 3x3 pad 1 16 -> 16 (Winograd in fast mode at
+// 12 x 12; image 1 holds an infinity, which takes the panels) -> Relu -> Conv 1x1 16 -> 96 (the transposed form at
+// 2 x 2) -> depthwise Conv 5x5 pad 2 (kept: 2400 values, read as they are) -> Conv 3x3 pad 1 in 2 groups 96 -> 32.
+// The same graph with the weights as graph inputs packs them at every call, in the same forms: the same bits in
+// both modes.
+TEST(PackedWeights, ConvolutionsWorkFromTheirPanels) {
+  const std::vector<float> w1 = random_values(16 * 16 * 9, 31), w2 = random_values(96 * 16, 32),
+                           wd = random_values(96 * 25, 33), w3 = random_values(32 * 48 * 9, 34);
+  auto build = [&](bool as_inputs, const SessionOptions& o) {
+    GraphBuilder g;
+    Var x = g.input("x", DType::F32, {2, 16, "s", "s"});
+    auto weight = [&](const char* name, const std::vector<float>& v, Shape s) {
+      return as_inputs ? g.input(name, DType::F32, std::vector<DimArg>(s.dims().begin(), s.dims().end()))
+                       : g.constant(tensor(v, s));
+    };
+    const Attr pad1("pads", std::vector<int64_t>{1, 1, 1, 1});
+    Var c = g.op("Conv", {x, weight("w1", w1, {16, 16, 3, 3})}, {pad1})[0].relu();
+    c = g.op("Conv", {c, weight("w2", w2, {96, 16, 1, 1})})[0];
+    c = g.op("Conv", {c, weight("wd", wd, {96, 1, 5, 5})},
+             {Attr("pads", std::vector<int64_t>{2, 2, 2, 2}), Attr("group", int64_t{96})})[0];
+    c = g.op("Conv", {c, weight("w3", w3, {32, 48, 3, 3})}, {pad1, Attr("group", int64_t{2})})[0];
+    return g.compile({{"y", c}}, o);
+  };
+  each_setting([&](const SessionOptions& o, const std::string& where) {
+    const BuiltModel packed = build(false, o);
+    const BuiltModel plain = build(true, o);
+    EXPECT_EQ(packed_count(packed.session()), 3) << where;  // w1, w2, w3; not the depthwise wd
+    for (int64_t side : {12, 2, 12}) {
+      std::vector<float> xv =
+          random_values(static_cast<size_t>(2 * 16 * side * side), 40 + static_cast<uint32_t>(side));
+      xv[static_cast<size_t>(16 * side * side + 3 * side * side + side + 1)] = std::numeric_limits<float>::infinity();
+      const Tensor x = tensor(xv, {2, 16, side, side});
+      const Tensor got = packed.run({{"x", x}})[0];
+      const Tensor want = plain.run({{"x", x},
+                                     {"w1", tensor(w1, {16, 16, 3, 3})},
+                                     {"w2", tensor(w2, {96, 16, 1, 1})},
+                                     {"wd", tensor(wd, {96, 1, 5, 5})},
+                                     {"w3", tensor(w3, {32, 48, 3, 3})}})[0];
+      const std::string at = where + " side " + std::to_string(side);
+      EXPECT_TRUE(same_bits(got, want)) << at;
+      const float* y = static_cast<const float*>(got.raw());
+      EXPECT_TRUE(std::isfinite(y[0])) << at;  // image 0 is finite throughout
+    }
+  });
 }
 
 // A product after Compress is shaped at run time (a dynamic step, whose prepare() runs in the run): x [4, 64] ->
