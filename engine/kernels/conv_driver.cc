@@ -572,7 +572,7 @@ struct ConvPackedWeights {
   bool fast_wino = false;                           // packed for fast mode and a shape winograd_applies to
   std::shared_ptr<const WinogradWeights> wino;      // then these instead of as_a (unless a weight is not finite)
   PackStorage storage = PackStorage::F32;           // of as_a / as_bt (conv_pack_weights)
-  std::shared_ptr<const ConvPackedWeights> panels;  // compact with wino: the panels' packing, for special images
+  std::shared_ptr<const ConvPackedWeights> panels;  // compact or alone, with wino: the panels, for special images
   // Depthwise: the taps of every block of `lanes` channels for the channel-blocked path (block_taps), else empty.
   std::vector<float> dw_taps;
   bool alone = false;  // made from a session's panels: conv_f32 gets no w (conv_pack_panels)

@@ -346,10 +346,11 @@ void CompiledGraph::check_sources() const {
 // frees the initialisers its kernels pre-pack. Before, a session held every matrix product's weights twice (the
 // MiniLM-shaped encoder: 43 of its 90 MB). Each weight is freed right after its packing is made, so loading needs
 // room for one weight more than the packings, not for both sets. The plans see a placeholder of the weight's type
-// and shape (typed access to it throws) and hand the packing to prepare(). The model's initialiser is emptied too
-// when the session owns the model; otherwise its owner keeps the values alive and only this graph's copy goes.
+// and shape (typed access to it throws) and hand the packing to prepare(). The model's initialiser is emptied too.
+// A model someone else also holds keeps its values whatever this graph does, so then nothing is packed here.
 int CompiledGraph::pack_weights(bool owns_model) {
   constexpr int64_t kMinPackedValues = 1024;
+  if (!owns_model) return 0;
   std::vector<int> readers(num_values(), 0);
   for (const CompiledNode& cn : nodes_)
     for (int v : cn.inputs)
@@ -375,7 +376,7 @@ int CompiledGraph::pack_weights(bool owns_model) {
     release_clean_pages(w.raw(), w.nbytes());  // a mapped file's pages: not read again
     w = nan.expand(w.shape());
     known_constants_[v] = w;
-    if (owns_model) val.initializer->data = Tensor();
+    val.initializer->data = Tensor();
     ++packed;
   }
   return packed;
