@@ -487,7 +487,9 @@ async function main() {
         near(pi.probs, CLASSIFIER_PROBS) &&
         pi.y0 === 128 &&
         pi.yn === 1024 * 1024 &&
-        pi.ticks >= Math.min(10, Math.floor(pi.ms / 10 / 2)),
+        // Both vCPUs run the engine's two threads here, so the page's timer gets what is left (CI on 49e68b1:
+        // 7 ticks in 287 ms on a loaded machine); a blocked page would fire it at most once.
+        pi.ticks >= Math.min(3, Math.floor(pi.ms / 10 / 4)),
       pi.ok ? `isolated ${pi.isolated}, threads ${pi.threads}, ticks ${pi.ticks} in ${pi.ms.toFixed(0)} ms` : pi.error,
     );
     // 1024 x 0.5 x 0.25 = 128 in every element; a blocked page would fire the 10 ms timer at most once.
