@@ -24,10 +24,10 @@ ir::Model read_bytes(Storage bytes, std::string source);
 // Loading as Session::load and Model::load do it (format.md section 5): the OneModel format when the input
 // starts with the magic, else ONNX with `options`.
 ir::Model import_model_file(const std::filesystem::path& path, const onnx::ImportOptions& options = {});
-// Bytes the caller keeps only for this call (Session::load_bytes, convert_bytes): the OneModel
-// format gets one aligned copy of the whole input, which its tensors view (its data region is laid out for
-// that); ONNX is read in place with its raw_data copied out (ImportOptions::copy_raw_data), so no copy of the
-// whole input is made and none stays alive (onnx-import.md section 6).
+// Bytes the caller keeps only for this call (Session::load_bytes, convert_bytes): both formats are read in
+// place and each tensor's bytes are copied into an aligned buffer of its own (the OneModel format's data, ONNX's
+// raw_data: ImportOptions::copy_raw_data), so no copy of the whole input is made and none stays alive
+// (onnx-import.md section 6), and a session may free a weight it has packed (graph-runtime.md section 4).
 ir::Model import_model_span(std::span<const std::byte> bytes, std::string source, onnx::ImportOptions options);
 
 // The writer (format.md section 4): equal models give equal bytes. Tensors are written once each, in the

@@ -4,6 +4,7 @@
 #include "format/manifest_reader.h"
 
 #include "base/bits.h"
+#include <cstring>
 #include <limits>
 
 namespace onemodel::format {
@@ -263,10 +264,17 @@ std::shared_ptr<ir::TensorValue> Reader::tensor(uint32_t n) {
     }
     offset = static_cast<uint64_t>(off);
   }
-  // A view into the file: mapped (or read) once, used in place (format.md section 5).
+  // A view into the file: mapped (or read) once, used in place (format.md section 5); bytes the caller keeps
+  // only for the load are copied out (ImportState::copy_raw).
   Storage view;
-  view.data = std::shared_ptr<std::byte>(st_.file.data, st_.file.data.get() + h_.data_offset + offset);
-  view.bytes = static_cast<size_t>(size.bytes);
+  const std::byte* at_data = st_.file.data.get() + h_.data_offset + offset;
+  if (st_.copy_raw) {
+    view = allocate_storage(static_cast<size_t>(size.bytes));
+    if (size.bytes) std::memcpy(view.data.get(), at_data, static_cast<size_t>(size.bytes));
+  } else {
+    view.data = std::shared_ptr<std::byte>(st_.file.data, const_cast<std::byte*>(at_data));
+    view.bytes = static_cast<size_t>(size.bytes);
+  }
   onnx::attach_tensor_bytes(st_, *tv, view, at(n));
   return tv;
 }

@@ -10,10 +10,13 @@
 namespace onemodel::format {
 namespace {
 
-ir::Model read(Storage file, std::string source) {
+// copy_tensors: each tensor's bytes are copied into a buffer of its own (the file is only borrowed for this
+// call), else tensors view the file.
+ir::Model read(Storage file, std::string source, bool copy_tensors) {
   if (!file.data) file = allocate_storage(0);
   const Header h = read_header(file.data.get(), file.bytes, source);
   onnx::ImportState st(std::move(file), std::move(source), 250);
+  st.copy_raw = copy_tensors;
   st.node_inputs_field = ".inputs";
   st.node_outputs_field = ".outputs";
   const char* text = reinterpret_cast<const char*>(st.file.data.get()) + kHeaderBytes;
@@ -61,10 +64,10 @@ ir::Model read_file(const std::filesystem::path& path) {
     if (e.source().empty()) e.with_source(path.string());
     throw;
   }
-  return read(std::move(s), path.string());
+  return read(std::move(s), path.string(), false);
 }
 
-ir::Model read_bytes(Storage bytes, std::string source) { return read(std::move(bytes), std::move(source)); }
+ir::Model read_bytes(Storage bytes, std::string source) { return read(std::move(bytes), std::move(source), false); }
 
 ir::Model import_model_file(const std::filesystem::path& path, const onnx::ImportOptions& options) {
   if (file_has_magic(path)) return read_file(path);
@@ -72,15 +75,12 @@ ir::Model import_model_file(const std::filesystem::path& path, const onnx::Impor
 }
 
 ir::Model import_model_span(std::span<const std::byte> bytes, std::string source, onnx::ImportOptions options) {
-  if (has_magic(bytes.data(), bytes.size())) {
-    Storage copy = allocate_storage(bytes.size());
-    std::memcpy(copy.data.get(), bytes.data(), bytes.size());
-    return read_bytes(std::move(copy), std::move(source));
-  }
-  // Not owned: the importer reads it during this call only and copies out what it keeps.
+  // Not owned: the reader reads it during this call only and copies out what it keeps (each tensor into a
+  // buffer of its own, which a session may free once it has packed it: graph-runtime.md section 4).
   Storage borrowed;
   borrowed.data = std::shared_ptr<std::byte>(const_cast<std::byte*>(bytes.data()), [](std::byte*) {});
   borrowed.bytes = bytes.size();
+  if (has_magic(bytes.data(), bytes.size())) return read(std::move(borrowed), std::move(source), true);
   options.copy_raw_data = true;
   return onnx::import_bytes(std::move(borrowed), std::move(source), options);
 }

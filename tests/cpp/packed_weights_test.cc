@@ -40,8 +40,7 @@ struct Weights {
 
 // x [n, 64]: h = Gemm(x @ w1, w2, transB) [n, 40]; y = (h @ shared) @ shared @ small [n, 8]; c = a4 @ w4 [2, 24].
 // `as_inputs`: w1, w2 and w4 are graph inputs fed by the caller instead of constants.
-BuiltModel model(const Weights& w, bool as_inputs, const SessionOptions& o) {
-  GraphBuilder g;
+Outputs outputs(GraphBuilder& g, const Weights& w, bool as_inputs) {
   Var x = g.input("x", DType::F32, {"n", kIn});
   auto weight = [&](const char* name, const std::vector<float>& v, Shape s) {
     return as_inputs ? g.input(name, DType::F32, std::vector<DimArg>(s.dims().begin(), s.dims().end()))
@@ -52,7 +51,12 @@ BuiltModel model(const Weights& w, bool as_inputs, const SessionOptions& o) {
   Var shared = g.constant(tensor(w.shared, {kOut, kOut}));
   Var y = h.matmul(shared).matmul(shared).matmul(g.constant(tensor(w.small, {kOut, 8})));
   Var c = g.constant(tensor(w.a4, {2, kIn})).matmul(weight("w4", w.w4, {kIn, kSide}));
-  return g.compile({{"y", y}, {"c", c}}, o);
+  return {{"y", y}, {"c", c}};
+}
+
+BuiltModel model(const Weights& w, bool as_inputs, const SessionOptions& o) {
+  GraphBuilder g;
+  return g.compile(outputs(g, w, as_inputs), o);
 }
 
 int packed_count(const Session& s) {
@@ -125,6 +129,31 @@ TEST(PackedWeights, FreedWeightsGiveTheUnpackedResults) {
                                                   {"w2", tensor(w.w2, {kOut, kMid})},
                                                   {"w4", tensor(w.w4, {kIn, kSide})}});
       for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << at << " output " << i;
+    }
+  });
+}
+
+// OneModel-format bytes (docs/format.md section 5): read in place for the call, each tensor copied into a buffer of
+// its own, so the session packs and frees the same weights as from ONNX bytes, and the caller may overwrite its bytes
+// once the session exists (the kept weights, `small` and `shared`, are read at every run).
+TEST(PackedWeights, OneModelBytesAreCopiedPerTensor) {
+  const Weights w;
+  GraphBuilder g;
+  const Outputs out = outputs(g, w, false);
+  const std::vector<std::byte> file = g.to_onemodel(out);
+  each_setting([&](const SessionOptions& o, const std::string& where) {
+    std::vector<std::byte> bytes = file;
+    const Session loaded = Session::load_bytes(bytes, o);
+    std::fill(bytes.begin(), bytes.end(), std::byte{0xff});  // NaN wherever a view of these bytes were read
+    EXPECT_EQ(packed_count(loaded), 3) << where;
+    const BuiltModel built = model(w, false, o);
+    for (int64_t n : {3, 5}) {
+      const Tensor x = tensor(random_values(static_cast<size_t>(n * kIn), 40 + static_cast<uint32_t>(n)), {n, kIn});
+      const std::vector<Tensor> got = loaded.run(std::vector<NamedTensor>{{"x", x}});
+      const std::vector<Tensor> want = built.run({{"x", x}});
+      ASSERT_EQ(got.size(), want.size()) << where;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(same_bits(got[i], want[i])) << where << " n=" << n << " output " << i;
     }
   });
 }
