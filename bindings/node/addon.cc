@@ -173,21 +173,29 @@ struct Js {
     }
   }
 
-  // A typed array over a contiguous engine tensor's bytes. The tensor's buffer itself becomes the ArrayBuffer
-  // (an external one, which keeps a reference to the buffer until V8 collects it): copying a 3 MiB output
-  // into a fresh ArrayBuffer cost more than the convolution that made it (ResNet-50's 1x1 64->256 at 56x56:
-  // 1.26 ms in the engine, 2.7 ms per call with the copy). Where the runtime refuses external buffers (a V8
-  // sandbox), the bytes are copied.
+  // A typed array over a contiguous engine tensor's bytes. From kExternalOutputBytes up, the tensor's buffer
+  // itself becomes the ArrayBuffer (an external one, which keeps a reference to the buffer until V8 collects it):
+  // copying a 3 MiB output into a fresh ArrayBuffer cost more than the convolution that made it (ResNet-50's 1x1
+  // 64->256 at 56x56: 1.26 ms in the engine, 2.7 ms per call with the copy). Smaller outputs are copied into an
+  // ArrayBuffer of V8's own and the engine's buffer goes back at once: external buffers wait for a collection and
+  // then for their finalizers, so the process heap grew with every call (Silero VAD: 14 MB over 5000 calls, 0.79
+  // fresh-page faults per call, each tens of microseconds on the virtual machines we measure on), and the run
+  // took 0.13 ms in the engine against 0.09 in the CLI; copied, 0.29 faults and 0.10 ms per call, 0.106 ms
+  // wall against onnxruntime-node's 0.124 (session 43, 5 x 1000 calls). Not higher: copied, MiniLM b1's 196 KB
+  // output took 49 faults per call instead of 31 (an ArrayBuffer that size is a fresh mapping of V8's allocator
+  // every time). Where the runtime refuses external buffers (a V8 sandbox), the bytes are copied whatever their
+  // size.
   // The bytes are reported to V8 (napi_adjust_external_memory), as Node's own Buffers are, so that the outputs
   // of finished runs count towards its next collection (measured alone, det's peak RSS moved 404 -> 394 MB:
   // what had grown with the calls was per-thread scratch, bindings/run_thread.h). The whole buffer is
   // reported, not the tensor's bytes: an output of 1 MiB or more fills whole 2 MiB huge pages (Session::run),
   // and reporting PP-OCRv4 rec's 1.06 MB let V8 keep twice the memory it was told of (peak RSS: session 34).
+  static constexpr size_t kExternalOutputBytes = size_t{64} * 1024;
   napi_value typed_array(const Tensor& t) const {
     const binding::JsArray kind = binding::js_array_of(t.dtype());
     const size_t nbytes = t.nbytes();
     napi_value buffer = nullptr;
-    if (nbytes > 0) {
+    if (nbytes >= kExternalOutputBytes) {
       auto* owner = new Tensor(t);
       const napi_status status = napi_create_external_arraybuffer(
           env, const_cast<void*>(owner->raw()), nbytes,

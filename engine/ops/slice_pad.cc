@@ -94,8 +94,10 @@ class SliceKernel final : public Kernel {
         plan(ctx.info, x.shape(), [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; });
     const std::vector<int64_t> st = row_strides(x.shape());
     std::vector<std::vector<int64_t>> maps(ps.size());
-    for (size_t d = 0; d < ps.size(); ++d)
+    for (size_t d = 0; d < ps.size(); ++d) {
+      maps[d].reserve(static_cast<size_t>(ps[d].count));
       for (int64_t i = 0; i < ps[d].count; ++i) maps[d].push_back((ps[d].start + i * ps[d].step) * st[d]);
+    }
     map_copy(ctx.output(0).raw_mut(), x.raw(), dtype_size(x.dtype()), ctx.output(0).shape(), maps, nullptr);
   }
 
@@ -172,11 +174,13 @@ class PadKernel final : public Kernel {
     const std::vector<int64_t> st = row_strides(s);
     const auto r = static_cast<size_t>(s.rank());
     std::vector<std::vector<int64_t>> maps(r);
-    for (size_t d = 0; d < r; ++d)
+    for (size_t d = 0; d < r; ++d) {
+      maps[d].reserve(static_cast<size_t>(out[static_cast<int>(d)]));
       for (int64_t i = 0; i < out[static_cast<int>(d)]; ++i) {
         const int64_t j = pad_source(i, p[d], s[static_cast<int>(d)], mode_);
         maps[d].push_back(j < 0 ? INT64_MIN / 16 : j * st[d]);
       }
+    }
     ElemBytes fill = elem_from_double(ctx.info, x.dtype(), inputs_ ? 0.0 : value_);
     if (inputs_ && ctx.has_input(2)) {
       if (ctx.input(2).numel() != 1) ctx.fail(ErrorKind::InvalidInput, "constant_value must hold one element");

@@ -28,6 +28,32 @@ const SAMPLES = {
 
 const bytes = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('hex');
 
+describe('outputs', () => {
+  // The native addon hands outputs under 64 KiB over as copies (the engine's buffer is reused by the next run)
+  // and larger ones as the engine's own buffer (bindings/node/addon.cc typed_array): either way an output keeps
+  // its values when the session runs again.
+  for (const n of [1024, 16 * 1024 - 4, 16 * 1024, 64 * 1024]) {
+    test(`float32 outputs of ${n * 4} bytes keep their values across runs (native and wasm)`, async () => {
+      const model = oneNodeModel({
+        opType: 'Neg',
+        inputs: [{ name: 'x', elemType: CODES.float32, dims: ['n'] }],
+        outputs: [{ name: 'y', elemType: CODES.float32, dims: ['n'] }],
+      });
+      for (const engine of ['cpu', 'wasm']) {
+        const session = await InferenceSession.create(model, { executionProviders: [engine] });
+        const x1 = Float32Array.from({ length: n }, (_, i) => i + 0.5);
+        const x2 = Float32Array.from({ length: n }, (_, i) => 2 * i);
+        const first = (await session.run({ x: new Tensor('float32', x1, [n]) })).y;
+        const second = (await session.run({ x: new Tensor('float32', x2, [n]) })).y;
+        expect(first.data.buffer).not.toBe(second.data.buffer);
+        expect(Array.from(first.data)).toEqual(Array.from(x1, (v) => -v));
+        expect(Array.from(second.data)).toEqual(Array.from(x2, (v) => (v === 0 ? -0 : -v)));
+        await session.release();
+      }
+    });
+  }
+});
+
 describe('element types through Identity', () => {
   for (const [type, data] of Object.entries(SAMPLES)) {
     test(type, async () => {
