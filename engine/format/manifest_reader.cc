@@ -4,7 +4,6 @@
 #include "format/manifest_reader.h"
 
 #include "base/bits.h"
-#include <cstring>
 #include <limits>
 
 namespace onemodel::format {
@@ -266,16 +265,7 @@ std::shared_ptr<ir::TensorValue> Reader::tensor(uint32_t n) {
   }
   // A view into the file: mapped (or read) once, used in place (format.md section 5); bytes the caller keeps
   // only for the load are copied out (ImportState::copy_raw).
-  Storage view;
-  const std::byte* at_data = st_.file.data.get() + h_.data_offset + offset;
-  if (st_.copy_raw) {
-    view = allocate_storage(static_cast<size_t>(size.bytes));
-    if (size.bytes) std::memcpy(view.data.get(), at_data, static_cast<size_t>(size.bytes));
-  } else {
-    view.data = std::shared_ptr<std::byte>(st_.file.data, const_cast<std::byte*>(at_data));
-    view.bytes = static_cast<size_t>(size.bytes);
-  }
-  onnx::attach_tensor_bytes(st_, *tv, view, at(n));
+  onnx::attach_tensor_bytes(st_, *tv, onnx::input_bytes(st_, h_.data_offset + offset, size.bytes), at(n));
   return tv;
 }
 

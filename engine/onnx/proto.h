@@ -88,6 +88,9 @@ struct TensorSize {
 };
 TensorSize tensor_size(const Context& c, const std::string& who, const std::vector<int64_t>& dims, int32_t code,
                        int64_t offset);
+// The input's bytes [begin, begin + n) (checked by the caller) for a tensor: a view sharing the input's lifetime,
+// or, when the caller keeps the input only for the load (ImportState::copy_raw), a 64-byte-aligned copy of their own.
+Storage input_bytes(const ImportState& st, uint64_t begin, uint64_t n);
 // Puts `bytes` (exactly the tensor's byte length) into `tv`: a Tensor viewing them for stored element types
 // (Unsupported beyond the engine's shape limits), else `raw`.
 void attach_tensor_bytes(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t offset);

@@ -174,6 +174,18 @@ bool typed_present(const RawTensor& t, Typed which) {
 
 }  // namespace
 
+Storage input_bytes(const ImportState& st, uint64_t begin, uint64_t n) {
+  Storage out;
+  if (st.copy_raw) {
+    out = allocate_storage(static_cast<size_t>(n));
+    if (n) std::memcpy(out.data.get(), st.file.data.get() + begin, static_cast<size_t>(n));
+  } else {
+    out.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + begin);
+    out.bytes = static_cast<size_t>(n);
+  }
+  return out;
+}
+
 // Stored types become a Tensor over `bytes`; Shape() refuses rank > 8 and > 2^31-1 elements.
 void attach_tensor_bytes(ImportState& st, ir::TensorValue& tv, const Storage& bytes, int64_t offset) {
   if (dtype_is_stored(tv.dtype)) {
@@ -308,15 +320,7 @@ std::shared_ptr<ir::TensorValue> parse_tensor(ImportState& st, size_t begin, siz
              who + " has " + std::to_string(n) + " bytes of raw_data, expected " + std::to_string(expected),
              t.raw_offset);
     }
-    Storage view;
-    if (st.copy_raw) {
-      view = allocate_storage(static_cast<size_t>(n));
-      if (n) std::memcpy(view.data.get(), st.file.data.get() + t.raw_begin, static_cast<size_t>(n));
-    } else {
-      view.data = std::shared_ptr<std::byte>(st.file.data, st.file.data.get() + t.raw_begin);
-      view.bytes = static_cast<size_t>(n);
-    }
-    attach_tensor_bytes(st, *tv, view, offset);
+    attach_tensor_bytes(st, *tv, input_bytes(st, t.raw_begin, n), offset);
     return tv;
   }
 

@@ -144,7 +144,7 @@ TEST(PackedWeights, OneModelBytesAreCopiedPerTensor) {
   each_setting([&](const SessionOptions& o, const std::string& where) {
     std::vector<std::byte> bytes = file;
     const Session loaded = Session::load_bytes(bytes, o);
-    std::fill(bytes.begin(), bytes.end(), std::byte{0xff});  // NaN wherever a view of these bytes were read
+    std::fill(bytes.begin(), bytes.end(), std::byte{0xff});  // NaN wherever a view of these bytes was read
     EXPECT_EQ(packed_count(loaded), 3) << where;
     const BuiltModel built = model(w, false, o);
     for (int64_t n : {3, 5}) {
