@@ -5,7 +5,11 @@ each operator's result rounded to nearest even to the storage type). Used by tes
 Values are multiples of small powers of two, so every float32 sum and product is exact and the only roundings
 are the ones to the storage type: the expected bits do not depend on a summation order.
 bfloat16 has no numpy type: its rounding is done on the float32 bits. Run: /usr/bin/python3 tools/gen_fp16_models.py
-(deterministic)."""
+(deterministic).
+Fast mode fuses some of these graphs (docs/fp16.md section 4): their `_yfused` file is the float64 result of the
+fused group rounded once; it differs from the per-operator output by at least 3 steps somewhere, so a fast mode
+that did not fuse would miss the test's 1-step bound to it."""
+import math
 import os
 
 import numpy as np
@@ -95,6 +99,9 @@ def mlp(kind):
     a = rnd(mm + b.astype(np.float32))
     act = rnd((1 / (1 + np.exp(-a.astype(np.float64)))) if half else np.tanh(a.astype(np.float64)))
     y = rnd(act * np.float32(0.75)).astype(np.float32)
+    # Fast mode: MatMul, Add, the activation and Mul are one FusedMatMul, rounded once.
+    a64 = xh.astype(np.float64) @ w + b
+    y_fused = rnd((1 / (1 + np.exp(-a64)) if half else np.tanh(a64)) * 0.75).astype(np.float32)
     t = TP.FLOAT16 if half else TP.BFLOAT16
     init = (lambda n, v: nh.from_array(v.astype(np.float16), n)) if half else bf16_init
     nodes = [h.make_node('Cast', ['x'], ['xh'], to=t), h.make_node('MatMul', ['xh', 'w'], ['m']),
@@ -105,6 +112,19 @@ def mlp(kind):
          [h.make_tensor_value_info('y', TP.FLOAT, ['N', 32])], [init('w', w), init('b', b), init('k', s)])
     np.save(os.path.join(OUT, name + '_x.npy'), x)
     np.save(os.path.join(OUT, name + '_y.npy'), y)
+    save_fused(name, y, y_fused, half)
+
+
+def steps_apart(a, b, half):
+    """The largest distance in representable steps between two arrays of values of the 16-bit type."""
+    bits = (lambda v: v.astype(np.float16).view(np.uint16)) if half else bf16_bits
+    order = lambda u: np.where(u & 0x8000, -(u & 0x7FFF).astype(np.int64), (u & 0x7FFF).astype(np.int64))
+    return int(np.abs(order(bits(np.asarray(a, np.float32))) - order(bits(np.asarray(b, np.float32)))).max())
+
+
+def save_fused(name, y, y_fused, half=True):
+    assert steps_apart(y, y_fused, half) >= 3, name
+    np.save(os.path.join(OUT, name + '_yfused.npy'), y_fused)
 
 
 def unwrapped():
@@ -140,6 +160,61 @@ def body_f16():
     np.save(os.path.join(OUT, 'if_f16_y.npy'), (e / e.sum(axis=1, keepdims=True)).astype(np.float32).astype(np.float16))
 
 
+def gelu_f16():
+    """float32 in and out: torch's erf-form GELU written in float16 (x / 1.4140625, the float16 rounding of the
+    square root of 2). Fast mode's `gelu` pass makes it one Gelu node, computed with the square root of 2 itself."""
+    r16 = lambda v: np.asarray(v, np.float32).astype(np.float16).astype(np.float64)
+    x = grid((8, 64), 1 / 64, -4, 4).astype(np.float32)
+    xh = r16(x)
+    sqrt2 = r16(np.sqrt(2.0))
+    erf = np.vectorize(math.erf)
+    y = r16(r16(xh * r16(r16(erf(r16(xh / sqrt2))) + 1)) * 0.5)
+    y_fused = r16(0.5 * xh * (1 + erf(xh / np.sqrt(2.0))))
+    c = lambda n, v: nh.from_array(np.array(v, np.float16), n)
+    nodes = [h.make_node('Cast', ['x'], ['xh'], to=TP.FLOAT16), h.make_node('Div', ['xh', 'sqrt2'], ['d']),
+             h.make_node('Erf', ['d'], ['e']), h.make_node('Add', ['e', 'one'], ['a']),
+             h.make_node('Mul', ['xh', 'a'], ['m']), h.make_node('Mul', ['m', 'half'], ['g']),
+             h.make_node('Cast', ['g'], ['y'], to=TP.FLOAT)]
+    save(nodes, 'gelu_f16', [h.make_tensor_value_info('x', TP.FLOAT, ['N', 64])],
+         [h.make_tensor_value_info('y', TP.FLOAT, ['N', 64])],
+         [c('sqrt2', np.sqrt(2.0)), c('one', 1.0), c('half', 0.5)])
+    np.save(os.path.join(OUT, 'gelu_f16_x.npy'), x)
+    np.save(os.path.join(OUT, 'gelu_f16_y.npy'), y.astype(np.float32))
+    save_fused('gelu_f16', y, y_fused.astype(np.float32))
+
+
+def attention_f16():
+    """float32 in and out: self-attention written in float16 on x [1, 2 heads, 8, 8] (Q = K = V = x): MatMul(x,
+    Transpose(x)) / 2.828125 (the float16 rounding of the square root of 8) + a float16 mask -> Softmax -> MatMul(P,
+    x). Fast mode's `attention` pass makes it one FusedAttention node that rounds only the context."""
+    r16 = lambda v: np.asarray(v, np.float32).astype(np.float16).astype(np.float64)
+    x = grid((1, 2, 8, 8), 1 / 8, -2, 2).astype(np.float32)
+    xh = r16(x)
+    scale = r16(np.sqrt(8.0))
+    mask = np.where(rng.integers(0, 4, (1, 1, 8, 8)) == 0, -8.0, 0.0)
+    kt = xh.transpose(0, 1, 3, 2)
+
+    def softmax(v):
+        e = np.exp(v - v.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    scores = r16(xh @ kt)  # multiples of 1/64 below 2^5: exact in float32
+    p = r16(softmax(r16(r16(scores / scale) + mask)))
+    y = r16(p @ xh)
+    y_fused = r16(softmax((xh @ kt) / scale + mask) @ xh)
+    nodes = [h.make_node('Cast', ['x'], ['xh'], to=TP.FLOAT16),
+             h.make_node('Transpose', ['xh'], ['kt'], perm=[0, 1, 3, 2]), h.make_node('MatMul', ['xh', 'kt'], ['s']),
+             h.make_node('Div', ['s', 'scale'], ['sc']), h.make_node('Add', ['sc', 'mask'], ['mk']),
+             h.make_node('Softmax', ['mk'], ['p'], axis=-1), h.make_node('MatMul', ['p', 'xh'], ['ctx']),
+             h.make_node('Cast', ['ctx'], ['y'], to=TP.FLOAT)]
+    save(nodes, 'attention_f16', [h.make_tensor_value_info('x', TP.FLOAT, [1, 2, 8, 8])],
+         [h.make_tensor_value_info('y', TP.FLOAT, [1, 2, 8, 8])],
+         [nh.from_array(np.array(np.sqrt(8.0), np.float16), 'scale'), nh.from_array(mask.astype(np.float16), 'mask')])
+    np.save(os.path.join(OUT, 'attention_f16_x.npy'), x)
+    np.save(os.path.join(OUT, 'attention_f16_y.npy'), y.astype(np.float32))
+    save_fused('attention_f16', y, y_fused.astype(np.float32))
+
+
 if __name__ == '__main__':
     os.makedirs(OUT, exist_ok=True)
     conv_f16()
@@ -147,3 +222,5 @@ if __name__ == '__main__':
     mlp('bf16')
     unwrapped()
     body_f16()
+    gelu_f16()
+    attention_f16()

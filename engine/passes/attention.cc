@@ -38,7 +38,8 @@ bool last_axis_softmax(const ir::Node& sm, bool rank4) {
   return axis == -1 || (rank4 && axis == 3);
 }
 
-// Scores = [Mul or Div by a one-element float32 constant](MatMul(Q, Kt)), each read only by the next step.
+// Scores = [Mul or Div by a one-element float32, float16 or bfloat16 constant](MatMul(Q, Kt)), each read only by
+// the next step.
 struct ScoreChain {
   int qk = -1;
   int scale_node = -1;
@@ -59,13 +60,13 @@ ScoreChain match_scores(PassGraph& g, int v, int reader) {
     const ir::Node& n = g.node(sc);
     const bool mul = op[0] == 'M';
     for (int side = 0; side < (mul ? 2 : 1); ++side) {
-      const std::optional<float> k = g.scalar_f32(n.inputs[static_cast<size_t>(1 - side)]);
+      const auto k = g.scalar_float(n.inputs[static_cast<size_t>(1 - side)]);
       const int x = n.inputs[static_cast<size_t>(side)];
       const int mm = g.producer_of_type(x, "MatMul");
       if (!k || mm < 0 || !g.only_reader(x, sc) || g.node(mm).inputs.size() != 2) continue;
       c.qk = mm;
       c.scale_node = sc;
-      c.scale = *k;
+      c.scale = k->first;
       c.divides = !mul;
       return c;
     }
@@ -103,7 +104,10 @@ int fuse_attention(PassGraph& g) {
       chain = match_scores(g, scores, s);
       if (chain.qk < 0) continue;
     }
-    // The float32 scale constant shows the scores are float32; without one, leave the graph alone.
+    // The scale constant shows the scores' type: float32, or float16 / bfloat16 (a half-precision export: the
+    // adapter widens Q, K, V and the mask around the float32 kernel and rounds the context once, where the
+    // nodes as written round the scores, scaled scores, masked scores and probabilities to 11 or 8 bits each;
+    // docs/fp16.md section 4). Without one, leave the graph alone.
     if (chain.scale_node < 0) continue;
     pattern.push_back(chain.scale_node);
     const int qk = chain.qk;

@@ -3,7 +3,7 @@
 // Clip with constant bounds, Sigmoid, Tanh, Gelu, Erf, Pow by a constant 2) become one FusedElementwise node running
 // them as one program (ir/ew_program.h), and a group that starts at a Conv becomes a FusedConv, which runs the program
 // on each block of outputs while it is in cache. A group may be a DAG (x * clip(x + 3, 0, 6) / 6 reads x twice), but
-// only its last value may be read outside it. A group that starts at a MatMul by a constant float32 matrix becomes a
+// only its last value may be read outside it. A group that starts at a MatMul by a constant matrix becomes a
 // FusedMatMul the same way (graph-passes.md section 6).
 //
 // Measured on PP-OCRv4 det (640x640, AVX2, 1 thread): the affine scale and shift after every Conv and the
@@ -12,7 +12,9 @@
 // Types are not known before the plan, so a group only takes operators whose output is proven float32:
 // a float32 constant or graph input, a Conv output (Conv is float32 only), an element-wise result with a
 // float32 input (these operators take one element type for all inputs), the outputs of an operator of
-// kKeepsType whose first input is float32, or a Cast to float32.
+// kKeepsType whose first input is float32, or a Cast to float32. In a half-precision graph (fast mode only: exact
+// mode runs no pass there) "float32" includes the float16 or bfloat16 values the half-precision adapter widens
+// around the fused node, which then rounds once where its members rounded each (docs/fp16.md section 4).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -204,14 +206,16 @@ bool is_conv_head(const PassGraph& g, const ir::Node& n) {
          n.outputs.size() == 1 && n.outputs[0] >= 0 && n.subgraph_reads.empty() && g.constant(n.inputs[1]);
 }
 
-// A MatMul by a constant float32 matrix (a layer's weights): its result is float32 (MatMul takes one element type),
-// and the product's tiles can run the program while they are in cache (FusedMatMul).
+// A MatMul by a constant matrix (a layer's weights; float32, or float16 / bfloat16 in a half-precision graph): its
+// result has the matrix's type (MatMul takes one element type), and the product's tiles can run the program while
+// they are in cache (FusedMatMul).
 bool is_matmul_head(const PassGraph& g, const ir::Node& n) {
   if (n.op_type != "MatMul" || !n.domain.empty() || n.inputs.size() != 2 || n.inputs[0] < 0 || n.outputs.size() != 1 ||
       n.outputs[0] < 0 || !n.subgraph_reads.empty())
     return false;
   const Tensor* b = g.constant(n.inputs[1]);
-  return b && b->dtype() == DType::F32 && b->shape().rank() == 2;
+  if (!b || b->shape().rank() != 2) return false;
+  return b->dtype() == DType::F32 || b->dtype() == DType::F16 || b->dtype() == DType::BF16;
 }
 
 // A one-element float32 constant of rank 0 or 1 becomes a program constant; one of higher rank stays an

@@ -3,9 +3,12 @@
 //   torch's F.gelu (opset 13-17):   Mul(Mul(x, Add(Erf(Div(x, √2)), 1)), 0.5)
 //   the BERT-style expression:      Mul(Mul(x, 0.5), Add(1, Erf(Div(x, √2))))
 // with Mul(x, 1/√2) accepted for the Div and either operand order of Add and Mul. Every intermediate must be
-// read by the pattern only. The constants are float32, so x is too (the Gelu kernel is float32 only).
+// read by the pattern only. The constants are float32, or float16 / bfloat16 holding the rounding of √2 or 1/√2
+// (a half-precision export, docs/fp16.md section 4): then x is of that type and the half-precision adapter widens
+// it around the float32 Gelu kernel, so the five nodes round once instead of five times and compute with √2 itself.
 #include <cmath>
 
+#include "base/fp16.h"
 #include "passes/passes.h"
 
 namespace onemodel::passes {
@@ -23,8 +26,13 @@ int other_input(const ir::Node& n, int known) {
 }
 
 bool is_scalar(const PassGraph& g, int v, double want) {
-  auto c = g.scalar_f32(v);
-  return c && (want == 0.5 || want == 1.0 ? *c == static_cast<float>(want) : near(*c, want));
+  const auto c = g.scalar_float(v);
+  if (!c) return false;
+  const float w = static_cast<float>(want);
+  if (want == 0.5 || want == 1.0) return c->first == w;
+  if (c->second == DType::F16) return c->first == half_to_float(float_to_half(w));
+  if (c->second == DType::BF16) return c->first == bf16_to_float(float_to_bf16(w));
+  return near(c->first, want);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
+#include "base/fp16.h"
 #include "tensor/readable.h"
 
 namespace onemodel::passes {
@@ -139,9 +141,19 @@ const Tensor* PassGraph::constant(int v) const {
 }
 
 std::optional<float> PassGraph::scalar_f32(int v) const {
+  const auto c = scalar_float(v);
+  if (!c || c->second != DType::F32) return std::nullopt;
+  return c->first;
+}
+
+std::optional<std::pair<float, DType>> PassGraph::scalar_float(int v) const {
   const Tensor* t = constant(v);
-  if (!t || t->dtype() != DType::F32 || t->numel() != 1) return std::nullopt;
-  return t->data<float>()[0];
+  if (!t || t->numel() != 1) return std::nullopt;
+  if (t->dtype() == DType::F32) return std::pair{t->data<float>()[0], DType::F32};
+  if (t->dtype() != DType::F16 && t->dtype() != DType::BF16) return std::nullopt;
+  uint16_t bits = 0;
+  std::memcpy(&bits, t->raw(), 2);  // a view of a file's bytes may be unaligned
+  return std::pair{t->dtype() == DType::F16 ? half_to_float(bits) : bf16_to_float(bits), t->dtype()};
 }
 
 int PassGraph::add_constant(const std::string& base, Tensor t) {

@@ -51,6 +51,9 @@ class PassGraph {
   bool f32_source(int v) const;
   // The value of a one-element float32 constant, or nothing.
   std::optional<float> scalar_f32(int v) const;
+  // The value of a one-element float32, float16 or bfloat16 constant (widened: exact) and its type, or nothing.
+  // For patterns whose constants a half-precision export rounded (docs/fp16.md section 4).
+  std::optional<std::pair<float, DType>> scalar_float(int v) const;
 
   // Adds an initializer value holding `t` (contiguous) named after `base` (made unique); returns its id.
   int add_constant(const std::string& base, Tensor t);
