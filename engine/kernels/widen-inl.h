@@ -59,19 +59,33 @@ HWY_INLINE hn::Vec<DI> BFloat16BitsToFloatBits(DI di, hn::Vec<DI> b) {
 #define ONEMODEL_WIDEN_F16C 0
 #endif
 
+#if ONEMODEL_WIDEN_F16C
+// n binary16 values h widened into f (kWiden), or n float32 values f narrowed into h.
+template <bool kWiden, class H, class F>
+HWY_INLINE void ConvertF16C(H* h, F* f, int64_t n) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    if constexpr (kWiden)
+      hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(h + i))), df, f + i);
+    else
+      hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, f + i)), dh, reinterpret_cast<hwy::float16_t*>(h + i));
+  }
+  for (; i < n; ++i) {
+    if constexpr (kWiden)
+      f[i] = half_to_float(h[i]);
+    else
+      h[i] = float_to_half(f[i]);
+  }
+}
+#endif
+
 template <bool kBFloat16>
 inline void Widen(const uint16_t* src, float* dst, int64_t n) {
 #if ONEMODEL_WIDEN_F16C
-  if constexpr (!kBFloat16) {
-    const hn::ScalableTag<float> df;
-    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    int64_t i = 0;
-    for (; i + lanes <= n; i += lanes)
-      hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(src + i))), df, dst + i);
-    for (; i < n; ++i) dst[i] = half_to_float(src[i]);
-    return;
-  }
+  if constexpr (!kBFloat16) return ConvertF16C<true>(src, dst, n);
 #endif
   const hn::ScalableTag<int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
@@ -121,16 +135,7 @@ HWY_INLINE hn::Vec<DI> FloatBitsToBFloat16Bits(DI di, hn::Vec<DI> u) {
 template <bool kBFloat16>
 inline void Narrow(const float* src, uint16_t* dst, int64_t n) {
 #if ONEMODEL_WIDEN_F16C
-  if constexpr (!kBFloat16) {
-    const hn::ScalableTag<float> df;
-    const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-    int64_t i = 0;
-    for (; i + lanes <= n; i += lanes)
-      hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, src + i)), dh, reinterpret_cast<hwy::float16_t*>(dst + i));
-    for (; i < n; ++i) dst[i] = float_to_half(src[i]);
-    return;
-  }
+  if constexpr (!kBFloat16) return ConvertF16C<false>(dst, src, n);
 #endif
   const hn::ScalableTag<int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
