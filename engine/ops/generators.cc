@@ -82,7 +82,8 @@ class RangeKernel final : public Kernel {
         t != DType::F16 && t != DType::BF16)
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(t) + " is not supported");
     if (!have_values(ctx, {0, 1, 2})) return;
-    ctx.set_output(0, t, Shape{count(ctx.info, *ctx.input(0).value, *ctx.input(1).value, *ctx.input(2).value)});
+    ctx.set_output(
+        0, t, Shape{count(ctx.info, value_of(ctx, 0, "start"), value_of(ctx, 1, "limit"), value_of(ctx, 2, "delta"))});
   }
 
   void run(RunContext& ctx) const override {

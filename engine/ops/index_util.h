@@ -133,9 +133,16 @@ inline const std::byte* in_bytes(const RunContext& ctx, size_t i) {
   return static_cast<const std::byte*>(ctx.input(i).raw());
 }
 
-// An int64 list from a present input value (int32 or int64).
+// The value of required input i (after have_values): InvalidModel naming `what` when the node lacks it.
+inline const Tensor& value_of(const InferContext& ctx, size_t i, const char* what) {
+  if (!ctx.has_input(i) || !ctx.input(i).value)
+    ctx.fail(ErrorKind::InvalidModel, std::string("the ") + what + " input (" + std::to_string(i) + ") is missing");
+  return *ctx.input(i).value;
+}
+
+// An int64 list from required input i's value (int32 or int64).
 inline std::vector<int64_t> ints_of(const InferContext& ctx, size_t i, const char* what) {
-  return read_int_tensor(ctx.info, *ctx.input(i).value, what);
+  return read_int_tensor(ctx.info, value_of(ctx, i, what), what);
 }
 
 // Shape from dims with the engine's limits checked as InvalidModel naming the node (Shape throws

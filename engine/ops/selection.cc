@@ -67,6 +67,7 @@ class NonZeroKernel final : public Kernel {
   NonZeroKernel() : Kernel(KernelFlags{.exact = true, .outputs_data_dependent = true}) {}
   void infer(InferContext& ctx) const override { ctx.fail(ErrorKind::Internal, "NonZero has data-dependent outputs"); }
   void run(RunContext& ctx) const override {
+    if (!ctx.has_input(0)) ctx.fail(ErrorKind::InvalidModel, "expects an input");
     const Tensor& x = ctx.input(0);
     std::vector<int64_t> hits;
     with_keys(ctx.info, x, [&](auto keys) {

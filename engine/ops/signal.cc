@@ -156,10 +156,11 @@ class StftKernel final : public Kernel {
     if (!float_type(x.dtype))
       ctx.fail(ErrorKind::Unsupported, "element type " + type_str(x.dtype) + " is not supported");
     if (!have_values(ctx, {1, 3})) return;
-    ctx.set_output(0, x.dtype,
-                   geometry(ctx.info, x.shape, *ctx.input(1).value, ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
-                            ctx.has_input(3) ? ctx.input(3).value : nullptr)
-                       .out);
+    ctx.set_output(
+        0, x.dtype,
+        geometry(ctx.info, x.shape, value_of(ctx, 1, "frame_step"), ctx.has_input(2) ? &ctx.input(2).shape : nullptr,
+                 ctx.has_input(3) ? ctx.input(3).value : nullptr)
+            .out);
   }
 
   void run(RunContext& ctx) const override {
@@ -240,7 +241,7 @@ class WindowKernel final : public Kernel {
 
   void infer(InferContext& ctx) const override {
     if (!have_values(ctx, {0})) return;
-    ctx.set_output(0, out_, Shape{size(ctx.info, *ctx.input(0).value)});
+    ctx.set_output(0, out_, Shape{size(ctx.info, value_of(ctx, 0, "size"))});
   }
   void run(RunContext& ctx) const override {
     const int64_t n = size(ctx.info, ctx.input(0));

@@ -109,7 +109,13 @@ struct InferContext {
   bool needs_runtime_values = false;  // set by require_runtime_values()
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i].present; }
-  const InputMeta& input(size_t i) const { return inputs[i]; }
+  // Input i, or an absent one past the node's inputs (a hostile node may have fewer than its operator takes:
+  // fuzz_load_run's HammingWindow without inputs read past the span). Required inputs: has_input or value_of
+  // (ops/index_util.h) first.
+  const InputMeta& input(size_t i) const {
+    static const InputMeta kAbsent{};
+    return i < inputs.size() ? inputs[i] : kAbsent;
+  }
   void set_output(size_t i, DType t, const Shape& s) {
     outputs[i].dtype = t;
     outputs[i].shape = s;
