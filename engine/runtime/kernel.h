@@ -175,7 +175,12 @@ struct RunContext {
   const ProfileScope* profile = nullptr;
 
   bool has_input(size_t i) const { return i < inputs.size() && !inputs[i].empty(); }
-  const Tensor& input(size_t i) const { return inputs[i]; }
+  // Input i, or an empty Tensor (an omitted input) past the node's inputs, as InferContext::input does: the
+  // kernels that skip infer() (outputs_data_dependent) meet a hostile node's missing inputs here first.
+  const Tensor& input(size_t i) const {
+    static const Tensor kAbsent;
+    return i < inputs.size() ? inputs[i] : kAbsent;
+  }
   Tensor& output(size_t i) const { return outputs[i]; }
   Tensor scratch(DType t, const Shape& s) const { return arena->allocate(t, s); }
   // Uninitialized scratch (Arena::allocate_workspace): only for memory every path writes before reading it.

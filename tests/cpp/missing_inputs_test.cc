@@ -52,5 +52,24 @@ TEST(MissingInputs, EveryOperatorLackingInputsIsRefusedOrRuns) {
   EXPECT_GT(refused, nodes / 2);
 }
 
+// The contexts themselves: input i past a node's inputs is an absent input (InferContext) or an empty Tensor
+// (RunContext, which data-dependent kernels reach without an infer() that checked their inputs).
+TEST(MissingInputs, ContextsAnswerPastTheNodesInputs) {
+  ir::Node node;
+  node.op_type = "NonZero";
+  const rt::NodeInfo info(node, false);
+  const std::vector<Tensor> one{Tensor::zeros(DType::F32, Shape{2})};
+  const rt::RunContext run{info, one, {}};
+  EXPECT_TRUE(run.has_input(0));
+  EXPECT_EQ(run.input(0).numel(), 2);
+  EXPECT_FALSE(run.has_input(3));
+  EXPECT_TRUE(run.input(3).empty());
+  const std::vector<rt::InputMeta> none;
+  std::vector<rt::OutputMeta> outs(1);
+  const rt::InferContext infer{info, none, outs};
+  EXPECT_FALSE(infer.has_input(0));
+  EXPECT_FALSE(infer.input(2).present);
+}
+
 }  // namespace
 }  // namespace onemodel
