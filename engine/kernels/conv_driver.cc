@@ -679,7 +679,7 @@ bool conv_packed_matches(const ConvPackedWeights& p, Isa isa, bool exact, const 
   const bool wino = !exact && winograd_applies(g);
   return p.isa == isa && p.out_channels == g.out_channels && p.groups == g.groups &&
          p.group_k == (g.in_channels / g.groups) * g.taps() && p.fast_wino == wino &&
-         (wino || form_serves(isa, g, p.transposed));
+         (wino ? !p.wino || winograd_packed_tile(*p.wino) == winograd_tile(g) : form_serves(isa, g, p.transposed));
 }
 
 bool conv_packed_preferred(const ConvPackedWeights& p, Isa isa, bool exact, const ConvGeometry& g) {

@@ -1,10 +1,10 @@
-// Fast-mode 3x3 convolution by Winograd's minimal filtering F(2x2, 3x3) (Lavin and Gray 2016; kernels-gemm.md
-// section 11). Each 2x2 block of outputs of one channel is A^T [ sum over c of (G g G^T) (.) (B^T d B) ] A,
-// d the 4x4 input tile: 16 matrix products (one per transformed position xi) of the transformed weights
-// U_xi [out_channels x in_channels] with the transformed tiles V_xi [in_channels x tiles] replace the
-// im2col product, 2.25x fewer multiplications. The transforms use only additions, subtractions and halvings,
-// so the error stays close to the direct sum's; its bound is kernels-gemm.md section 11's, checked by
-// kernel_winograd_test.cc. Never used in exact mode (its bits are not exact mode's order).
+// Fast-mode 3x3 convolution by Winograd's minimal filtering F(m x m, 3x3), m = 4 or 2 (Lavin and Gray 2016;
+// kernels-gemm.md section 11). Each m x m block of outputs of one channel is A^T [ sum over c of (G g G^T) (.)
+// (B^T d B) ] A, d the (m + 2) x (m + 2) input tile: (m + 2)^2 matrix products (one per transformed position xi)
+// of the transformed weights U_xi [out_channels x in_channels] with the transformed tiles V_xi [in_channels x
+// tiles] replace the im2col product, 4x (F(4x4)) or 2.25x (F(2x2)) fewer multiplications. Its error bound is
+// kernels-gemm.md section 11's, checked by kernel_winograd_test.cc. Never used in exact mode (its bits are not
+// exact mode's order).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,10 +19,15 @@ namespace onemodel::kern {
 // the transforms' cost is small next to the products and edge tiles waste little.
 bool winograd_applies(const ConvGeometry& g);
 
-// The transformed weights, packed once per session (16 packed A of out_channels x in_channels); null when a
+// The tile side of F(m x m, 3x3) for g's shape: 4 or 2 (winograd.cc says when).
+int64_t winograd_tile(const ConvGeometry& g);
+
+// The transformed weights, packed once per session ((m + 2)^2 packed A of out_channels x in_channels); null when a
 // weight is infinite or NaN (the transforms would turn infinities into NaN where the direct sum has none).
 struct WinogradWeights;
 std::shared_ptr<const WinogradWeights> winograd_pack(Isa isa, const ConvGeometry& g, const float* w);
+// The tile side `u` was transformed for: it serves the shapes whose winograd_tile is that.
+int64_t winograd_packed_tile(const WinogradWeights& u);
 
 // Floats of scratch winograd_conv_f32 needs when the pool has at most `threads` threads.
 int64_t winograd_scratch_floats(const ConvGeometry& g, int threads);

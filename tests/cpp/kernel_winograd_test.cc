@@ -1,7 +1,7 @@
-// Fast-mode Winograd F(2x2, 3x3) (kernels/winograd.h, kernels-gemm.md section 11), through conv_f32 on every
-// target: within the section's error bound of a double-precision reference, the same bits at 1, 2 and 7
-// threads, partial edge tiles and several tile blocks, infinities and NaN propagating as the direct sum's do
-// (an image with one takes the panels), the epilogue run once per output, and exact mode never taking it.
+// Fast-mode Winograd F(4x4, 3x3) and F(2x2, 3x3) (kernels/winograd.h, kernels-gemm.md section 11), through
+// conv_f32 on every target: within the section's error bound of a double-precision reference, the same bits at 1, 2 and
+// 7 threads, partial edge tiles and several tile blocks, infinities and NaN propagating as the direct sum's do (an
+// image with one takes the panels), the epilogue run once per output, and exact mode never taking it.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -45,8 +45,35 @@ float at(const ConvGeometry& g, const std::vector<float>& x, int64_t n, int64_t 
   return x[static_cast<size_t>(((n * g.in_channels + c) * g.in[1] + ih) * g.in[2] + iw)];
 }
 
+// Lavin and Gray's matrices of F(2x2, 3x3) and F(4x4, 3x3) (kernels-gemm.md section 11), as printed there.
+struct Matrices {
+  int tile, alpha;
+  double bt[6][6], g[6][3], at[4][6];
+};
+const Matrices kF2{2,
+                   4,
+                   {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
+                   {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}},
+                   {{1, 1, 1, 0}, {0, 1, -1, -1}}};
+const Matrices kF4{4,
+                   6,
+                   {{4, 0, -5, 0, 1, 0},
+                    {0, -4, -4, 1, 1, 0},
+                    {0, 4, -4, -1, 1, 0},
+                    {0, -2, -1, 2, 1, 0},
+                    {0, 2, -1, -2, 1, 0},
+                    {0, 4, 0, -5, 0, 1}},
+                   {{1.0 / 4, 0, 0},
+                    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                    {0, 0, 1}},
+                   {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}}};
+
 // The double-precision sum, the exact-mode float sum (for special values) and kernels-gemm.md section 11's
-// bound: 9 (C + 8) 2^-24 sum_c (sum of |w[m][c]|) (sum of |x_c| over the output's 4x4 tile).
+// bound for the tile size the kernel picks: (C + 20) 2^-24 sum_xi |A|(r, s; xi) sum_c (|G| |g_mc| |G|^T)[xi]
+// (|B^T| |d_c| |B|)[xi], d_c the output's input tile of channel c.
 struct Reference {
   std::vector<double> sum, bound;
   std::vector<float> exact;
@@ -54,32 +81,68 @@ struct Reference {
 
 Reference reference(const ConvGeometry& g, const std::vector<float>& x, const std::vector<float>& w) {
   Reference r;
+  const Matrices& mt = winograd_tile(g) == 4 ? kF4 : kF2;
+  const int T = mt.tile, A = mt.alpha;
   const int64_t oh = g.out[1], ow = g.out[2], c_n = g.in_channels;
+  const int64_t th = (oh + T - 1) / T, tw = (ow + T - 1) / T;
+  // |G| |g| |G|^T per (m, c) and |B^T| |d| |B| per (n, c, tile), alpha x alpha each.
+  auto abs_sandwich = [A](const double(*left)[6], const double(*lt)[3], const double* mid, int k, int mid_cols,
+                          bool weights, double* out) {
+    double t[6][6] = {};
+    for (int i = 0; i < A; ++i)
+      for (int j = 0; j < mid_cols; ++j)
+        for (int q = 0; q < k; ++q)
+          t[i][j] += (weights ? std::fabs(lt[i][q]) : std::fabs(left[i][q])) * std::fabs(mid[q * mid_cols + j]);
+    for (int i = 0; i < A; ++i)
+      for (int j = 0; j < A; ++j) {
+        double v = 0;
+        for (int q = 0; q < mid_cols; ++q) v += t[i][q] * (weights ? std::fabs(lt[j][q]) : std::fabs(left[j][q]));
+        out[i * A + j] = v;
+      }
+  };
+  std::vector<double> ubar(static_cast<size_t>(g.out_channels * c_n * A * A));
+  for (int64_t m = 0; m < g.out_channels; ++m)
+    for (int64_t c = 0; c < c_n; ++c) {
+      double k9[9];
+      for (int q = 0; q < 9; ++q) k9[q] = w[static_cast<size_t>((m * c_n + c) * 9 + q)];
+      abs_sandwich(nullptr, mt.g, k9, 3, 3, true, &ubar[static_cast<size_t>((m * c_n + c) * A * A)]);
+    }
+  std::vector<double> vbar(static_cast<size_t>(g.batch * c_n * th * tw * A * A));
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t c = 0; c < c_n; ++c)
+      for (int64_t ty = 0; ty < th; ++ty)
+        for (int64_t tx = 0; tx < tw; ++tx) {
+          double d[36];
+          for (int i = 0; i < A; ++i)
+            for (int j = 0; j < A; ++j)
+              d[i * A + j] = at(g, x, n, c, T * ty + i - g.pad_before[1], T * tx + j - g.pad_before[2]);
+          abs_sandwich(mt.bt, nullptr, d, A, A, false,
+                       &vbar[static_cast<size_t>((((n * c_n + c) * th + ty) * tw + tx) * A * A)]);
+        }
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t m = 0; m < g.out_channels; ++m)
       for (int64_t y = 0; y < oh; ++y)
         for (int64_t xo = 0; xo < ow; ++xo) {
           double s = 0, b = 0;
           float acc = 0.0f;
+          const int64_t ty = y / T, tx = xo / T, ry = y % T, rx = xo % T;
           for (int64_t c = 0; c < c_n; ++c) {
-            double sw = 0, sx = 0;
             for (int64_t kh = 0; kh < 3; ++kh)
               for (int64_t kw = 0; kw < 3; ++kw) {
                 const float wv = w[static_cast<size_t>(((m * c_n + c) * 3 + kh) * 3 + kw)];
                 const float xv = at(g, x, n, c, y - g.pad_before[1] + kh, xo - g.pad_before[2] + kw);
                 s += double(wv) * double(xv);
                 acc = acc + wv * xv;
-                sw += std::fabs(double(wv));
               }
-            const int64_t ty = y / 2, tx = xo / 2;
-            for (int64_t i = 0; i < 4; ++i)
-              for (int64_t j = 0; j < 4; ++j)
-                sx += std::fabs(double(at(g, x, n, c, 2 * ty + i - g.pad_before[1], 2 * tx + j - g.pad_before[2])));
-            b += sw * sx;
+            const double* ub = &ubar[static_cast<size_t>((m * c_n + c) * A * A)];
+            const double* vb = &vbar[static_cast<size_t>((((n * c_n + c) * th + ty) * tw + tx) * A * A)];
+            for (int a = 0; a < A; ++a)
+              for (int bb = 0; bb < A; ++bb)
+                b += std::fabs(mt.at[ry][a]) * std::fabs(mt.at[rx][bb]) * ub[a * A + bb] * vb[a * A + bb];
           }
           r.sum.push_back(s);
           r.exact.push_back(acc);
-          r.bound.push_back(9.0 * double(c_n + 8) * 0x1p-24 * b + 1e-30);
+          r.bound.push_back(double(c_n + 20) * 0x1p-24 * b + 1e-30);
         }
   return r;
 }
@@ -104,10 +167,17 @@ const Case kCases[] = {
     {1, 16, 16, 100, 16, 1, 1, 1, 1},  // several blocks of tile rows
     {1, 16, 18, 8, 601, 1, 1, 1, 1},   // rows of more tiles than a block
     {1, 64, 32, 19, 23, 1, 1, 1, 1},   // more channels, lanes' tails
+    {1, 96, 80, 12, 13, 1, 1, 1, 1},   // few tiles, large weights: F(2x2, 3x3)
+    {2, 20, 16, 30, 9, 1, 1, 1, 1},    // rows of fewer tiles than lanes, several per vector
 };
 
 TEST(KernelWinograd, AppliesOnlyToItsShapes) {
   for (const Case& k : kCases) EXPECT_TRUE(winograd_applies(geometry(k))) << describe(k);
+  // Both tile sizes are among the cases: F(4x4) with many tiles or small weights, F(2x2) otherwise.
+  EXPECT_EQ(winograd_tile(geometry(kCases[6])), 4);
+  EXPECT_EQ(winograd_tile(geometry(kCases[7])), 2);
+  EXPECT_EQ(winograd_tile(geometry(Case{1, 256, 256, 14, 14, 1, 1, 1, 1})), 2);
+  EXPECT_EQ(winograd_tile(geometry(Case{1, 128, 128, 28, 28, 1, 1, 1, 1})), 4);
   ConvGeometry g = geometry(kCases[0]);
   auto refuses = [&](auto change) {
     ConvGeometry h = g;
