@@ -20,6 +20,24 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 namespace wino_detail {
 
+// X^T d X for a 1-D transform `f` (kIn values to kOut, of X^T's rows) of a kIn x kIn tile d (get(i, j) = row i,
+// column j): first each column, then each row of the result; put(r, c, value) receives the kOut x kOut outputs.
+template <int kIn, int kOut, class T, class F, class Get, class Put>
+HWY_INLINE void TwoPasses(F f, Get get, Put put) {
+  T t[kOut][kIn];
+  for (int j = 0; j < kIn; ++j) {
+    T col[kIn], out[kOut];
+    for (int i = 0; i < kIn; ++i) col[i] = get(i, j);
+    f(col, out);
+    for (int r = 0; r < kOut; ++r) t[r][j] = out[r];
+  }
+  for (int r = 0; r < kOut; ++r) {
+    T out[kOut];
+    f(t[r], out);
+    for (int c = 0; c < kOut; ++c) put(r, c, out[c]);
+  }
+}
+
 // B^T d B of one input tile of F(2x2, 3x3) (4x4) or F(4x4, 3x3) (6x6), d[i][j] = row i, column j: rows first
 // (t = B^T d), then columns, each as kernels-gemm.md section 11 writes B^T's rows; lanes are tiles.
 template <int kTile, class D, class Get, class Put>
@@ -43,18 +61,7 @@ HWY_INLINE void InputTile(D d, Get get, Put put) {
       t[5] = four * x[1] - five * x[3] + x[5];
     }
   };
-  T t[kA][kA];
-  for (int j = 0; j < kA; ++j) {
-    T col[kA], out[kA];
-    for (int i = 0; i < kA; ++i) col[i] = get(i, j);
-    b_t(col, out);
-    for (int i = 0; i < kA; ++i) t[i][j] = out[i];
-  }
-  for (int i = 0; i < kA; ++i) {
-    T out[kA];
-    b_t(t[i], out);
-    for (int j = 0; j < kA; ++j) put(kA * i + j, out[j]);
-  }
+  TwoPasses<kA, kA, T>(b_t, get, [&](int i, int j, T value) { put(kA * i + j, value); });
 }
 
 // A^T m A of one tile's (kTile + 2)^2 products: the kTile x kTile outputs y[r][c].
@@ -75,18 +82,8 @@ HWY_INLINE void OutputTile(D d, Get get, Put put) {
       o[3] = d12 + eight * d34 + m[5];
     }
   };
-  T s[kTile][kA];
-  for (int j = 0; j < kA; ++j) {
-    T col[kA], out[kTile];
-    for (int i = 0; i < kA; ++i) col[i] = get(kA * i + j);
-    a_t(col, out);
-    for (int r = 0; r < kTile; ++r) s[r][j] = out[r];
-  }
-  for (int r = 0; r < kTile; ++r) {
-    T out[kTile];
-    a_t(s[r], out);
-    for (int c = 0; c < kTile; ++c) put(r, c, out[c]);
-  }
+  TwoPasses<kA, kTile, T>(
+      a_t, [&](int i, int j) { return get(kA * i + j); }, put);
 }
 
 // Row i's kTile + 2 columns of each lane's tile, lane l's tile starting at p[kTile * l].
@@ -173,6 +170,12 @@ void WinoOutput(const float* m, int64_t xi_stride, int64_t tw, int64_t ty0, int6
     }
   }
 }
+
+// The caller's room after each row of tiles and after the planes (winograd.cc) holds what a row's last vector
+// writes and reads past it.
+static_assert(static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>())) <= kWinogradRowRoom &&
+                  4 * static_cast<int64_t>(hn::MaxLanes(hn::ScalableTag<float>())) + 8 <= kWinogradReadRoom,
+              "a target with more lanes needs more room");
 
 // Index 0: F(2x2, 3x3); 1: F(4x4, 3x3).
 inline constexpr WinogradFns kWinogradFns[2] = {{&WinoInput<2>, &WinoOutput<2>}, {&WinoInput<4>, &WinoOutput<4>}};

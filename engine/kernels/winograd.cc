@@ -35,13 +35,10 @@ struct Tiling {
   int64_t vs, ps;                  // floats from one xi's V (c x ld) / product (m x ld) to the next, ld of a full block
 };
 
-// Room after each channel's row of a block's tiles in V_xi and M_xi: the transforms write and read whole vectors
-// of tiles (winograd-inl.h), up to the widest target's lanes - 1 past the row. So a block's rows are ld = nb + kRoom
-// floats apart, nb its tiles.
-constexpr int64_t kRoom = 16;
-// Floats after the padded planes that the input transform's last vectors may read (4 x 16 lanes + 8, rounded to
-// whole lines): never written, so no other thread writes what they read.
-constexpr int64_t kReadRoom = 80;
+// A block's rows of tiles in V_xi and M_xi are ld = nb + kWinogradRowRoom floats apart (nb its tiles): the
+// transforms write and read whole vectors of tiles, up to lanes - 1 past a row. kWinogradReadRoom floats after
+// the padded planes are never written, so no other thread writes what the input transform's last vectors read.
+constexpr int64_t kRoom = kWinogradRowRoom, kReadRoom = kWinogradReadRoom;
 
 // A stride of an odd number of 64-byte lines. The 36 V_xi (and M_xi) of a block are written and read together;
 // at a stride of a multiple of 4 KiB they all fall in the same L1 set. ResNet-50's 64-channel 56x56 layer

@@ -39,6 +39,11 @@ int64_t winograd_scratch_floats(const ConvGeometry& g, int threads);
 bool winograd_conv_f32(Isa isa, const ConvGeometry& g, int64_t n, const float* x, const WinogradWeights& u, float* y,
                        float* scratch, ThreadPool* pool, const ConvEpilogue* epilogue);
 
+// Floats of room the transforms' whole vectors need (winograd-inl.h): after each channel's row of a block's tiles
+// in V_xi and M_xi (at least the widest target's lanes), and after the padded input planes (4 lanes + 8).
+inline constexpr int64_t kWinogradRowRoom = 16;
+inline constexpr int64_t kWinogradReadRoom = 80;
+
 struct WinogradFns {
   void (*input)(const float* xp, int64_t wp, int64_t tw, int64_t ty0, int64_t ty1, float* v, int64_t xi_stride);
   void (*output)(const float* m, int64_t xi_stride, int64_t tw, int64_t ty0, int64_t ty1, float* y, int64_t oh,
